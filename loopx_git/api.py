@@ -1,0 +1,232 @@
+"""``StateRepo``: the Python API, and the object the CLI drives. It wires the store, the domain
+operations (writes) and the views (reads) together; it holds no rules of its own."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Optional
+
+from loopx_git.domain import event as event_ops
+from loopx_git.domain import goal as goal_ops
+from loopx_git.domain import run as run_ops
+from loopx_git.domain import todo as todo_ops
+from loopx_git.domain.write import Write
+from loopx_git.model.ids import utc_now
+from loopx_git.model.state import FOLD_VERSION, State, extend, fold
+from loopx_git.store import hygiene, layout, transaction
+from loopx_git.store.cache import FoldCache
+from loopx_git.store.documents import render_touched, root_document, touched
+from loopx_git.store.git import GitRepo
+from loopx_git.store.reader import StateReader
+from loopx_git.store.records import encode
+from loopx_git.store.yaml_doc import render
+
+CONFIG_KEY = "loopx.stateRef"
+
+
+@dataclass(frozen=True)
+class WriteResult:
+    """What a write did: the commit (None when nothing changed), its events, and the record."""
+
+    commit: Optional[str]
+    write: Write
+
+    @property
+    def record(self) -> Any:
+        return self.write.result
+
+    @property
+    def event_ids(self) -> list[str]:
+        return [e.event_id for e in self.write.events]
+
+    @property
+    def changed(self) -> bool:
+        return self.commit is not None
+
+
+class StateRepo:
+    def __init__(self, git: GitRepo, ref: str):
+        self.git = git
+        self.ref = ref
+        self._reader = StateReader(git, FoldCache(git.git_dir, ref, FOLD_VERSION), fold, extend)
+
+    @classmethod
+    def open(cls, path: str | Path = ".", *, state_ref: Optional[str] = None) -> "StateRepo":
+        git = GitRepo.discover(path)
+        ref = layout.state_ref(state_ref or git.config_get(CONFIG_KEY) or layout.DEFAULT_STATE_REF)
+        return cls(git, ref)
+
+    def __enter__(self) -> "StateRepo":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """End of a command: save the folded state for the next process, pack if objects piled up."""
+        self._reader.flush()
+        hygiene.maybe_pack(self.git)
+
+    # -- reading -------------------------------------------------------------------------------
+
+    @property
+    def tip(self) -> Optional[str]:
+        return self.git.ref_target(self.ref)
+
+    def state(self) -> State:
+        return self._reader.state_at(self.tip)
+
+    @property
+    def reader(self) -> StateReader:
+        return self._reader
+
+    # -- writing -------------------------------------------------------------------------------
+
+    def connect(self, *, state_branch: Optional[str] = None) -> WriteResult:
+        """Create the state branch if it is missing (idempotent) and remember its name."""
+        if state_branch:
+            self.ref = layout.state_ref(state_branch)
+            self._reader = StateReader(self.git, FoldCache(self.git.git_dir, self.ref, FOLD_VERSION), fold, extend)
+        if self.git.config_get(CONFIG_KEY) != self.ref:
+            self.git.config_set(CONFIG_KEY, self.ref)
+        empty = Write("connect", "state branch", "", None)
+
+        def attempt() -> WriteResult:
+            tip = self.tip
+            if tip is not None:
+                return WriteResult(None, empty)
+            txn = transaction.Transaction("connect", f"create {self.ref}")
+            txn.add(layout.ROOT_DOCUMENT, render(root_document(State())))
+            return WriteResult(transaction.commit(self.git, self.ref, None, txn), empty)
+
+        return transaction.retrying(attempt)
+
+    def apply(self, build: Callable[[State], Write]) -> WriteResult:
+        """Run one domain operation as one commit: read the tip, validate against its state,
+        commit with compare-and-swap; on a lost race, all of it again on the new tip."""
+
+        def attempt() -> WriteResult:
+            tip = self.tip
+            state = self._reader.state_at(tip)
+            write = build(state)
+            if write.is_empty:
+                return WriteResult(None, write)
+            after = state.copy_for({write.goal_id})
+            fold(write.events, write.runs, after)
+            txn = transaction.Transaction(write.verb, write.summary, write.goal_id, write.agent_id,
+                                          [e.event_id for e in write.events])
+            for event in write.events:
+                txn.add(layout.event_path(event.goal_id, event.event_id, event.recorded_at), encode(event))
+            for run in write.runs:
+                txn.add(layout.run_path(run.goal_id, run.run_id, run.generated_at), encode(run))
+            entities = touched(write.events) | ({("root", "", "")} if tip is None else set())
+            txn.files.update(render_touched(after, entities))
+            commit = transaction.commit(self.git, self.ref, tip, txn)
+            self._reader.remember(commit, after)
+            return WriteResult(commit, write)
+
+        return transaction.retrying(attempt)
+
+    def _now(self, now: Optional[str]) -> str:
+        return now or utc_now()
+
+    def goal_create(self, goal_id: str, objective: str, *, actor: Optional[str] = None, now: Optional[str] = None, **kw: Any) -> WriteResult:
+        return self.apply(lambda s: goal_ops.create_goal(s, goal_id=goal_id, objective=objective, actor=actor, now=self._now(now), **kw))
+
+    def goal_update(self, goal_id: str, *, actor: Optional[str] = None, now: Optional[str] = None, **kw: Any) -> WriteResult:
+        return self.apply(lambda s: goal_ops.update_goal(s, goal_id=goal_id, actor=actor, now=self._now(now), **kw))
+
+    def agent_register(self, goal_id: str, agent_id: str, *, actor: Optional[str] = None, now: Optional[str] = None, **kw: Any) -> WriteResult:
+        return self.apply(lambda s: goal_ops.register_agent(s, goal_id=goal_id, agent_id=agent_id, actor=actor, now=self._now(now), **kw))
+
+    def todo_add(self, goal_id: str, text: str, *, actor: Optional[str] = None, now: Optional[str] = None, **kw: Any) -> WriteResult:
+        return self.apply(lambda s: todo_ops.add_todo(s, goal_id=goal_id, text=text, actor=actor, now=self._now(now), **kw))
+
+    def todo_claim(self, goal_id: str, todo_id: str, agent_id: str, *, now: Optional[str] = None) -> WriteResult:
+        return self.apply(lambda s: todo_ops.claim_todo(s, goal_id=goal_id, todo_id=todo_id, agent_id=agent_id, now=self._now(now)))
+
+    def todo_update(self, goal_id: str, todo_id: str, status: str, *, actor: Optional[str] = None, now: Optional[str] = None, **kw: Any) -> WriteResult:
+        return self.apply(lambda s: todo_ops.update_todo(s, goal_id=goal_id, todo_id=todo_id, status=status, actor=actor, now=self._now(now), **kw))
+
+    def todo_complete(self, goal_id: str, todo_id: str, *, actor: Optional[str] = None, now: Optional[str] = None, **kw: Any) -> WriteResult:
+        return self.apply(lambda s: todo_ops.complete_todo(s, goal_id=goal_id, todo_id=todo_id, actor=actor, now=self._now(now), **kw))
+
+    def todo_supersede(self, goal_id: str, todo_id: str, by: str, reason: str, *, actor: Optional[str] = None, now: Optional[str] = None) -> WriteResult:
+        return self.apply(lambda s: todo_ops.supersede_todo(s, goal_id=goal_id, todo_id=todo_id, by=by, reason=reason, actor=actor, now=self._now(now)))
+
+    def todo_suggest(self, goal_id: str, text: str, *, actor: Optional[str] = None, now: Optional[str] = None, **kw: Any) -> WriteResult:
+        return self.apply(lambda s: todo_ops.suggest_todo(s, goal_id=goal_id, text=text, actor=actor, now=self._now(now), **kw))
+
+    def todo_promote(self, goal_id: str, todo_id: str, *, actor: Optional[str] = None, now: Optional[str] = None) -> WriteResult:
+        return self.apply(lambda s: todo_ops.promote_todo(s, goal_id=goal_id, todo_id=todo_id, actor=actor, now=self._now(now)))
+
+    def event_append(self, goal_id: str, kind: str, *, now: Optional[str] = None, **kw: Any) -> WriteResult:
+        return self.apply(lambda s: event_ops.append_event(s, goal_id=goal_id, kind=kind, now=self._now(now), **kw))
+
+    def refresh_state(self, goal_id: str, classification: str, *, now: Optional[str] = None, **kw: Any) -> WriteResult:
+        return self.apply(lambda s: run_ops.refresh_state(s, goal_id=goal_id, classification=classification, now=self._now(now), **kw))
+
+    # -- views -----------------------------------------------------------------------------------
+
+    def goals(self) -> list:
+        return [g.goal for g in sorted(self.state().goals.values(), key=lambda g: g.goal_id) if g.goal is not None]
+
+    def goal_exists(self, goal_id: str) -> bool:
+        found = self.state().goals.get(goal_id)
+        return found is not None and found.goal is not None
+
+    def goal(self, goal_id: str):
+        from loopx_git.domain.write import goal_state
+
+        return goal_state(self.state(), goal_id).goal
+
+    def agents(self, goal_id: str) -> list:
+        from loopx_git.domain.write import goal_state
+
+        return sorted(goal_state(self.state(), goal_id).agents.values(), key=lambda a: a.agent_id)
+
+    def todos(self, goal_id: str, **filters: Any) -> list:
+        from loopx_git.views.listing import list_todos
+
+        return list_todos(self.state(), goal_id, **filters)
+
+    def suggestions(self, goal_id: str) -> list:
+        from loopx_git.views.listing import list_suggested
+
+        return list_suggested(self.state(), goal_id)
+
+    def todo(self, goal_id: str, todo_id: str):
+        from loopx_git.domain.todo import require_todo
+        from loopx_git.domain.write import goal_state
+
+        return require_todo(goal_state(self.state(), goal_id), todo_id)
+
+    def events(self, goal_id: str, **filters: Any) -> list:
+        from loopx_git.views.listing import list_events
+
+        tip = self.tip
+        return list_events(self._reader, tip, self._reader.state_at(tip), goal_id, **filters)
+
+    def history(self, goal_id: str, **filters: Any) -> list:
+        from loopx_git.views.listing import run_history
+
+        tip = self.tip
+        return run_history(self._reader, tip, self._reader.state_at(tip), goal_id, **filters)
+
+    def status(self, goal_id: str, agent_id: Optional[str] = None):
+        from loopx_git.views.status import goal_card
+
+        return goal_card(self.state(), goal_id, agent_id)
+
+    def verify(self, progress: Any = None):
+        from loopx_git.views.verify import verify
+
+        return verify(self.git, self.ref, progress) if progress else verify(self.git, self.ref)
+
+    def object_stats(self) -> hygiene.ObjectStats:
+        return hygiene.object_stats(self.git.git_dir)
+
+    def gc(self) -> hygiene.ObjectStats:
+        """Pack everything now (``git gc``) and return the object store's size after."""
+        hygiene.pack(self.git, full=True)
+        return self.object_stats()

@@ -1,0 +1,1 @@
+"""The ``loopx`` command: parse, call the API, render. The only package that imports typer."""

@@ -1,0 +1,90 @@
+"""Assembles the ``loopx`` app: one sub-app per command group, one callback for the global
+options, and the one error boundary that maps exceptions to exit codes."""
+from __future__ import annotations
+
+import sys
+from typing import Optional
+
+import typer
+
+from loopx_git.cli import connect, event, goal, maintenance, run, status, todo
+from loopx_git.cli.context import Ctx, OutputFormat
+
+EXIT_OK, EXIT_REFUSED, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
+
+app = typer.Typer(
+    name="loopx",
+    help="Durable state for long-running agent work, kept on a git state branch.\n\n"
+    "Every change is one commit on refs/heads/loopx/state; nothing is lost, everything can be reviewed.\n\n"
+    "Exit codes: 0 done, 1 refused (invalid input, broken rule, conflict), 2 usage error.",
+    epilog="Examples:  loopx connect --goal-id demo --objective 'Ship v1'   ·   "
+    "loopx todo add --goal-id demo --text 'Write the parser'   ·   loopx --format json status --goal-id demo",
+    no_args_is_help=True,
+    pretty_exceptions_show_locals=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+
+
+def _version(value: bool) -> None:
+    if value:
+        from loopx_git import __version__
+
+        typer.echo(f"loopx {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def main(
+    ctx: typer.Context,
+    repo: str = typer.Option(".", "--repo", help="Repository to use (any folder inside it).", metavar="PATH"),
+    format: OutputFormat = typer.Option(OutputFormat.text, "--format", "-f", help="Output: text for people, json/yaml for scripts."),
+    state_branch: Optional[str] = typer.Option(None, "--state-branch", help="State branch (default: as connected, else loopx/state)."),
+    version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Print the version and exit."),
+) -> None:
+    ctx.obj = Ctx(repo=repo, format=format, state_branch=state_branch)
+
+
+connect.register(app)
+app.add_typer(goal.goal_app, name="goal")
+app.add_typer(goal.agent_app, name="agent")
+app.add_typer(todo.app, name="todo")
+app.add_typer(event.app, name="event")
+event.register(app)
+run.register(app)
+status.register(app)
+maintenance.register(app)
+
+
+def run_cli(argv: Optional[list[str]] = None) -> int:
+    """The error boundary: LoopxError -> 1 with ``error[code]: message``; usage -> 2."""
+    import click
+
+    from loopx_git.errors import LoopxError
+
+    command = typer.main.get_command(app)
+    try:
+        rc = command.main(args=argv, prog_name="loopx", standalone_mode=False)
+    except LoopxError as exc:
+        err = click.get_text_stream("stderr")
+        err.write(f"error[{exc.code}]: {exc.message}\n")
+        if exc.hint:
+            err.write(f"hint: {exc.hint}\n")
+        return exc.exit_code
+    except click.exceptions.Exit as exc:
+        return exc.exit_code
+    except click.exceptions.Abort:
+        click.echo("aborted", err=True)
+        return EXIT_REFUSED
+    except click.ClickException as exc:
+        exc.show()
+        return EXIT_USAGE if isinstance(exc, click.UsageError) else EXIT_REFUSED
+    except KeyboardInterrupt:
+        return 130
+    except Exception as exc:  # the boundary: never a traceback full of locals
+        click.echo(f"internal error: {type(exc).__name__}: {exc}", err=True)
+        return EXIT_INTERNAL
+    return rc if isinstance(rc, int) else EXIT_OK
+
+
+def run() -> None:
+    sys.exit(run_cli())

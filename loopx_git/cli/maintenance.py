@@ -1,0 +1,109 @@
+"""``loopx verify``, ``doctor``, ``gc``, ``schema`` and ``demo``."""
+from __future__ import annotations
+
+from typing import Optional
+
+import typer
+
+from loopx_git.cli import context, render
+
+
+def register(root: typer.Typer) -> None:
+    @root.command("verify")
+    def verify(ctx: typer.Context) -> None:
+        """Walk the whole state branch and report every broken invariant (exit 1 if any).
+
+        Checks: no event or run file changed or deleted after its commit, every record valid, event ids unique,
+        every YAML document equal to the fold of the events.
+        """
+        c = context.get(ctx)
+        with c.session() as repo, _progress() as progress:
+            report = repo.verify(progress)
+
+        def text(r) -> None:
+            for p in r.problems:
+                where = f"{p.commit[:12]}:" if p.commit else ""
+                render.line(f"{where}{p.path}: {p.code}: {p.message}", style="red")
+            for conflict in r.conflicts:
+                render.line(f"conflict {conflict.kind} ({conflict.event_id}): {conflict.message}", style="yellow")
+            verdict = "ok" if r.ok else f"{len(r.problems)} problem(s)"
+            render.line(f"{verdict}: {r.commits_checked} commits, {r.records_checked} records, "
+                        f"{r.documents_checked} documents checked on {r.ref}", style="green" if r.ok else "red")
+
+        render.emit(c, report, text)
+        if not report.ok:
+            raise typer.Exit(1)
+
+    @root.command("doctor")
+    def doctor(ctx: typer.Context) -> None:
+        """Report the state branch and the object store: events, loose objects, packed size per event."""
+        c = context.get(ctx)
+        with c.session() as repo:
+            stats = repo.object_stats()
+            state = repo.state()
+            events = sum(g.event_count for g in state.goals.values())
+            data = {
+                "state_ref": repo.ref, "tip": repo.tip, "goals": sorted(state.goals), "events": events,
+                "loose_objects": stats.loose_objects, "loose_bytes": stats.loose_bytes, "packs": stats.packs,
+                "pack_bytes": stats.pack_bytes,
+                "bytes_per_event": round(stats.total_bytes / events) if events else None,
+            }  # fmt: skip
+        render.emit(c, data, lambda d: render.kv(list(d.items())))
+
+    @root.command("gc")
+    def gc(ctx: typer.Context) -> None:
+        """Pack the repository's objects now (git gc); loopx also packs by itself past a threshold."""
+        c = context.get(ctx)
+        with c.session() as repo:
+            before = repo.object_stats()
+            after = repo.gc()
+        data = {"before_bytes": before.total_bytes, "after_bytes": after.total_bytes,
+                "loose_objects": after.loose_objects, "packs": after.packs}  # fmt: skip
+        render.emit(c, data, lambda d: render.line(f"packed: {d['before_bytes']} -> {d['after_bytes']} bytes"))
+
+    @root.command("schema")
+    def schema(ctx: typer.Context, name: Optional[str] = typer.Argument(None, help="Record name; leave out to list.")) -> None:
+        """Print the JSON Schema of a record. Example: loopx schema todo_item_v0"""
+        import json
+
+        from loopx_git.views.schema import SCHEMAS, schema as get_schema
+
+        if name is None:
+            for known in sorted(SCHEMAS):
+                typer.echo(known)
+            return
+        typer.echo(json.dumps(get_schema(name), indent=2))
+
+    @root.command("demo")
+    def demo(keep: bool = typer.Option(False, "--keep", help="Keep the demo repository and print its path.")) -> None:
+        """A scripted walk through a temporary repository: connect, a goal, two agents, todos, a claim race,
+        a deferred todo woken by its dependency, a PR-merge wake-up, status and verify."""
+        from loopx_git.cli.demo import run_demo
+
+        raise typer.Exit(run_demo(keep=keep))
+
+
+class _progress:
+    """A progress bar on stderr when it is a terminal; silent otherwise."""
+
+    def __enter__(self):
+        console = render.console(stderr=True)
+        if not console.is_terminal:
+            self._bar = None
+            return None
+        from rich.progress import Progress
+
+        self._bar = Progress(console=console, transient=True)
+        self._bar.start()
+        self._tasks: dict = {}
+
+        def update(stage: str, done: int, total: int) -> None:
+            if stage not in self._tasks:
+                self._tasks[stage] = self._bar.add_task(f"checking {stage}", total=total)
+            self._bar.update(self._tasks[stage], completed=done)
+
+        return update
+
+    def __exit__(self, *exc: object) -> None:
+        if self._bar is not None:
+            self._bar.stop()

@@ -1,0 +1,92 @@
+"""All output goes through here: JSON/YAML are the models dumped as they are; text is for people
+(rich tables and colour on a terminal, plain columns when piped). Data to stdout, the rest to stderr."""
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any, Callable, Iterable, Optional, Sequence
+
+from loopx_git.cli.context import Ctx, OutputFormat
+
+WRITE_SCHEMA = "loopx_write_result_v0"
+
+
+def to_data(value: Any) -> Any:
+    if hasattr(value, "model_dump"):
+        return value.model_dump(mode="json")
+    if isinstance(value, (list, tuple)):
+        return [to_data(v) for v in value]
+    if isinstance(value, dict):
+        return {k: to_data(v) for k, v in value.items()}
+    return value
+
+
+def emit(ctx: Ctx, value: Any, text: Callable[[Any], None]) -> None:
+    if ctx.format == OutputFormat.json:
+        sys.stdout.write(json.dumps(to_data(value), indent=2, ensure_ascii=False) + "\n")
+    elif ctx.format == OutputFormat.yaml:
+        from loopx_git.store.yaml_doc import render
+
+        data = to_data(value)
+        sys.stdout.write(render(data if isinstance(data, dict) else {"items": data}).decode())
+    else:
+        text(value)
+
+
+def console(stderr: bool = False):
+    from rich.console import Console  # lazy: rich is only loaded for text output
+
+    return Console(stderr=stderr, highlight=False, soft_wrap=True)
+
+
+def table(columns: Sequence[str], rows: Iterable[Sequence[Any]], title: Optional[str] = None) -> None:
+    from rich import box
+    from rich.table import Table
+
+    out = console()
+    tty = out.is_terminal
+    grid = Table(*columns, title=title if tty else None, box=box.SIMPLE if tty else None,
+                 show_edge=False, pad_edge=False, header_style="bold" if tty else "")  # fmt: skip
+    for row in rows:
+        grid.add_row(*("" if cell is None else str(cell) for cell in row))
+    if not tty and title:
+        out.print(title)
+    out.print(grid)
+
+
+def line(message: str = "", style: Optional[str] = None) -> None:
+    console().print(message, style=style, markup=False)
+
+
+def kv(pairs: Iterable[tuple[str, Any]]) -> None:
+    out = console()
+    for key, value in pairs:
+        if value in (None, [], ""):
+            continue
+        if isinstance(value, list):
+            value = ", ".join(map(str, value))
+        out.print(f"[bold]{key}[/bold]: ", end="")
+        out.print(str(value), markup=False)
+
+
+def note(message: str) -> None:
+    console(stderr=True).print(message, style="dim", markup=False)
+
+
+def write_result(ctx: Ctx, result: Any, text: Callable[[Any], None]) -> None:
+    """A write prints an envelope (commit, events, record) in JSON/YAML, a sentence in text."""
+    envelope = {
+        "schema_version": WRITE_SCHEMA,
+        "changed": result.changed,
+        "commit": result.commit,
+        "event_ids": result.event_ids,
+        "record": to_data(result.record),
+    }
+    if ctx.format == OutputFormat.text:
+        text(result)
+        if result.changed:
+            note(f"commit {result.commit[:12]} · {len(result.event_ids)} event(s)")
+        else:
+            note("nothing changed; no commit")
+    else:
+        emit(ctx, envelope, lambda _: None)

@@ -1,0 +1,36 @@
+"""Writing run history: one compact run record per agent turn (``loopx refresh-state``)."""
+from __future__ import annotations
+
+from typing import Optional, Sequence
+
+from loopx_git.model.event import RefreshState
+from loopx_git.model.ids import new_id, parse_utc
+from loopx_git.model.run import RunRecord
+from loopx_git.model.state import State
+from loopx_git.domain.todo import require_agent, require_todo
+from loopx_git.domain.write import EventMaker, Write, build, goal_state
+
+
+def refresh_state(
+    state: State, *, goal_id: str, classification: str, agent_id: Optional[str] = None, todo_id: Optional[str] = None,
+    recommended_action: Optional[str] = None, delivery_outcome: Optional[str] = None,
+    delivery_batch_scale: Optional[int] = None, evidence: Sequence[str] = (), run_id: Optional[str] = None, now: str,
+) -> Write:  # fmt: skip
+    gs = goal_state(state, goal_id)
+    if agent_id:
+        require_agent(gs, agent_id, field="agent_id")
+    if todo_id:
+        require_todo(gs, todo_id)
+    run = build(RunRecord, {
+        "run_id": run_id or new_id("run", parse_utc(now)), "generated_at": now, "goal_id": goal_id,
+        "agent_id": agent_id, "todo_id": todo_id, "classification": classification,
+        "recommended_action": recommended_action, "delivery_outcome": delivery_outcome,
+        "delivery_batch_scale": delivery_batch_scale, "evidence": list(evidence)}, what="run")  # fmt: skip
+    details = {"classification": classification}
+    if delivery_outcome:
+        details["delivery_outcome"] = run.delivery_outcome
+    event = EventMaker(gs, now).make(
+        RefreshState, goal_id=goal_id, agent_id=agent_id, todo_id=todo_id, run_id=run.run_id,
+        summary=f"run {classification}" + (f" ({run.delivery_outcome})" if run.delivery_outcome else ""), details=details,
+    )
+    return Write("refresh-state", f"{run.run_id} {classification}", goal_id, agent_id, [event], runs=[run], result=run)

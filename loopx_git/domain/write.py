@@ -1,0 +1,84 @@
+"""What a domain operation returns, and the helpers every operation builds it with."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Optional, TypeVar
+
+import pydantic
+
+from loopx_git.errors import NotFoundError, ValidationError
+from loopx_git.model.event import EventBase, FieldChange
+from loopx_git.model.ids import new_id
+from loopx_git.model.ids import parse_utc
+from loopx_git.model.run import RunRecord
+from loopx_git.model.state import GoalState, State
+
+M = TypeVar("M", bound=pydantic.BaseModel)
+
+
+@dataclass
+class Write:
+    """The events (and run records) of one transaction, and what the caller gets back."""
+
+    verb: str
+    summary: str
+    goal_id: str
+    agent_id: Optional[str] = None
+    events: list[EventBase] = field(default_factory=list)
+    runs: list[RunRecord] = field(default_factory=list)
+    result: Any = None
+
+    @property
+    def is_empty(self) -> bool:
+        return not self.events and not self.runs
+
+
+class EventMaker:
+    """Stamps events of one write with ids, time and consecutive Lamport clocks."""
+
+    def __init__(self, goal_state: GoalState, now: str):
+        self._lamport = goal_state.lamport
+        self._now = now
+
+    def make(self, cls: type[M], **fields: Any) -> M:
+        self._lamport += 1
+        data = {
+            "event_id": new_id("evt", parse_utc(self._now)),
+            "recorded_at": self._now,
+            "lamport": self._lamport,
+            **{k: v for k, v in fields.items() if v is not None},
+        }
+        return build(cls, data, what="event")
+
+
+def build(cls: type[M], data: dict, *, what: str) -> M:
+    """Validate ``data`` into ``cls``; a refusal names the field, the problem and the rule."""
+    try:
+        return cls.model_validate(data)
+    except pydantic.ValidationError as exc:
+        first = exc.errors(include_url=False)[0]
+        where = ".".join(str(p) for p in first["loc"] if not str(p).startswith("function-")) or what
+        message = first["msg"].removeprefix("Value error, ")
+        raise ValidationError(f"{what} field '{where}': {message}", code="invalid-field") from exc
+
+
+def changes(before: Optional[pydantic.BaseModel], after: pydantic.BaseModel, *, skip: tuple[str, ...] = ()) -> list[FieldChange]:
+    """The field changes that turn ``before`` (None for a new entity) into ``after``."""
+    old = before.model_dump(mode="json") if before is not None else {}
+    new = after.model_dump(mode="json")
+    return [
+        FieldChange(field=name, before=old.get(name), after=value)
+        for name, value in new.items()
+        if name not in skip and (before is None or old.get(name) != value)
+    ]
+
+
+def goal_state(state: State, goal_id: str) -> GoalState:
+    found = state.goals.get(goal_id)
+    if found is None or found.goal is None:
+        known = ", ".join(sorted(g for g, s in state.goals.items() if s.goal)) or "none yet"
+        raise NotFoundError(
+            f"goal '{goal_id}' does not exist (known goals: {known})",
+            hint="create it with `loopx goal create --goal-id G --objective TEXT`",
+        )
+    return found

@@ -1,0 +1,59 @@
+"""The few exception types loopx-git raises, each with a short stable code.
+
+Everything below ``cli/`` and ``hooks/`` raises one of these; the CLI maps them
+to exit codes in one place (``cli/main.py``).
+"""
+from __future__ import annotations
+
+
+class LoopxError(Exception):
+    """Root of every refusal. ``code`` is short and stable; ``hint`` says what to do."""
+
+    code = "error"
+    exit_code = 1
+
+    def __init__(self, message: str, *, code: str | None = None, hint: str | None = None):
+        super().__init__(message)
+        self.message = message
+        if code is not None:
+            self.code = code
+        self.hint = hint
+
+    def __str__(self) -> str:
+        return self.message
+
+
+class ValidationError(LoopxError):
+    """Input that breaks a field rule (shape, enum, id syntax)."""
+
+    code = "invalid"
+
+
+class RuleError(LoopxError):
+    """A well-formed command that a lifecycle rule refuses (claim held, todo done...)."""
+
+    code = "rule"
+
+
+class NotFoundError(LoopxError):
+    """A goal, todo, agent or ref that does not exist."""
+
+    code = "not-found"
+
+
+class ConflictError(LoopxError):
+    """Concurrent writers kept moving the state ref past the retry budget."""
+
+    code = "conflict"
+
+
+class StoreError(LoopxError):
+    """Git could not do what was asked (no repository, unreadable object...)."""
+
+    code = "store"
+
+
+class FormatError(LoopxError):
+    """A record on the branch that this version cannot read (unknown kind, newer schema)."""
+
+    code = "format"

@@ -1,0 +1,1 @@
+"""Pydantic models of every record, and the pure fold of events into state. No I/O."""

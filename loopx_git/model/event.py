@@ -1,0 +1,253 @@
+"""loopx_rollout_event_v0: the append-only event stream, one immutable file per event.
+
+Every event kind is a class here with a literal ``event_kind``; ``RolloutEvent`` is
+the discriminated union of all of them and the only way events are read.
+"""
+from __future__ import annotations
+
+import re
+from typing import Annotated, Literal, Optional, Union
+
+from pydantic import AfterValidator, Field, TypeAdapter, field_validator
+
+from loopx_git.model.ids import Id, UtcTimestamp
+from loopx_git.model.record import JsonScalar, JsonValue, Line, Record, Token
+
+EVENT_SCHEMA = "loopx_rollout_event_v0"
+
+PR_REF_RE = re.compile(r"^(?:(?P<repo>[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+))?#(?P<number>[1-9][0-9]{0,9})$")
+COMMIT_RE = re.compile(r"^[0-9a-f]{7,64}$")
+
+
+def _check_pr_ref(value: str) -> str:
+    if not PR_REF_RE.match(value):
+        raise ValueError(f"{value!r} is not a PR ref (#N or owner/repo#N)")
+    return value
+
+
+def _check_commit(value: str) -> str:
+    if not COMMIT_RE.match(value):
+        raise ValueError(f"{value!r} is not a commit id (7-64 lower-case hex digits)")
+    return value
+
+
+def _check_relative(value: str) -> str:
+    parts = value.replace("\\", "/").split("/")
+    if (
+        not value
+        or value.startswith(("/", "~", "\\"))
+        or re.match(r"^[A-Za-z]:", value)
+        or ".." in parts
+        or len(value) > 512
+    ):
+        raise ValueError(f"{value!r} is not a relative ref (no leading /, ~ or drive, no '..', at most 512 chars)")
+    return value
+
+
+PrRef = Annotated[str, AfterValidator(_check_pr_ref)]
+CommitRef = Annotated[str, AfterValidator(_check_commit)]
+RelativeRef = Annotated[str, AfterValidator(_check_relative)]
+
+
+class Lane(Record):
+    lane_id: Id
+
+
+class StateTransition(Record):
+    from_state: Optional[Token] = None
+    to_state: Token
+
+
+class Causality(Record):
+    caused_by: Optional[Id] = None
+    source_event_id: Optional[Id] = None
+    gate_id: Optional[Id] = None
+    decision_id: Optional[Id] = None
+    blocks: list[Id] = Field(default_factory=list)
+    unblocks: list[Id] = Field(default_factory=list)
+
+
+class CodeRefs(Record):
+    commit_ref: Optional[CommitRef] = None
+    pr_ref: Optional[PrRef] = None
+    revert_of: Optional[CommitRef] = None
+
+
+class Handoff(Record):
+    to_agent_id: Id
+
+
+class Boundary(Record):
+    """The six booleans that prove what a record does not contain."""
+
+    raw_task_text_recorded: bool = False
+    raw_logs_recorded: bool = False
+    raw_trajectory_recorded: bool = False
+    raw_session_transcript_recorded: bool = False
+    credential_values_recorded: bool = False
+    absolute_paths_recorded: bool = False
+
+
+class FieldChange(Record):
+    """One field of one entity, before and after: what makes documents re-derivable."""
+
+    field: Annotated[str, Field(pattern=r"^[a-z][a-z0-9_]{0,63}$")]
+    before: JsonValue = None
+    after: JsonValue = None
+
+
+class _Event(Record):
+    schema_version: Literal["loopx_rollout_event_v0"] = EVENT_SCHEMA
+    event_id: Id
+    goal_id: Id
+    recorded_at: UtcTimestamp
+    lamport: int = Field(ge=1, description="Per-goal Lamport clock; fold order is (lamport, recorded_at, event_id).")
+    agent_id: Optional[Id] = None
+    todo_id: Optional[Id] = None
+    run_id: Optional[Id] = None
+    case_id: Optional[Id] = None
+    lane: Optional[Lane] = None
+    state_transition: Optional[StateTransition] = None
+    causality: Optional[Causality] = None
+    code_refs: Optional[CodeRefs] = None
+    handoff: Optional[Handoff] = None
+    labels: list[Token] = Field(default_factory=list)
+    artifact_refs: list[RelativeRef] = Field(default_factory=list)
+    summary: Optional[Line] = None
+    details: dict[Token, JsonScalar] = Field(default_factory=dict)
+    changes: list[FieldChange] = Field(default_factory=list)
+    boundary: Boundary = Field(default_factory=Boundary)
+
+    @property
+    def order_key(self) -> tuple[int, str, str]:
+        return event_order_key(self)
+
+    @property
+    def has_join_key(self) -> bool:
+        return any((self.agent_id, self.todo_id, self.run_id, self.case_id, self.lane))
+
+
+def event_order_key(event: _Event) -> tuple[int, str, str]:
+    """The one total order of events: the fold and every listing use it."""
+    return (event.lamport, event.recorded_at, event.event_id)
+
+
+# --- entity events: they carry the field changes they apply -------------------------------
+
+
+class GoalCreate(_Event):
+    event_kind: Literal["goal_create"] = "goal_create"
+
+
+class GoalUpdate(_Event):
+    event_kind: Literal["goal_update"] = "goal_update"
+
+
+class AgentRegister(_Event):
+    event_kind: Literal["agent_register"] = "agent_register"
+    agent_id: Id
+
+
+class _TodoEvent(_Event):
+    todo_id: Id
+
+
+class TodoAdd(_TodoEvent):
+    event_kind: Literal["todo_add"] = "todo_add"
+
+
+class TodoClaim(_TodoEvent):
+    event_kind: Literal["todo_claim"] = "todo_claim"
+    agent_id: Id
+
+
+class TodoUpdate(_TodoEvent):
+    event_kind: Literal["todo_update"] = "todo_update"
+
+
+class TodoResume(_TodoEvent):
+    """A deferred or blocked todo made runnable again because its condition came true."""
+
+    event_kind: Literal["todo_resume"] = "todo_resume"
+
+
+class TodoComplete(_TodoEvent):
+    event_kind: Literal["todo_complete"] = "todo_complete"
+
+
+class TodoSupersede(_TodoEvent):
+    event_kind: Literal["todo_supersede"] = "todo_supersede"
+
+
+class TodoSuggest(_TodoEvent):
+    event_kind: Literal["todo_suggest"] = "todo_suggest"
+
+
+class TodoPromote(_TodoEvent):
+    event_kind: Literal["todo_promote"] = "todo_promote"
+
+
+# --- facts: appended as they are, they change no document -----------------------------------
+
+
+class PrMerge(_Event):
+    event_kind: Literal["pr_merge"] = "pr_merge"
+    code_refs: CodeRefs
+
+    @field_validator("code_refs")
+    @classmethod
+    def _qualified_pr(cls, refs: CodeRefs) -> CodeRefs:
+        match = PR_REF_RE.match(refs.pr_ref or "")
+        if not match or not match.group("repo"):
+            raise ValueError("a pr_merge event names its PR as owner/repo#N in code_refs.pr_ref")
+        return refs
+
+
+class Validation(_Event):
+    event_kind: Literal["validation"] = "validation"
+
+
+class RefreshState(_Event):
+    event_kind: Literal["refresh_state"] = "refresh_state"
+    run_id: Id
+
+
+class HandoffEvent(_Event):
+    event_kind: Literal["handoff"] = "handoff"
+    handoff: Handoff
+
+
+class Quota(_Event):
+    """``details.capacity`` with ``details.available`` wakes ``capacity_available:<cap>`` todos."""
+
+    event_kind: Literal["quota"] = "quota"
+
+
+class Repair(_Event):
+    event_kind: Literal["repair"] = "repair"
+
+
+class Failure(_Event):
+    event_kind: Literal["failure"] = "failure"
+
+
+class Note(_Event):
+    event_kind: Literal["note"] = "note"
+
+
+EVENT_CLASSES: tuple[type[_Event], ...] = (
+    GoalCreate, GoalUpdate, AgentRegister,
+    TodoAdd, TodoClaim, TodoUpdate, TodoResume, TodoComplete, TodoSupersede, TodoSuggest, TodoPromote,
+    PrMerge, Validation, RefreshState, HandoffEvent, Quota, Repair, Failure, Note,
+)  # fmt: skip
+
+RolloutEvent = Annotated[Union[EVENT_CLASSES], Field(discriminator="event_kind")]  # type: ignore[valid-type]
+EVENT_ADAPTER: TypeAdapter = TypeAdapter(RolloutEvent)
+
+EVENT_KINDS: tuple[str, ...] = tuple(cls.model_fields["event_kind"].default for cls in EVENT_CLASSES)
+ENTITY_KINDS = frozenset(k for k in EVENT_KINDS if k.startswith(("goal_", "agent_", "todo_")))
+"""Kinds that change a document; only their own commands write them."""
+APPENDABLE_KINDS = tuple(k for k in EVENT_KINDS if k not in ENTITY_KINDS and k != "refresh_state")
+"""Kinds ``loopx event append`` accepts: facts that change no document by themselves."""
+
+EventBase = _Event

@@ -1,0 +1,66 @@
+"""The goal and the agents registered to work on it, and their fold step."""
+from __future__ import annotations
+
+from enum import Enum
+from typing import TYPE_CHECKING, Optional
+
+from pydantic import Field
+
+from loopx_git.model.event import EventBase
+from loopx_git.model.ids import Id, UtcTimestamp
+from loopx_git.model.record import Line, Record
+
+if TYPE_CHECKING:
+    from loopx_git.model.state import GoalState
+
+GOAL_SCHEMA = "loopx_goal_v0"
+
+
+class GoalStatus(str, Enum):
+    active = "active"
+    paused = "paused"
+    completed = "completed"
+    abandoned = "abandoned"
+
+
+class AgentRole(str, Enum):
+    worker = "worker"
+    reviewer = "reviewer"
+    controller = "controller"
+    observer = "observer"
+
+
+class Agent(Record):
+    agent_id: Id
+    lane: Optional[Id] = None
+    role: AgentRole = AgentRole.worker
+    registered_at: UtcTimestamp
+
+
+class Goal(Record):
+    schema_version: str = GOAL_SCHEMA
+    goal_id: Id
+    objective: Line
+    acceptance_criteria: list[Line] = Field(default_factory=list)
+    non_goals: list[Line] = Field(default_factory=list)
+    status: GoalStatus = GoalStatus.active
+    created_at: UtcTimestamp
+    updated_at: UtcTimestamp
+
+
+def apply(state: "GoalState", event: EventBase) -> None:
+    """Fold one goal_create / goal_update / agent_register event into ``state``."""
+    kind = event.event_kind  # type: ignore[attr-defined]
+    after = {c.field: c.after for c in event.changes}
+    if kind == "goal_create":
+        state.goal = Goal.model_validate({"goal_id": event.goal_id, **after})
+    elif kind == "goal_update":
+        state.check_before(event, state.goal)
+        state.goal = state.goal.model_copy(update=after) if state.goal else None
+    elif kind == "agent_register":
+        current = state.agents.get(event.agent_id)
+        if current is None:
+            state.agents[event.agent_id] = Agent.model_validate({"agent_id": event.agent_id, **after})
+        else:
+            state.check_before(event, current)
+            state.agents[event.agent_id] = current.model_copy(update=after)

@@ -1,0 +1,20 @@
+"""The base every record model shares: strict (unknown fields rejected) and immutable."""
+from __future__ import annotations
+
+from typing import Annotated, Union
+
+from pydantic import BaseModel, ConfigDict, StringConstraints
+
+JsonScalar = Union[str, int, float, bool, None]
+JsonValue = Union[JsonScalar, list[str]]
+"""What a field change may carry: a scalar or a list of strings (ids, evidence refs)."""
+
+Token = Annotated[str, StringConstraints(pattern=r"^[a-z][a-z0-9_]{0,63}$")]
+"""A lower-case slug used for open vocabularies (classification, action kind, label)."""
+
+Line = Annotated[str, StringConstraints(min_length=1, max_length=1000)]
+"""One human-readable line: summaries, reasons, evidence refs."""
+
+
+class Record(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True, use_enum_values=True)

@@ -1,0 +1,213 @@
+"""The folded state: what every read and every validation sees.
+
+``fold`` is pure: the same events give the same state whatever order they arrive in,
+because they are applied in one total order (``event_order_key``).
+"""
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass, field, replace
+from typing import Callable, Iterable, Optional
+
+from loopx_git.model import goal as goal_family
+from loopx_git.model import todo as todo_family
+from loopx_git.model.event import EventBase, event_order_key
+from loopx_git.model.goal import Agent, Goal
+from loopx_git.model.ids import Id
+from loopx_git.model.record import Line, Record, Token
+from loopx_git.model.run import RunRecord, run_order_key
+from loopx_git.model.todo import ResumeCondition, SuggestedTodo, TodoItem, TodoStatus
+
+RECENT_EVENTS = 20
+FOLD_VERSION = "1"  # bump when the fold's meaning changes: cached folds of older versions are dropped
+
+
+class Conflict(Record):
+    """Two facts that cannot both hold (e.g. two offline claims); the fold order picked one."""
+
+    kind: Token
+    event_id: Id
+    todo_id: Optional[Id] = None
+    agent_id: Optional[Id] = None
+    message: Line
+
+
+class EventDigest(Record):
+    """What status shows of a recent event, without keeping the whole stream in memory."""
+
+    event_id: Id
+    event_kind: Token
+    recorded_at: str
+    lamport: int
+    agent_id: Optional[Id] = None
+    todo_id: Optional[Id] = None
+    run_id: Optional[Id] = None
+    summary: Optional[str] = None
+    has_join_key: bool = True
+
+
+@dataclass
+class GoalState:
+    goal_id: str
+    goal: Optional[Goal] = None
+    agents: dict[str, Agent] = field(default_factory=dict)
+    todos: dict[str, TodoItem] = field(default_factory=dict)
+    suggested: dict[str, SuggestedTodo] = field(default_factory=dict)
+    merged_prs: set[tuple[str, int]] = field(default_factory=set)
+    capacities: set[str] = field(default_factory=set)
+    conflicts: list[Conflict] = field(default_factory=list)
+    recent: deque = field(default_factory=lambda: deque(maxlen=RECENT_EVENTS))
+    lamport: int = 0
+    event_count: int = 0
+    last_key: tuple = ()
+    run_count: int = 0
+    latest_run: Optional[RunRecord] = None
+    latest_outcome_run: Optional[RunRecord] = None
+
+    def copy(self) -> "GoalState":
+        """A copy whose containers can be changed without touching this one (records are frozen)."""
+        return replace(
+            self,
+            agents=dict(self.agents),
+            todos=dict(self.todos),
+            suggested=dict(self.suggested),
+            merged_prs=set(self.merged_prs),
+            capacities=set(self.capacities),
+            conflicts=list(self.conflicts),
+            recent=deque(self.recent, maxlen=RECENT_EVENTS),
+        )
+
+    def record_conflict(self, event: EventBase, kind: str, message: str) -> None:
+        self.conflicts.append(
+            Conflict(kind=kind, event_id=event.event_id, todo_id=event.todo_id, agent_id=event.agent_id, message=message)
+        )
+
+    def check_before(self, event: EventBase, entity: Optional[Record]) -> None:
+        """Record a conflict where an event's ``before`` no longer matches (a concurrent edit merged in)."""
+        if entity is None:
+            return
+        for change in event.changes:
+            current = getattr(entity, change.field, None)
+            if current != change.before:
+                self.record_conflict(
+                    event,
+                    "concurrent_update",
+                    f"{event.event_kind} changed {change.field} from {change.before!r}, but it was {current!r}",  # type: ignore[attr-defined]
+                )
+
+    def resume_satisfied(self, todo: TodoItem) -> bool:
+        """Whether a todo's ``resume_when`` has come true in this state."""
+        condition = todo.resume_condition
+        if condition is None:
+            return False
+        return self.condition_holds(condition)
+
+    def condition_holds(self, condition: ResumeCondition) -> bool:
+        if condition.kind == "todo_done":
+            target = self.todos.get(condition.todo_id or "")
+            return target is not None and target.status == TodoStatus.done.value
+        if condition.kind == "pr_merged":
+            return condition.repository is not None and (condition.repository, condition.pr_number) in self.merged_prs
+        return condition.capacity in self.capacities
+
+    def is_runnable(self, todo: TodoItem) -> bool:
+        """Open and not superseded, or deferred with its resume condition met."""
+        if todo.superseded_by:
+            return False
+        if todo.status == TodoStatus.open.value:
+            return True
+        return todo.status == TodoStatus.deferred.value and self.resume_satisfied(todo)
+
+
+@dataclass
+class State:
+    goals: dict[str, GoalState] = field(default_factory=dict)
+
+    def goal_state(self, goal_id: str) -> GoalState:
+        found = self.goals.get(goal_id)
+        if found is None:
+            found = self.goals[goal_id] = GoalState(goal_id=goal_id)
+        return found
+
+    def copy_for(self, goal_ids: Iterable[str]) -> "State":
+        """A state that shares every goal but ``goal_ids``, which are copied so a write can try them."""
+        goals = dict(self.goals)
+        for goal_id in goal_ids:
+            if goal_id in goals:
+                goals[goal_id] = goals[goal_id].copy()
+        return State(goals=goals)
+
+    def accepts_in_order(self, events: Iterable[EventBase]) -> bool:
+        """True when every event sorts after what its goal already folded (incremental apply is exact)."""
+        return all(event_order_key(e) > self.goals[e.goal_id].last_key for e in events if e.goal_id in self.goals)
+
+
+def _apply_fact(state: GoalState, event: EventBase) -> None:
+    kind = event.event_kind  # type: ignore[attr-defined]
+    if kind == "pr_merge" and event.code_refs and event.code_refs.pr_ref:
+        repo, _, number = event.code_refs.pr_ref.partition("#")
+        state.merged_prs.add((repo, int(number)))
+    elif kind == "quota" and isinstance(event.details.get("capacity"), str):
+        capacity = event.details["capacity"]
+        if event.details.get("available", True):
+            state.capacities.add(capacity)
+        else:
+            state.capacities.discard(capacity)
+
+
+def _family(kind: str) -> Callable[[GoalState, EventBase], None]:
+    if kind.startswith("todo_"):
+        return todo_family.apply
+    if kind.startswith(("goal_", "agent_")):
+        return goal_family.apply
+    return _apply_fact
+
+
+def apply_event(state: State, event: EventBase) -> None:
+    goal_state = state.goal_state(event.goal_id)
+    _family(event.event_kind)(goal_state, event)  # type: ignore[attr-defined]
+    goal_state.lamport = max(goal_state.lamport, event.lamport)
+    goal_state.event_count += 1
+    goal_state.last_key = max(goal_state.last_key, event_order_key(event))
+    goal_state.recent.append(
+        EventDigest(
+            event_id=event.event_id,
+            event_kind=event.event_kind,  # type: ignore[attr-defined]
+            recorded_at=event.recorded_at,
+            lamport=event.lamport,
+            agent_id=event.agent_id,
+            todo_id=event.todo_id,
+            run_id=event.run_id,
+            summary=event.summary,
+            has_join_key=event.has_join_key,
+        )
+    )
+
+
+def apply_run(state: State, run: RunRecord) -> None:
+    goal_state = state.goal_state(run.goal_id)
+    goal_state.run_count += 1
+    if goal_state.latest_run is None or run_order_key(run) > run_order_key(goal_state.latest_run):
+        goal_state.latest_run = run
+    latest = goal_state.latest_outcome_run
+    if run.delivery_outcome and (latest is None or run_order_key(run) > run_order_key(latest)):
+        goal_state.latest_outcome_run = run
+
+
+def fold(events: Iterable[EventBase], runs: Iterable[RunRecord] = (), state: Optional[State] = None) -> State:
+    """Apply events in fold order, and run records, onto ``state`` (a new one by default)."""
+    state = state if state is not None else State()
+    for event in sorted(events, key=event_order_key):
+        apply_event(state, event)
+    for run in runs:
+        apply_run(state, run)
+    return state
+
+
+def extend(state: State, events: list[EventBase], runs: list[RunRecord]) -> bool:
+    """Apply records added after ``state`` was folded; False (state untouched) when an event sorts
+    before what was already folded, since only a full fold is exact then."""
+    if not state.accepts_in_order(events):
+        return False
+    fold(events, runs, state)
+    return True

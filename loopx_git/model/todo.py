@@ -1,0 +1,178 @@
+"""todo_item_v0: formal todos, candidate (suggested) todos, resume conditions, and their fold step."""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from enum import Enum
+from typing import TYPE_CHECKING, Annotated, Optional
+
+from pydantic import AfterValidator, Field
+
+from loopx_git.model.event import EventBase
+from loopx_git.model.ids import Id, UtcTimestamp
+from loopx_git.model.record import Line, Record, Token
+
+if TYPE_CHECKING:
+    from loopx_git.model.state import GoalState
+
+TODO_SCHEMA = "todo_item_v0"
+
+
+class TodoRole(str, Enum):
+    user = "user"
+    agent = "agent"
+
+
+class TodoStatus(str, Enum):
+    open = "open"
+    done = "done"
+    blocked = "blocked"
+    deferred = "deferred"
+
+
+class TaskClass(str, Enum):
+    advancement_task = "advancement_task"
+    continuous_monitor = "continuous_monitor"
+    user_gate = "user_gate"
+    user_action = "user_action"
+    blocker = "blocker"
+
+
+class Priority(str, Enum):
+    P0 = "P0"
+    P1 = "P1"
+    P2 = "P2"
+    P3 = "P3"
+    P4 = "P4"
+
+
+REPO_RE = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
+RESUME_RULE = "todo_done:<todo_id> | pr_merged:#N | pr_merged:owner/repo#N | capacity_available:<cap>"
+_RESUME_RE = re.compile(
+    r"^(?:todo_done:(?P<todo>[A-Za-z0-9][A-Za-z0-9_.:-]{0,127})"
+    r"|pr_merged:(?P<repo>[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+)?#(?P<pr>[1-9][0-9]{0,9})"
+    r"|capacity_available:(?P<cap>[a-z][a-z0-9_.-]{0,63}))$"
+)
+
+
+@dataclass(frozen=True)
+class ResumeCondition:
+    """A parsed ``resume_when``. ``repository`` is None for an unqualified ``pr_merged:#N``."""
+
+    kind: str  # todo_done | pr_merged | capacity_available
+    todo_id: Optional[str] = None
+    repository: Optional[str] = None
+    pr_number: Optional[int] = None
+    capacity: Optional[str] = None
+
+    @classmethod
+    def parse(cls, text: str) -> "ResumeCondition":
+        match = _RESUME_RE.match(text)
+        if not match:
+            raise ValueError(f"{text!r} is not a resume condition ({RESUME_RULE})")
+        if match.group("todo"):
+            return cls("todo_done", todo_id=match.group("todo"))
+        if match.group("pr"):
+            return cls("pr_merged", repository=match.group("repo"), pr_number=int(match.group("pr")))
+        return cls("capacity_available", capacity=match.group("cap"))
+
+    def bound_to(self, task_repository: Optional[str]) -> "ResumeCondition":
+        """Bind an unqualified PR ref to the todo's repository (None stays ambiguous)."""
+        if self.kind == "pr_merged" and self.repository is None and task_repository:
+            return ResumeCondition("pr_merged", repository=task_repository, pr_number=self.pr_number)
+        return self
+
+
+def _check_resume(value: str) -> str:
+    ResumeCondition.parse(value)
+    return value
+
+
+def _check_repo(value: str) -> str:
+    if not REPO_RE.match(value):
+        raise ValueError(f"{value!r} is not a repository (owner/repo)")
+    return value
+
+
+ResumeWhen = Annotated[str, AfterValidator(_check_resume)]
+Repository = Annotated[str, AfterValidator(_check_repo)]
+
+
+class TodoItem(Record):
+    schema_version: str = TODO_SCHEMA
+    todo_id: Id
+    role: TodoRole = TodoRole.agent
+    text: Line
+    status: TodoStatus = TodoStatus.open
+    task_class: TaskClass = TaskClass.advancement_task
+    action_kind: Optional[Token] = None
+    priority: Priority = Priority.P2
+    claimed_by: Optional[Id] = None
+    resume_when: Optional[ResumeWhen] = None
+    unblocks_todo_id: Optional[Id] = None
+    successor_todo_ids: list[Id] = Field(default_factory=list)
+    superseded_by: Optional[Id] = None
+    supersedes: list[Id] = Field(default_factory=list)
+    task_repository: Optional[Repository] = None
+    reason: Optional[Line] = None
+    evidence: list[Line] = Field(default_factory=list)
+    created_at: Optional[UtcTimestamp] = None
+    completed_at: Optional[UtcTimestamp] = None
+    updated_at: UtcTimestamp
+
+    @property
+    def resume_condition(self) -> Optional[ResumeCondition]:
+        if not self.resume_when:
+            return None
+        return ResumeCondition.parse(self.resume_when).bound_to(self.task_repository)
+
+    @property
+    def is_closed(self) -> bool:
+        return self.status == TodoStatus.done.value
+
+
+class SuggestedTodo(Record):
+    """A candidate todo: visible for decision, never runnable until promoted."""
+
+    schema_version: str = "suggested_todo_v0"
+    todo_id: Id
+    role: TodoRole = TodoRole.agent
+    text: Line
+    task_class: TaskClass = TaskClass.advancement_task
+    action_kind: Optional[Token] = None
+    priority: Priority = Priority.P2
+    task_repository: Optional[Repository] = None
+    reason: Optional[Line] = None
+    suggested_by: Optional[Id] = None
+    promoted: bool = False
+    created_at: UtcTimestamp
+    updated_at: UtcTimestamp
+
+
+def apply(state: "GoalState", event: EventBase) -> None:
+    """Fold one todo_* event into ``state``; conflicting facts are recorded, never dropped."""
+    kind = event.event_kind  # type: ignore[attr-defined]
+    todo_id = event.todo_id
+    after = {c.field: c.after for c in event.changes}
+    if kind == "todo_suggest":
+        state.suggested[todo_id] = SuggestedTodo.model_validate({"todo_id": todo_id, **after})
+        return
+    if kind == "todo_add" or (kind == "todo_promote" and todo_id not in state.todos):
+        if todo_id in state.todos:
+            state.record_conflict(event, "duplicate_todo", f"todo {todo_id} was added twice")
+            return
+        state.todos[todo_id] = TodoItem.model_validate({"todo_id": todo_id, **after})
+        if kind == "todo_promote" and todo_id in state.suggested:
+            state.suggested[todo_id] = state.suggested[todo_id].model_copy(update={"promoted": True})
+        return
+    current = state.todos.get(todo_id)
+    if current is None:
+        state.record_conflict(event, "unknown_todo", f"{kind} names todo {todo_id}, which was never added")
+        return
+    if kind == "todo_claim" and current.claimed_by not in (None, event.agent_id):
+        state.record_conflict(
+            event, "claim_conflict", f"{event.agent_id} claimed {todo_id}, already held by {current.claimed_by}"
+        )
+        return
+    state.check_before(event, current)
+    state.todos[todo_id] = current.model_copy(update=after)

@@ -1,0 +1,1 @@
+"""The state branch in git. The only package that imports pygit2."""

@@ -1,0 +1,238 @@
+"""The one small interface to git objects, on pygit2. Nothing else knows the library.
+
+Everything is addressed by hex object ids (``str``) so callers never hold pygit2 types.
+"""
+from __future__ import annotations
+
+import os
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterator, Mapping, Optional
+
+import pygit2
+
+from loopx_git.errors import StoreError
+
+FILE_MODE = pygit2.GIT_FILEMODE_BLOB
+TREE_MODE = pygit2.GIT_FILEMODE_TREE
+EMPTY = object()
+
+
+class RefMoved(Exception):
+    """The ref was not where the writer read it (or its lock was held): re-read and retry."""
+
+
+@dataclass(frozen=True)
+class CommitInfo:
+    oid: str
+    parents: tuple[str, ...]
+    tree: str
+    message: str
+    author: str
+    time: int
+
+
+@dataclass(frozen=True)
+class Change:
+    path: str
+    old: Optional[str]  # blob id before, None when added
+    new: Optional[str]  # blob id after, None when deleted
+
+
+class GitRepo:
+    def __init__(self, repo: pygit2.Repository):
+        self._repo = repo
+
+    # -- opening -----------------------------------------------------------------------------
+
+    @classmethod
+    def discover(cls, path: str | os.PathLike = ".") -> "GitRepo":
+        found = pygit2.discover_repository(str(path))
+        if found is None:
+            raise StoreError(
+                f"{os.fspath(path)!r} is not inside a git repository",
+                code="no-repo",
+                hint="run `git init` first, or pass --repo PATH",
+            )
+        return cls(pygit2.Repository(found))
+
+    @property
+    def git_dir(self) -> Path:
+        return Path(self._repo.path)
+
+    @property
+    def workdir(self) -> Optional[Path]:
+        return Path(self._repo.workdir) if self._repo.workdir else None
+
+    # -- config --------------------------------------------------------------------------------
+
+    def config_get(self, key: str) -> Optional[str]:
+        try:
+            return self._repo.config[key]
+        except KeyError:
+            return None
+
+    def config_set(self, key: str, value: str) -> None:
+        self._repo.config[key] = value
+
+    # -- refs ------------------------------------------------------------------------------------
+
+    def ref_target(self, ref: str) -> Optional[str]:
+        try:
+            return str(self._repo.references[ref].resolve().target)
+        except (KeyError, pygit2.GitError):
+            return None
+
+    def resolve(self, rev: str) -> str:
+        try:
+            return str(self._repo.revparse_single(rev).peel(pygit2.Commit).id)
+        except (KeyError, ValueError, pygit2.GitError) as exc:
+            raise StoreError(f"{rev!r} does not name a commit", code="bad-rev") from exc
+
+    # -- reading -------------------------------------------------------------------------------
+
+    def commit(self, oid: str) -> CommitInfo:
+        obj = self._repo[oid]
+        return CommitInfo(
+            oid=str(obj.id),
+            parents=tuple(str(p) for p in obj.parent_ids),
+            tree=str(obj.tree_id),
+            message=obj.message,
+            author=f"{obj.author.name} <{obj.author.email}>",
+            time=obj.commit_time,
+        )
+
+    def read_blob(self, oid: str) -> bytes:
+        return self._repo[oid].data
+
+    def blob_at(self, tree: str, path: str) -> Optional[bytes]:
+        try:
+            entry = self._repo[tree][path]
+        except KeyError:
+            return None
+        return self._repo[entry.id].data if entry.type_str == "blob" else None
+
+    def tree_entry(self, tree: str, path: str) -> Optional[str]:
+        try:
+            return str(self._repo[tree][path].id)
+        except KeyError:
+            return None
+
+    def list_dir(self, tree: str, path: str) -> list[str]:
+        """Names of the sub-directories of ``path`` in ``tree`` (empty when it is absent)."""
+        try:
+            node = self._repo[self._repo[tree][path].id]
+        except KeyError:
+            return []
+        return [e.name for e in node if e.type_str == "tree"] if isinstance(node, pygit2.Tree) else []
+
+    def walk_files(self, tree: str, prefix: str = "") -> Iterator[tuple[str, str]]:
+        """(path, blob id) of every file below ``prefix`` in ``tree``."""
+        start = self._repo[tree]
+        if prefix:
+            try:
+                start = self._repo[start[prefix].id]
+            except KeyError:
+                return
+            if not isinstance(start, pygit2.Tree):
+                return
+        yield from self._walk(start, prefix + "/" if prefix else "")
+
+    def _walk(self, tree: pygit2.Tree, base: str) -> Iterator[tuple[str, str]]:
+        for entry in tree:
+            if entry.type_str == "tree":
+                yield from self._walk(self._repo[entry.id], f"{base}{entry.name}/")
+            else:
+                yield f"{base}{entry.name}", str(entry.id)
+
+    def changes(self, old_tree: Optional[str], new_tree: str, base: str = "") -> Iterator[Change]:
+        """Files that differ between two trees. Identical subtrees are skipped by id, so the
+        cost follows the size of the change, not of the history."""
+        if old_tree == new_tree:
+            return
+        old = {e.name: e for e in self._repo[old_tree]} if old_tree else {}
+        new = {e.name: e for e in self._repo[new_tree]}
+        for name in sorted(old.keys() | new.keys()):
+            a, b = old.get(name), new.get(name)
+            if a is not None and b is not None and a.id == b.id:
+                continue
+            path = f"{base}{name}"
+            a_tree = a is not None and a.type_str == "tree"
+            b_tree = b is not None and b.type_str == "tree"
+            if a_tree or b_tree:
+                yield from self.changes(str(a.id) if a_tree else None, str(b.id) if b_tree else self._empty_tree(), path + "/")
+            if (a is not None and not a_tree) or (b is not None and not b_tree):
+                yield Change(path, str(a.id) if a is not None and not a_tree else None, str(b.id) if b is not None and not b_tree else None)
+
+    def _empty_tree(self) -> str:
+        return str(self._repo.TreeBuilder().write())
+
+    def walk_commits(self, tip: str) -> Iterator[CommitInfo]:
+        """Every commit reachable from ``tip``, oldest first (parents before children)."""
+        walker = self._repo.walk(tip, pygit2.enums.SortMode.TOPOLOGICAL | pygit2.enums.SortMode.REVERSE)
+        for obj in walker:
+            yield self.commit(str(obj.id))
+
+    def is_ancestor(self, ancestor: str, descendant: str) -> bool:
+        return ancestor == descendant or self._repo.descendant_of(descendant, ancestor)
+
+    # -- writing ---------------------------------------------------------------------------------
+
+    def write_blob(self, data: bytes) -> str:
+        return str(self._repo.create_blob(data))
+
+    def write_tree(self, base: Optional[str], files: Mapping[str, bytes]) -> str:
+        """A new tree: ``base`` with ``files`` (path -> content) added or replaced.
+        Only the directories on the changed paths are rebuilt."""
+        nested: dict = {}
+        for path, data in files.items():
+            node = nested
+            *dirs, name = path.split("/")
+            for part in dirs:
+                node = node.setdefault(part, {})
+            node[name] = self.write_blob(data)
+        return self._build(base, nested)
+
+    def _build(self, base: Optional[str], nested: dict) -> str:
+        base_tree = self._repo[base] if base else None
+        builder = self._repo.TreeBuilder(base_tree) if base_tree is not None else self._repo.TreeBuilder()
+        for name, value in nested.items():
+            if isinstance(value, dict):
+                existing = base_tree[name].id if base_tree is not None and name in base_tree else None
+                child = self._build(str(existing) if existing is not None else None, value)
+                builder.insert(name, pygit2.Oid(hex=child), TREE_MODE)
+            else:
+                builder.insert(name, pygit2.Oid(hex=value), FILE_MODE)
+        return str(builder.write())
+
+    def signature(self) -> pygit2.Signature:
+        try:
+            return self._repo.default_signature
+        except (KeyError, pygit2.GitError):
+            return pygit2.Signature("loopx", "loopx@localhost")
+
+    def commit_on_ref(self, ref: str, tree: str, parents: list[str], message: str) -> str:
+        """Commit and move ``ref`` only if it still points at ``parents[0]`` (or is absent when
+        there is no parent). libgit2 checks the expected tip under the ref lock."""
+        sig = self.signature()
+        try:
+            oid = self._repo.create_commit(ref, sig, sig, message, pygit2.Oid(hex=tree), [pygit2.Oid(hex=p) for p in parents])
+        except pygit2.GitError as exc:
+            if "current tip" in str(exc) or "reference" in str(exc).lower():
+                raise RefMoved(str(exc)) from exc
+            raise StoreError(f"git refused the commit: {exc}") from exc
+        except OSError as exc:  # the ref's lock file is held by another writer
+            raise RefMoved(str(exc)) from exc
+        return str(oid)
+
+    # -- the git binary, for what libgit2 does not do (packing) -----------------------------------
+
+    def run_git(self, *args: str) -> str:
+        env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_DIR")}
+        proc = subprocess.run(
+            ["git", "--git-dir", str(self.git_dir), *args], capture_output=True, text=True, env=env, check=False
+        )
+        if proc.returncode != 0:
+            raise StoreError(f"git {' '.join(args)} failed: {proc.stderr.strip()}")
+        return proc.stdout

@@ -1,0 +1,112 @@
+"""The folded state at a tip: from memory, from the tip-keyed cache, incrementally from the
+records added since the cached tip, or by folding every record from scratch."""
+from __future__ import annotations
+
+from typing import Any, Callable, Iterable, Optional
+
+from loopx_git.model.event import EventBase
+from loopx_git.model.run import RunRecord
+from loopx_git.store import layout
+from loopx_git.store.cache import FoldCache
+from loopx_git.store.git import GitRepo
+from loopx_git.store.records import parse_event, parse_run
+
+Records = tuple[list[EventBase], list[RunRecord]]
+FoldFn = Callable[[Iterable[EventBase], Iterable[RunRecord]], Any]
+ExtendFn = Callable[[Any, list[EventBase], list[RunRecord]], bool]
+
+
+class StateReader:
+    """``fold(events, runs)`` builds a state; ``extend(state, events, runs)`` applies records added
+    since and returns False when they cannot be applied incrementally (they sort before the tip)."""
+
+    def __init__(self, git: GitRepo, cache: FoldCache, fold: FoldFn, extend: ExtendFn):
+        self._git = git
+        self._cache = cache
+        self._fold = fold
+        self._extend = extend
+        self._memory: Optional[tuple[str, Any]] = None
+        self._dirty = False
+
+    def state_at(self, tip: Optional[str]) -> Any:
+        if tip is None:
+            return self._fold([], [])
+        if self._memory is None:
+            self._memory = self._cache.load()
+        if self._memory is not None and self._memory[0] == tip:
+            return self._memory[1]
+        state = None
+        if self._memory is not None:
+            state = self._advance(self._memory[0], self._memory[1], tip)
+        if state is None:
+            state = self._fold(*self.all_records(tip))
+        self.remember(tip, state)
+        return state
+
+    def remember(self, tip: str, state: Any) -> None:
+        self._memory = (tip, state)
+        self._dirty = True
+
+    def flush(self) -> None:
+        """Write the in-memory fold to the on-disk cache (done once per process, not per write)."""
+        if self._dirty and self._memory is not None:
+            self._cache.save(*self._memory)
+            self._dirty = False
+
+    def _advance(self, old_tip: str, state: Any, tip: str) -> Any:
+        if not self._git.is_ancestor(old_tip, tip):
+            return None
+        added = self.added_records(self._git.commit(old_tip).tree, self._git.commit(tip).tree)
+        if added is None:
+            return None
+        events, runs = added
+        # the cached object may be shared with callers: extend a copy of the goals it touches
+        state = state.copy_for({e.goal_id for e in events} | {r.goal_id for r in runs})
+        return state if self._extend(state, events, runs) else None
+
+    def all_records(self, tip: str) -> Records:
+        tree = self._git.commit(tip).tree
+        events: list[EventBase] = []
+        runs: list[RunRecord] = []
+        for goal_id in self._git.list_dir(tree, "goals"):
+            goal_dir = f"goals/{goal_id}"
+            for path, oid in self._git.walk_files(tree, f"{goal_dir}/events"):
+                events.append(parse_event(self._git.read_blob(oid), path))
+            for path, oid in self._git.walk_files(tree, f"{goal_dir}/runs"):
+                runs.append(parse_run(self._git.read_blob(oid), path))
+        return events, runs
+
+    def added_records(self, old_tree: str, new_tree: str) -> Optional[Records]:
+        """Records added between two trees, or None if any record was changed or removed
+        (then only a full fold is exact, and ``verify`` will say what happened)."""
+        events: list[EventBase] = []
+        runs: list[RunRecord] = []
+        for change in self._git.changes(old_tree, new_tree):
+            kind = layout.record_kind(change.path)
+            if kind is None:
+                continue
+            if change.old is not None or change.new is None:
+                return None
+            data = self._git.read_blob(change.new)
+            if kind == "event":
+                events.append(parse_event(data, change.path))
+            else:
+                runs.append(parse_run(data, change.path))
+        return events, runs
+
+    def goal_files(self, tip: Optional[str], goal_id: str, kind: str, since_shard: str = "") -> list[tuple[str, str]]:
+        """(path, blob id) of one goal's record files (kind: events | runs), optionally only
+        from the time shard ``since_shard`` (``YYYY/MM/DD/HH`` prefix) on, without reading blobs."""
+        if tip is None:
+            return []
+        base = f"goals/{goal_id}/{kind}"
+        files = self._git.walk_files(self._git.commit(tip).tree, base)
+        if not since_shard:
+            return list(files)
+        return [(p, o) for p, o in files if p[len(base) + 1 : len(base) + 1 + len(since_shard)] >= since_shard]
+
+    def read_events(self, files: Iterable[tuple[str, str]]) -> list[EventBase]:
+        return [parse_event(self._git.read_blob(oid), path) for path, oid in files]
+
+    def read_runs(self, files: Iterable[tuple[str, str]]) -> list[RunRecord]:
+        return [parse_run(self._git.read_blob(oid), path) for path, oid in files]

@@ -1,0 +1,69 @@
+"""One change to the state branch = one commit, moved into place by compare-and-swap."""
+from __future__ import annotations
+
+import random
+import time
+from dataclasses import dataclass, field
+from typing import Callable, Optional, TypeVar
+
+from loopx_git.errors import ConflictError, StoreError
+from loopx_git.store import layout
+from loopx_git.store.git import GitRepo, RefMoved
+
+T = TypeVar("T")
+
+MAX_ATTEMPTS = 60
+BACKOFF_BASE = 0.002
+BACKOFF_CAP = 0.25
+
+
+@dataclass
+class Transaction:
+    """New record files and changed documents, with what the commit message says about them."""
+
+    verb: str
+    summary: str
+    goal_id: Optional[str] = None
+    agent_id: Optional[str] = None
+    event_ids: list[str] = field(default_factory=list)
+    files: dict[str, bytes] = field(default_factory=dict)
+
+    def add(self, path: str, data: bytes) -> None:
+        self.files[path] = data
+
+    def message(self) -> str:
+        subject = f"loopx: {self.verb} {self.summary}".strip()
+        if len(subject) > 100:
+            subject = subject[:97] + "..."
+        trailers = []
+        if self.goal_id:
+            trailers.append(f"Loopx-Goal: {self.goal_id}")
+        if self.agent_id:
+            trailers.append(f"Loopx-Agent: {self.agent_id}")
+        trailers.extend(f"Loopx-Event: {event_id}" for event_id in self.event_ids)
+        return subject + "\n\n" + "\n".join(trailers) + "\n" if trailers else subject + "\n"
+
+
+def commit(git: GitRepo, ref: str, parent: Optional[str], txn: Transaction) -> str:
+    """Write ``txn`` as one commit on top of ``parent``; raises RefMoved if ``ref`` is elsewhere."""
+    base_tree = git.commit(parent).tree if parent else None
+    if base_tree:
+        for path in txn.files:
+            if layout.is_record(path) and git.tree_entry(base_tree, path) is not None:
+                raise StoreError(f"{path} already exists on {ref}; records are append-only", code="record-exists")
+    tree = git.write_tree(base_tree, txn.files)
+    return git.commit_on_ref(ref, tree, [parent] if parent else [], txn.message())
+
+
+def retrying(attempt: Callable[[], T], *, attempts: int = MAX_ATTEMPTS) -> T:
+    """Run ``attempt`` until it does not lose a race. Each try re-reads the tip and re-validates,
+    so a retry never writes on stale state. Full jitter keeps racing writers from lock-stepping."""
+    for n in range(attempts):
+        try:
+            return attempt()
+        except RefMoved:
+            time.sleep(random.uniform(0, min(BACKOFF_CAP, BACKOFF_BASE * (2**n))))
+    raise ConflictError(
+        f"the state branch kept moving; gave up after {attempts} attempts",
+        hint="another writer is very busy; try again",
+    )

@@ -1,0 +1,1 @@
+"""Read-only projections of the folded state and the branch. A view never writes."""

@@ -1,0 +1,126 @@
+"""The goal card (``loopx status``): what a person or an agent needs on the first screen."""
+from __future__ import annotations
+
+from typing import Optional
+
+from pydantic import Field
+
+from loopx_git.domain.write import goal_state
+from loopx_git.model.goal import Goal
+from loopx_git.model.record import Record
+from loopx_git.model.run import RunRecord
+from loopx_git.model.state import Conflict, EventDigest, GoalState, State
+from loopx_git.model.todo import TodoItem
+
+STATUS_SCHEMA = "loopx_status_v0"
+SECTION_LIMIT = 10
+
+
+class TodoCounts(Record):
+    open: int = 0
+    claimed: int = 0
+    blocked: int = 0
+    deferred: int = 0
+    runnable_deferred: int = 0
+    done: int = 0
+    superseded: int = 0
+    suggested: int = 0
+
+
+class Claim(Record):
+    todo_id: str
+    agent_id: str
+    text: str
+    priority: str
+
+
+class NextAction(Record):
+    """The one runnable todo an agent should take next (its own claim first)."""
+
+    agent_id: str
+    lane: Optional[str] = None
+    todo_id: Optional[str] = None
+    text: Optional[str] = None
+    priority: Optional[str] = None
+    basis: str = Field(description="claimed | runnable | none")
+
+
+class GoalCard(Record):
+    schema_version: str = STATUS_SCHEMA
+    projection_is_writable: bool = False
+    goal: Goal
+    agent_id: Optional[str] = None
+    counts: TodoCounts
+    user_todos: list[TodoItem]
+    agent_todos: list[TodoItem]
+    active_claims: list[Claim]
+    next_actions: list[NextAction]
+    latest_events: list[EventDigest]
+    latest_delivery_outcome: Optional[RunRecord] = None
+    conflicts: list[Conflict]
+    event_count: int
+    run_count: int
+
+
+def todo_order(todo: TodoItem) -> tuple:
+    return (todo.priority, todo.created_at or "", todo.todo_id)
+
+
+def _counts(gs: GoalState) -> TodoCounts:
+    counts = dict.fromkeys(TodoCounts.model_fields, 0)
+    for todo in gs.todos.values():
+        if todo.superseded_by:
+            counts["superseded"] += 1
+            continue
+        counts[todo.status] += 1
+        if todo.status == "open" and todo.claimed_by:
+            counts["claimed"] += 1
+        if todo.status == "deferred" and gs.resume_satisfied(todo):
+            counts["runnable_deferred"] += 1
+    counts["suggested"] = sum(1 for s in gs.suggested.values() if not s.promoted)
+    return TodoCounts(**counts)
+
+
+def next_actions(gs: GoalState, agent_ids: list[str]) -> list[NextAction]:
+    """Each agent's own claim first, else the best unclaimed runnable agent todo; no todo is
+    offered to two agents."""
+    runnable = sorted((t for t in gs.todos.values() if t.role == "agent" and gs.is_runnable(t)), key=todo_order)
+    taken: set[str] = set()
+    out = []
+    for agent_id in agent_ids:
+        agent = gs.agents.get(agent_id)
+        lane = agent.lane if agent else None
+        pick = next((t for t in runnable if t.claimed_by == agent_id), None)
+        basis = "claimed"
+        if pick is None:
+            pick = next((t for t in runnable if not t.claimed_by and t.todo_id not in taken), None)
+            basis = "runnable"
+        if pick is None:
+            out.append(NextAction(agent_id=agent_id, lane=lane, basis="none"))
+            continue
+        taken.add(pick.todo_id)
+        out.append(NextAction(agent_id=agent_id, lane=lane, todo_id=pick.todo_id, text=pick.text,
+                              priority=pick.priority, basis=basis))
+    return out
+
+
+def goal_card(state: State, goal_id: str, agent_id: Optional[str] = None) -> GoalCard:
+    gs = goal_state(state, goal_id)
+    live = sorted((t for t in gs.todos.values() if not t.superseded_by and t.status != "done"), key=todo_order)
+    if agent_id:
+        live = [t for t in live if t.role == "user" or t.claimed_by in (None, agent_id)]
+    agents = [agent_id] if agent_id else sorted(gs.agents)
+    claims = [Claim(todo_id=t.todo_id, agent_id=t.claimed_by, text=t.text, priority=t.priority)
+              for t in live if t.claimed_by and (agent_id is None or t.claimed_by == agent_id)]  # fmt: skip
+    recent = [e for e in reversed(gs.recent) if agent_id is None or e.agent_id in (None, agent_id)]
+    conflicts = [c for c in gs.conflicts if agent_id is None or c.agent_id == agent_id or c.todo_id in
+                 {t.todo_id for t in live if t.claimed_by == agent_id}]  # fmt: skip
+    assert gs.goal is not None
+    return GoalCard(
+        goal=gs.goal, agent_id=agent_id, counts=_counts(gs),
+        user_todos=[t for t in live if t.role == "user"][:SECTION_LIMIT],
+        agent_todos=[t for t in live if t.role == "agent"][:SECTION_LIMIT],
+        active_claims=claims, next_actions=next_actions(gs, agents), latest_events=recent[:SECTION_LIMIT],
+        latest_delivery_outcome=gs.latest_outcome_run, conflicts=conflicts,
+        event_count=gs.event_count, run_count=gs.run_count,
+    )  # fmt: skip
