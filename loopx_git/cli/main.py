@@ -57,7 +57,10 @@ maintenance.register(app)
 
 def run_cli(argv: Optional[list[str]] = None) -> int:
     """The error boundary: LoopxError -> 1 with ``error[code]: message``; usage -> 2."""
-    import click
+    try:  # newer typer vendors click as typer._click; older ones use click itself
+        from typer._click import exceptions as click_errors  # type: ignore[import-not-found]
+    except ImportError:  # pragma: no cover - depends on the installed typer
+        from click import exceptions as click_errors  # type: ignore[no-redef]
 
     from loopx_git.errors import LoopxError
 
@@ -65,23 +68,22 @@ def run_cli(argv: Optional[list[str]] = None) -> int:
     try:
         rc = command.main(args=argv, prog_name="loopx", standalone_mode=False)
     except LoopxError as exc:
-        err = click.get_text_stream("stderr")
-        err.write(f"error[{exc.code}]: {exc.message}\n")
+        sys.stderr.write(f"error[{exc.code}]: {exc.message}\n")
         if exc.hint:
-            err.write(f"hint: {exc.hint}\n")
+            sys.stderr.write(f"hint: {exc.hint}\n")
         return exc.exit_code
-    except click.exceptions.Exit as exc:
+    except typer.Exit as exc:
         return exc.exit_code
-    except click.exceptions.Abort:
-        click.echo("aborted", err=True)
+    except typer.Abort:
+        sys.stderr.write("aborted\n")
         return EXIT_REFUSED
-    except click.ClickException as exc:
+    except click_errors.ClickException as exc:
         exc.show()
-        return EXIT_USAGE if isinstance(exc, click.UsageError) else EXIT_REFUSED
+        return EXIT_USAGE if isinstance(exc, click_errors.UsageError) else EXIT_REFUSED
     except KeyboardInterrupt:
         return 130
     except Exception as exc:  # the boundary: never a traceback full of locals
-        click.echo(f"internal error: {type(exc).__name__}: {exc}", err=True)
+        sys.stderr.write(f"internal error: {type(exc).__name__}: {exc}\n")
         return EXIT_INTERNAL
     return rc if isinstance(rc, int) else EXIT_OK
 

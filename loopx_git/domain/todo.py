@@ -22,9 +22,11 @@ UPDATE_STATUSES = ("open", "blocked", "deferred")
 
 def require_todo(gs: GoalState, todo_id: str, *, field: str = "todo_id") -> TodoItem:
     todo = gs.todos.get(todo_id)
+    if todo is None and todo_id in gs.suggested:
+        raise NotFoundError(f"{field} '{todo_id}' is a suggested todo; rule: a suggestion is never runnable until "
+                            "promoted", hint=f"promote it first: `loopx todo promote --goal-id {gs.goal_id} --todo-id {todo_id}`")
     if todo is None:
-        hint = "it is a suggestion; promote it first with `loopx todo promote`" if todo_id in gs.suggested else None
-        raise NotFoundError(f"{field} '{todo_id}': no such todo in goal '{gs.goal_id}'", hint=hint)
+        raise NotFoundError(f"{field} '{todo_id}': no such todo in goal '{gs.goal_id}'")
     return todo
 
 

@@ -31,7 +31,7 @@ def parse_event(data: bytes, path: str) -> EventBase:
         kinds = {e["type"] for e in exc.errors(include_url=False)}
         if "union_tag_invalid" in kinds:
             raise FormatError(f"{path}: unknown event kind (known: {', '.join(EVENT_KINDS)})", hint=UPGRADE_HINT) from exc
-        if any(e["loc"][:1] == ("schema_version",) for e in exc.errors(include_url=False)):
+        if any("schema_version" in e["loc"][:2] for e in exc.errors(include_url=False)):
             raise FormatError(f"{path}: unsupported schema_version", hint=UPGRADE_HINT) from exc
         raise ValidationError(f"{path}: invalid event: {describe(exc)}", code="invalid-record") from exc
     match = layout.EVENT_PATH_RE.match(path)

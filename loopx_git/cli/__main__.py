@@ -1,0 +1,3 @@
+from loopx_git.cli.main import run
+
+run()

@@ -1,0 +1,90 @@
+"""Shared fixtures: real git repositories in temporary folders, hermetic git configuration."""
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+
+import loopx_git
+from loopx_git.cli.main import run_cli
+
+GOAL = "g1"
+NOW = "2026-03-01T10:00:00Z"
+
+
+@pytest.fixture(autouse=True)
+def hermetic_git(tmp_path_factory, monkeypatch):
+    """Never read the developer's git config; pin identity so commits are reproducible."""
+    home = tmp_path_factory.mktemp("home")
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(home / "gitconfig"))
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    for var in ("AUTHOR", "COMMITTER"):
+        monkeypatch.setenv(f"GIT_{var}_NAME", "Test Person")
+        monkeypatch.setenv(f"GIT_{var}_EMAIL", "test@example.invalid")
+    monkeypatch.delenv("GIT_DIR", raising=False)
+
+
+def git(path: Path, *args: str) -> str:
+    return subprocess.run(["git", "-C", str(path), *args], capture_output=True, text=True, check=True).stdout
+
+
+@pytest.fixture
+def git_repo(tmp_path) -> Path:
+    path = tmp_path / "project"
+    path.mkdir()
+    git(path, "init", "-q", "-b", "main")
+    git(path, "config", "user.name", "Test Person")
+    git(path, "config", "user.email", "test@example.invalid")
+    (path / "README.md").write_text("project\n")
+    git(path, "add", "README.md")
+    git(path, "commit", "-q", "-m", "init")
+    return path
+
+
+@pytest.fixture
+def repo(git_repo):
+    """A connected repository with goal g1 and two registered agents, alice (lane core) and bob."""
+    state = loopx_git.open(git_repo)
+    state.connect()
+    state.goal_create(GOAL, "Ship the parser", now=NOW)
+    state.agent_register(GOAL, "alice", lane="core", now=NOW)
+    state.agent_register(GOAL, "bob", now=NOW)
+    yield state
+    state.close()
+
+
+class Cli:
+    """Runs ``loopx`` in-process against one repository and captures what it prints."""
+
+    def __init__(self, path: Path, capsys):
+        self.path = path
+        self._capsys = capsys
+
+    def __call__(self, *args: str, fmt: str | None = None) -> "Result":
+        argv = ["--repo", str(self.path)] + (["--format", fmt] if fmt else []) + list(args)
+        self._capsys.readouterr()
+        code = run_cli(argv)
+        out, err = self._capsys.readouterr()
+        return Result(code, out, err)
+
+    def json(self, *args: str):
+        result = self(*args, fmt="json")
+        assert result.code == 0, result.err
+        return json.loads(result.out)
+
+
+class Result:
+    def __init__(self, code: int, out: str, err: str):
+        self.code, self.out, self.err = code, out, err
+
+
+@pytest.fixture
+def cli(repo, git_repo, capsys) -> Cli:
+    return Cli(git_repo, capsys)
+
+
+def state_tip(path: Path) -> str:
+    return git(path, "rev-parse", "refs/heads/loopx/state").strip()

@@ -1,0 +1,145 @@
+"""Every event kind: registered, JSON round-trip, and a fold step."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from loopx_git.errors import FormatError, ValidationError
+from loopx_git.model.event import EVENT_ADAPTER, EVENT_CLASSES, EVENT_KINDS
+from loopx_git.model.state import fold
+from loopx_git.store.records import encode, parse_event
+
+BASE = {"goal_id": "g1", "recorded_at": "2026-03-01T10:00:00Z", "lamport": 1}
+GOAL_FIELDS = [{"field": "objective", "after": "ship"}, {"field": "created_at", "after": BASE["recorded_at"]},
+               {"field": "updated_at", "after": BASE["recorded_at"]}]  # fmt: skip
+TODO_FIELDS = [{"field": "text", "after": "do it"}, {"field": "updated_at", "after": BASE["recorded_at"]}]
+SUGGEST_FIELDS = TODO_FIELDS + [{"field": "created_at", "after": BASE["recorded_at"]}]
+
+PAYLOADS = {
+    "goal_create": {"changes": GOAL_FIELDS},
+    "goal_update": {"changes": [{"field": "status", "before": "active", "after": "paused"}]},
+    "agent_register": {"agent_id": "alice", "changes": [{"field": "registered_at", "after": BASE["recorded_at"]}]},
+    "todo_add": {"todo_id": "t1", "changes": TODO_FIELDS},
+    "todo_claim": {"todo_id": "t1", "agent_id": "alice", "changes": [{"field": "claimed_by", "after": "alice"}]},
+    "todo_update": {"todo_id": "t1", "changes": [{"field": "status", "before": "open", "after": "blocked"}]},
+    "todo_resume": {"todo_id": "t1", "changes": [{"field": "status", "before": "deferred", "after": "open"}]},
+    "todo_complete": {"todo_id": "t1", "changes": [{"field": "status", "before": "open", "after": "done"}]},
+    "todo_supersede": {"todo_id": "t1", "changes": [{"field": "superseded_by", "after": "t2"}]},
+    "todo_suggest": {"todo_id": "s1", "changes": SUGGEST_FIELDS},
+    "todo_promote": {"todo_id": "s1", "changes": TODO_FIELDS},
+    "pr_merge": {"code_refs": {"pr_ref": "org/repo#7"}},
+    "validation": {"artifact_refs": ["tests/test_x.py"]},
+    "refresh_state": {"run_id": "run_1"},
+    "handoff": {"agent_id": "alice", "handoff": {"to_agent_id": "bob"}},
+    "quota": {"details": {"capacity": "gpu", "available": True}},
+    "repair": {"summary": "re-derived documents"},
+    "failure": {"summary": "CI failed", "labels": ["ci"]},
+    "note": {},
+}
+
+
+def make(kind: str, n: int = 1, **extra):
+    return EVENT_ADAPTER.validate_python({**BASE, "event_id": f"evt_{kind}_{n}", "event_kind": kind, "lamport": n,
+                                          **PAYLOADS[kind], **extra})  # fmt: skip
+
+
+def test_every_kind_is_registered_and_has_a_test_payload():
+    assert set(EVENT_KINDS) == set(PAYLOADS)
+    assert len(EVENT_CLASSES) == len(set(EVENT_KINDS))
+
+
+@pytest.mark.parametrize("kind", sorted(PAYLOADS))
+def test_json_round_trip(kind):
+    event = make(kind)
+    data = encode(event)
+    assert data.endswith(b"\n") and json.loads(data) == json.loads(json.dumps(json.loads(data), sort_keys=True))
+    path = f"goals/g1/events/2026/03/01/10/{event.event_id}.json"
+    assert parse_event(data, path) == event
+    assert encode(parse_event(data, path)) == data
+
+
+PRE = {
+    "goal_update": ["goal_create"], "todo_claim": ["todo_add"], "todo_update": ["todo_add"],
+    "todo_resume": ["todo_add"], "todo_complete": ["todo_add"], "todo_supersede": ["todo_add"],
+    "todo_promote": ["todo_suggest"],
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("kind", sorted(PAYLOADS))
+def test_fold_step(kind):
+    events = [make(k, i + 1) for i, k in enumerate(PRE.get(kind, []))] + [make(kind, len(PRE.get(kind, [])) + 1)]
+    goal = fold(events).goals["g1"]
+    assert goal.event_count == len(events) and goal.lamport == len(events)
+    assert goal.recent[-1].event_kind == kind
+    expected = {
+        "goal_create": lambda: goal.goal.objective == "ship",
+        "goal_update": lambda: goal.goal.status == "paused",
+        "agent_register": lambda: "alice" in goal.agents,
+        "todo_add": lambda: goal.todos["t1"].text == "do it",
+        "todo_claim": lambda: goal.todos["t1"].claimed_by == "alice",
+        "todo_update": lambda: goal.todos["t1"].status == "blocked",
+        "todo_resume": lambda: goal.todos["t1"].status == "open",
+        "todo_complete": lambda: goal.todos["t1"].status == "done",
+        "todo_supersede": lambda: goal.todos["t1"].superseded_by == "t2",
+        "todo_suggest": lambda: goal.suggested["s1"].text == "do it",
+        "todo_promote": lambda: goal.suggested["s1"].promoted and goal.todos["s1"].status == "open",
+        "pr_merge": lambda: ("org/repo", 7) in goal.merged_prs,
+        "quota": lambda: "gpu" in goal.capacities,
+    }.get(kind, lambda: goal.todos == {} and not goal.conflicts)
+    assert expected()
+
+
+def test_fold_order_does_not_depend_on_arrival_order():
+    events = [make("todo_add", 1), make("todo_claim", 2), make("todo_complete", 3)]
+    assert fold(events).goals["g1"].todos == fold(list(reversed(events))).goals["g1"].todos
+
+
+def test_second_claim_in_fold_order_becomes_a_recorded_conflict():
+    events = [make("todo_add", 1), make("todo_claim", 2), make("todo_claim", 3, agent_id="bob",
+                                                                changes=[{"field": "claimed_by", "after": "bob"}])]
+    goal = fold(events).goals["g1"]
+    assert goal.todos["t1"].claimed_by == "alice"
+    assert [c.kind for c in goal.conflicts] == ["claim_conflict"] and goal.conflicts[0].agent_id == "bob"
+
+
+def test_unknown_kind_is_a_format_error_with_upgrade_hint():
+    data = json.dumps({**BASE, "event_id": "evt_1", "event_kind": "teleport"}).encode()
+    with pytest.raises(FormatError) as info:
+        parse_event(data, "goals/g1/events/2026/03/01/10/evt_1.json")
+    assert "unknown event kind" in info.value.message and "upgrade" in info.value.hint
+
+
+def test_newer_schema_version_is_a_format_error():
+    data = json.dumps({**BASE, "event_id": "evt_1", "event_kind": "note", "schema_version": "loopx_rollout_event_v9"}).encode()
+    with pytest.raises(FormatError):
+        parse_event(data, "goals/g1/events/2026/03/01/10/evt_1.json")
+
+
+@pytest.mark.parametrize(
+    "extra, where",
+    [
+        ({"surprise": 1}, "surprise"),
+        ({"artifact_refs": ["/etc/passwd"]}, "artifact_refs"),
+        ({"artifact_refs": ["docs/../../x"]}, "artifact_refs"),
+        ({"recorded_at": "2026-03-01 10:00"}, "recorded_at"),
+        ({"agent_id": "a/b"}, "agent_id"),
+        ({"lamport": 0}, "lamport"),
+    ],
+)
+def test_invalid_records_are_refused_naming_the_field(extra, where):
+    data = json.dumps({**BASE, "event_id": "evt_1", "event_kind": "note", **extra}).encode()
+    with pytest.raises(ValidationError) as info:
+        parse_event(data, "goals/g1/events/2026/03/01/10/evt_1.json")
+    assert where in info.value.message
+
+
+def test_event_in_the_wrong_shard_is_refused():
+    data = encode(make("note"))
+    with pytest.raises(ValidationError, match="hour shard"):
+        parse_event(data, "goals/g1/events/2026/03/01/11/evt_note_1.json")
+
+
+def test_events_without_join_keys_are_allowed_and_marked():
+    goal = fold([make("note")]).goals["g1"]
+    assert goal.recent[-1].has_join_key is False

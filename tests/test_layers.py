@@ -1,0 +1,40 @@
+"""The layer rules, checked on the source: only store/ imports pygit2, only cli/ imports typer,
+and no package imports a layer above it."""
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parents[1] / "loopx_git"
+RANK = {"errors": 0, "model": 1, "safety": 2, "store": 3, "domain": 4, "views": 4, "api": 5, "hooks": 6, "cli": 6}
+
+
+def imports(path: Path) -> set[str]:
+    names = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            names.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            names.add(node.module)
+    return names
+
+
+SOURCES = sorted(PACKAGE.rglob("*.py"))
+
+
+@pytest.mark.parametrize("path", SOURCES, ids=lambda p: str(p.relative_to(PACKAGE)))
+def test_layers(path):
+    layer = path.relative_to(PACKAGE).parts[0].removesuffix(".py")
+    found = imports(path)
+    if layer != "store":
+        assert not any(n.split(".")[0] == "pygit2" for n in found), "only store/ imports pygit2"
+    if layer != "cli":
+        assert not any(n.split(".")[0] in ("typer", "click", "rich") for n in found), "only cli/ imports typer"
+    for name in found:
+        parts = name.split(".")
+        if parts[0] == "loopx_git" and len(parts) > 1 and layer in RANK and parts[1] in RANK:
+            assert RANK[parts[1]] <= RANK[layer], f"{layer} must not import {parts[1]}"
+        if layer == "views":
+            assert not name.startswith(("loopx_git.store.transaction", "loopx_git.domain.todo.add")), "a view never writes"

@@ -1,0 +1,101 @@
+"""verify finds every broken invariant, with the commit and the path, after edits made by plain git."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+import loopx_git
+from tests.conftest import GOAL, NOW, git
+
+
+@pytest.fixture
+def worktree(repo, git_repo, tmp_path) -> Path:
+    """A checkout of the state branch, to change it the way a careless person or tool would."""
+    repo.todo_add(GOAL, "first", todo_id="t1", now=NOW)
+    repo.todo_claim(GOAL, "t1", "alice", now=NOW)
+    repo.close()
+    path = tmp_path / "state-checkout"
+    git(git_repo, "worktree", "add", "-q", str(path), "loopx/state")
+    return path
+
+
+def commit_all(path: Path, message: str) -> str:
+    git(path, "add", "-A")
+    git(path, "commit", "-q", "-m", message)
+    return git(path, "rev-parse", "HEAD").strip()
+
+
+def problems(git_repo):
+    report = loopx_git.open(git_repo).verify()
+    return {(p.code, p.path): p for p in report.problems}, report
+
+
+def event_files(path: Path) -> list[Path]:
+    return sorted(path.glob(f"goals/{GOAL}/events/**/*.json"))
+
+
+def test_clean_branch_verifies(repo):
+    repo.todo_add(GOAL, "x", now=NOW)
+    report = repo.verify()
+    assert report.ok and report.records_checked > 0 and report.documents_checked > 0
+
+
+def test_changed_event_file_is_reported_with_commit_and_path(worktree, git_repo):
+    target = event_files(worktree)[-1]
+    data = json.loads(target.read_text())
+    data["summary"] = "rewritten"
+    target.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n")
+    sha = commit_all(worktree, "edit an event")
+    found, report = problems(git_repo)
+    rel = str(target.relative_to(worktree))
+    assert not report.ok and found[("record-changed", rel)].commit == sha
+
+
+def test_deleted_event_file_is_reported(worktree, git_repo):
+    target = event_files(worktree)[-1]
+    target.unlink()
+    sha = commit_all(worktree, "drop an event")
+    found, _ = problems(git_repo)
+    assert found[("record-deleted", str(target.relative_to(worktree)))].commit == sha
+
+
+def test_hand_edited_document_is_drift_naming_the_field(worktree, git_repo):
+    doc = worktree / f"goals/{GOAL}/todos/t1.yaml"
+    doc.write_text(doc.read_text().replace("claimed_by: alice", "claimed_by: bob"))
+    commit_all(worktree, "hand edit")
+    found, _ = problems(git_repo)
+    assert "claimed_by" in found[("document-drift", f"goals/{GOAL}/todos/t1.yaml")].message
+
+
+def test_invalid_record_is_reported_with_the_commit_that_added_it(worktree, git_repo):
+    shard = worktree / f"goals/{GOAL}/events/2026/03/01/10"
+    (shard / "evt_bad.json").write_text(json.dumps({"event_id": "evt_bad", "goal_id": GOAL, "event_kind": "note",
+                                                    "recorded_at": NOW, "lamport": 99, "artifact_refs": ["/etc/x"]}))
+    sha = commit_all(worktree, "add a bad event")
+    found, _ = problems(git_repo)
+    problem = found[("invalid-record", f"goals/{GOAL}/events/2026/03/01/10/evt_bad.json")]
+    assert problem.commit == sha and "artifact_refs" in problem.message
+
+
+def test_reused_event_id_is_reported(worktree, git_repo):
+    source = event_files(worktree)[-1]
+    data = json.loads(source.read_text())
+    data["goal_id"] = "g2"
+    copy = worktree / "goals/g2/events/2026/03/01/10" / source.name
+    copy.parent.mkdir(parents=True)
+    copy.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n")
+    commit_all(worktree, "copy an event")
+    found, _ = problems(git_repo)
+    assert ("duplicate-event-id", str(copy.relative_to(worktree))) in found or \
+        ("duplicate-event-id", str(source.relative_to(worktree))) in found
+
+
+def test_missing_and_orphan_documents(worktree, git_repo):
+    (worktree / f"goals/{GOAL}/todos/t1.yaml").unlink()
+    (worktree / f"goals/{GOAL}/todos/ghost.yaml").write_text("todo_id: ghost\n")
+    commit_all(worktree, "docs")
+    found, _ = problems(git_repo)
+    assert ("document-missing", f"goals/{GOAL}/todos/t1.yaml") in found
+    assert ("document-orphan", f"goals/{GOAL}/todos/ghost.yaml") in found
