@@ -12,7 +12,7 @@ from loopx_git.domain import run as run_ops
 from loopx_git.domain import todo as todo_ops
 from loopx_git.domain.write import Write
 from loopx_git.model.ids import utc_now
-from loopx_git.model.state import FOLD_VERSION, State, extend, fold
+from loopx_git.model.state import FOLD_VERSION, State, extend, fold, require_goal
 from loopx_git.store import hygiene, layout, transaction
 from loopx_git.store.cache import FoldCache
 from loopx_git.store.documents import render_touched, root_document, touched
@@ -176,14 +176,10 @@ class StateRepo:
         return found is not None and found.goal is not None
 
     def goal(self, goal_id: str):
-        from loopx_git.domain.write import goal_state
-
-        return goal_state(self.state(), goal_id).goal
+        return require_goal(self.state(), goal_id).goal
 
     def agents(self, goal_id: str) -> list:
-        from loopx_git.domain.write import goal_state
-
-        return sorted(goal_state(self.state(), goal_id).agents.values(), key=lambda a: a.agent_id)
+        return sorted(require_goal(self.state(), goal_id).agents.values(), key=lambda a: a.agent_id)
 
     def todos(self, goal_id: str, **filters: Any) -> list:
         from loopx_git.views.listing import list_todos
@@ -197,9 +193,8 @@ class StateRepo:
 
     def todo(self, goal_id: str, todo_id: str):
         from loopx_git.domain.todo import require_todo
-        from loopx_git.domain.write import goal_state
 
-        return require_todo(goal_state(self.state(), goal_id), todo_id)
+        return require_todo(require_goal(self.state(), goal_id), todo_id)
 
     def events(self, goal_id: str, **filters: Any) -> list:
         from loopx_git.views.listing import list_events

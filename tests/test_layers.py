@@ -36,5 +36,8 @@ def test_layers(path):
         parts = name.split(".")
         if parts[0] == "loopx_git" and len(parts) > 1 and layer in RANK and parts[1] in RANK:
             assert RANK[parts[1]] <= RANK[layer], f"{layer} must not import {parts[1]}"
+        if layer in ("views", "domain"):
+            other = "domain" if layer == "views" else "views"
+            assert not name.startswith(f"loopx_git.{other}"), "domain and views read the same fold; neither imports the other"
         if layer == "views":
             assert not name.startswith(("loopx_git.store.transaction", "loopx_git.domain.todo.add")), "a view never writes"

@@ -4,7 +4,7 @@ from __future__ import annotations
 from typing import Optional, Sequence
 
 from loopx_git.model.event import RefreshState
-from loopx_git.model.ids import new_id, parse_utc
+from loopx_git.model.ids import new_id
 from loopx_git.model.run import RunRecord
 from loopx_git.model.state import State
 from loopx_git.domain.todo import require_agent, require_todo
@@ -22,7 +22,7 @@ def refresh_state(
     if todo_id:
         require_todo(gs, todo_id)
     run = build(RunRecord, {
-        "run_id": run_id or new_id("run", parse_utc(now)), "generated_at": now, "goal_id": goal_id,
+        "run_id": run_id or new_id("run"), "generated_at": now, "goal_id": goal_id,
         "agent_id": agent_id, "todo_id": todo_id, "classification": classification,
         "recommended_action": recommended_action, "delivery_outcome": delivery_outcome,
         "delivery_batch_scale": delivery_batch_scale, "evidence": list(evidence)}, what="run")  # fmt: skip

@@ -6,12 +6,12 @@ from typing import Any, Optional, TypeVar
 
 import pydantic
 
-from loopx_git.errors import NotFoundError, ValidationError
+from loopx_git.errors import ValidationError
 from loopx_git.model.event import EventBase, FieldChange
 from loopx_git.model.ids import new_id
-from loopx_git.model.ids import parse_utc
 from loopx_git.model.run import RunRecord
-from loopx_git.model.state import GoalState, State
+from loopx_git.model.state import GoalState
+from loopx_git.model.state import require_goal as goal_state  # noqa: F401 - re-exported for operations
 
 M = TypeVar("M", bound=pydantic.BaseModel)
 
@@ -43,7 +43,7 @@ class EventMaker:
     def make(self, cls: type[M], **fields: Any) -> M:
         self._lamport += 1
         data = {
-            "event_id": new_id("evt", parse_utc(self._now)),
+            "event_id": new_id("evt"),
             "recorded_at": self._now,
             "lamport": self._lamport,
             **{k: v for k, v in fields.items() if v is not None},
@@ -71,14 +71,3 @@ def changes(before: Optional[pydantic.BaseModel], after: pydantic.BaseModel, *, 
         for name, value in new.items()
         if name not in skip and (before is None or old.get(name) != value)
     ]
-
-
-def goal_state(state: State, goal_id: str) -> GoalState:
-    found = state.goals.get(goal_id)
-    if found is None or found.goal is None:
-        known = ", ".join(sorted(g for g, s in state.goals.items() if s.goal)) or "none yet"
-        raise NotFoundError(
-            f"goal '{goal_id}' does not exist (known goals: {known})",
-            hint="create it with `loopx goal create --goal-id G --objective TEXT`",
-        )
-    return found

@@ -70,17 +70,25 @@ def _base32(number: int, length: int) -> str:
     return "".join(reversed(out))
 
 
-def new_ulid(moment: datetime | None = None) -> str:
+_last_ulid = [0, 0]  # (millis, random) of the last id made in this process
+
+
+def new_ulid() -> str:
     """A ULID in lower-case Crockford base32: 48 bits of milliseconds, 80 random bits.
 
-    Time-sortable across clones and unique without coordination, so clones can write offline.
+    Unique without coordination (clones write offline) and sortable by creation time; within one
+    millisecond of one process the random part counts up, so ids made in a row sort in order.
     """
-    millis = int((moment.timestamp() if moment else time.time()) * 1000)
-    return _base32(millis, 10) + _base32(int.from_bytes(os.urandom(10), "big"), 16)
+    millis = int(time.time() * 1000)
+    rand = int.from_bytes(os.urandom(10), "big")
+    if millis <= _last_ulid[0]:
+        millis, rand = _last_ulid[0], _last_ulid[1] + 1
+    _last_ulid[:] = [millis, rand]
+    return _base32(millis, 10) + _base32(rand, 16)
 
 
-def new_id(prefix: str, moment: datetime | None = None) -> str:
-    return f"{prefix}_{new_ulid(moment)}"
+def new_id(prefix: str) -> str:
+    return f"{prefix}_{new_ulid()}"
 
 
 def short_id(prefix: str) -> str:

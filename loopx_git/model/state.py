@@ -9,6 +9,7 @@ from collections import deque
 from dataclasses import dataclass, field, replace
 from typing import Callable, Iterable, Optional
 
+from loopx_git.errors import NotFoundError
 from loopx_git.model import goal as goal_family
 from loopx_git.model import todo as todo_family
 from loopx_git.model.event import EventBase, event_order_key
@@ -140,6 +141,18 @@ class State:
     def accepts_in_order(self, events: Iterable[EventBase]) -> bool:
         """True when every event sorts after what its goal already folded (incremental apply is exact)."""
         return all(event_order_key(e) > self.goals[e.goal_id].last_key for e in events if e.goal_id in self.goals)
+
+
+def require_goal(state: State, goal_id: str) -> GoalState:
+    """The goal's folded state, or a NotFoundError that lists the goals there are."""
+    found = state.goals.get(goal_id)
+    if found is None or found.goal is None:
+        known = ", ".join(sorted(g for g, s in state.goals.items() if s.goal)) or "none yet"
+        raise NotFoundError(
+            f"goal '{goal_id}' does not exist (known goals: {known})",
+            hint="create it with `loopx goal create --goal-id G --objective TEXT`",
+        )
+    return found
 
 
 def _apply_fact(state: GoalState, event: EventBase) -> None:

@@ -3,12 +3,11 @@ from __future__ import annotations
 
 from typing import Optional
 
-from loopx_git.domain.write import goal_state
 from loopx_git.errors import ValidationError
 from loopx_git.model.event import EventBase, event_order_key
 from loopx_git.model.ids import TIMESTAMP_RE
 from loopx_git.model.run import RunRecord, run_order_key
-from loopx_git.model.state import State
+from loopx_git.model.state import State, require_goal
 from loopx_git.model.todo import SuggestedTodo, TodoItem
 from loopx_git.store.reader import StateReader
 from loopx_git.views.status import todo_order
@@ -18,7 +17,7 @@ def list_todos(
     state: State, goal_id: str, *, status: Optional[str] = None, role: Optional[str] = None,
     claimed_by: Optional[str] = None, include_closed: bool = False,
 ) -> list[TodoItem]:  # fmt: skip
-    gs = goal_state(state, goal_id)
+    gs = require_goal(state, goal_id)
     out = []
     for todo in gs.todos.values():
         closed = todo.status == "done" or bool(todo.superseded_by)
@@ -35,7 +34,7 @@ def list_todos(
 
 
 def list_suggested(state: State, goal_id: str) -> list[SuggestedTodo]:
-    gs = goal_state(state, goal_id)
+    gs = require_goal(state, goal_id)
     return sorted((s for s in gs.suggested.values() if not s.promoted), key=lambda s: (s.priority, s.created_at))
 
 
@@ -54,7 +53,7 @@ def list_events(
     kind: Optional[str] = None, since: Optional[str] = None, limit: Optional[int] = None,
 ) -> list[EventBase]:  # fmt: skip
     """Events in fold order; ``since`` skips older hour shards unread; ``limit`` keeps the newest N."""
-    goal_state(state, goal_id)
+    require_goal(state, goal_id)
     shard = _since_shard(since)
     events = reader.read_events(reader.goal_files(tip, goal_id, "events", shard))
     wanted = [
@@ -76,7 +75,7 @@ def run_history(
     limit: Optional[int] = None,
 ) -> list[RunRecord]:  # fmt: skip
     """Run records, newest first."""
-    goal_state(state, goal_id)
+    require_goal(state, goal_id)
     runs = [r for r in reader.read_runs(reader.goal_files(tip, goal_id, "runs")) if agent_id is None or r.agent_id == agent_id]
     runs.sort(key=run_order_key, reverse=True)
     return runs[:limit] if limit else runs

@@ -5,11 +5,10 @@ from typing import Optional
 
 from pydantic import Field
 
-from loopx_git.domain.write import goal_state
 from loopx_git.model.goal import Goal
 from loopx_git.model.record import Record
 from loopx_git.model.run import RunRecord
-from loopx_git.model.state import Conflict, EventDigest, GoalState, State
+from loopx_git.model.state import Conflict, EventDigest, GoalState, State, require_goal
 from loopx_git.model.todo import TodoItem
 
 STATUS_SCHEMA = "loopx_status_v0"
@@ -105,7 +104,7 @@ def next_actions(gs: GoalState, agent_ids: list[str]) -> list[NextAction]:
 
 
 def goal_card(state: State, goal_id: str, agent_id: Optional[str] = None) -> GoalCard:
-    gs = goal_state(state, goal_id)
+    gs = require_goal(state, goal_id)
     live = sorted((t for t in gs.todos.values() if not t.superseded_by and t.status != "done"), key=todo_order)
     if agent_id:
         live = [t for t in live if t.role == "user" or t.claimed_by in (None, agent_id)]
