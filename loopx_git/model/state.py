@@ -20,7 +20,7 @@ from loopx_git.model.run import RunRecord, run_order_key
 from loopx_git.model.todo import ResumeCondition, SuggestedTodo, TodoItem, TodoStatus
 
 RECENT_EVENTS = 20
-FOLD_VERSION = "1"  # bump when the fold's meaning changes: cached folds of older versions are dropped
+FOLD_VERSION = "2"  # bump when the fold's meaning changes: cached folds of older versions are dropped
 
 
 class Conflict(Record):
@@ -31,6 +31,20 @@ class Conflict(Record):
     todo_id: Optional[Id] = None
     agent_id: Optional[Id] = None
     message: Line
+
+
+def digest(event: EventBase) -> "EventDigest":
+    return EventDigest(
+        event_id=event.event_id,
+        event_kind=event.event_kind,  # type: ignore[attr-defined]
+        recorded_at=event.recorded_at,
+        lamport=event.lamport,
+        agent_id=event.agent_id,
+        todo_id=event.todo_id,
+        run_id=event.run_id,
+        summary=event.summary,
+        has_join_key=event.has_join_key,
+    )
 
 
 class EventDigest(Record):
@@ -182,19 +196,7 @@ def apply_event(state: State, event: EventBase) -> None:
     goal_state.lamport = max(goal_state.lamport, event.lamport)
     goal_state.event_count += 1
     goal_state.last_key = max(goal_state.last_key, event_order_key(event))
-    goal_state.recent.append(
-        EventDigest(
-            event_id=event.event_id,
-            event_kind=event.event_kind,  # type: ignore[attr-defined]
-            recorded_at=event.recorded_at,
-            lamport=event.lamport,
-            agent_id=event.agent_id,
-            todo_id=event.todo_id,
-            run_id=event.run_id,
-            summary=event.summary,
-            has_join_key=event.has_join_key,
-        )
-    )
+    goal_state.recent.append(event)  # digested only when shown: the fold stays cheap per event
 
 
 def apply_run(state: State, run: RunRecord) -> None:

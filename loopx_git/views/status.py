@@ -8,7 +8,7 @@ from pydantic import Field
 from loopx_git.model.goal import Goal
 from loopx_git.model.record import Record
 from loopx_git.model.run import RunRecord
-from loopx_git.model.state import Conflict, EventDigest, GoalState, State, require_goal
+from loopx_git.model.state import digest, Conflict, EventDigest, GoalState, State, require_goal
 from loopx_git.model.todo import TodoItem
 
 STATUS_SCHEMA = "loopx_status_v0"
@@ -111,7 +111,7 @@ def goal_card(state: State, goal_id: str, agent_id: Optional[str] = None) -> Goa
     agents = [agent_id] if agent_id else sorted(gs.agents)
     claims = [Claim(todo_id=t.todo_id, agent_id=t.claimed_by, text=t.text, priority=t.priority)
               for t in live if t.claimed_by and (agent_id is None or t.claimed_by == agent_id)]  # fmt: skip
-    recent = [e for e in reversed(gs.recent) if agent_id is None or e.agent_id in (None, agent_id)]
+    recent = [digest(e) for e in reversed(gs.recent) if agent_id is None or e.agent_id in (None, agent_id)]
     conflicts = [c for c in gs.conflicts if agent_id is None or c.agent_id == agent_id or c.todo_id in
                  {t.todo_id for t in live if t.claimed_by == agent_id}]  # fmt: skip
     assert gs.goal is not None

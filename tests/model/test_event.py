@@ -7,7 +7,7 @@ import pytest
 
 from loopx_git.errors import FormatError, ValidationError
 from loopx_git.model.event import EVENT_ADAPTER, EVENT_CLASSES, EVENT_KINDS
-from loopx_git.model.state import fold
+from loopx_git.model.state import digest, fold
 from loopx_git.store.records import encode, parse_event
 
 BASE = {"goal_id": "g1", "recorded_at": "2026-03-01T10:00:00Z", "lamport": 1}
@@ -142,4 +142,4 @@ def test_event_in_the_wrong_shard_is_refused():
 
 def test_events_without_join_keys_are_allowed_and_marked():
     goal = fold([make("note")]).goals["g1"]
-    assert goal.recent[-1].has_join_key is False
+    assert goal.recent[-1].has_join_key is False and digest(goal.recent[-1]).has_join_key is False

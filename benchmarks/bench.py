@@ -1,0 +1,224 @@
+"""loopx-git benchmarks: every figure is a ratio (or a time) measured in this one run.
+
+    python benchmarks/bench.py [--quick]
+
+Seeds real repositories under benchmarks/.work/ (ignored by git), then prints medians.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pygit2
+
+import loopx_git
+from loopx_git.domain.write import EventMaker, Write
+from loopx_git.model.event import Note, TodoAdd
+from loopx_git.model.ids import format_utc
+
+from datetime import datetime, timedelta, timezone
+
+START = datetime(2024, 1, 1, tzinfo=timezone.utc)
+from loopx_git.model.todo import TodoItem
+from loopx_git.domain.write import changes
+
+WORK = Path(__file__).resolve().parent / ".work"
+GOAL = "bench"
+
+
+def median_ms(fn, n: int) -> float:
+    times = []
+    for _ in range(n):
+        start = time.perf_counter()
+        fn()
+        times.append((time.perf_counter() - start) * 1000)
+    return statistics.median(times)
+
+
+def interleaved_ms(fns: dict, n: int) -> dict:
+    """Median ms of each function, sampled in turn (a, b, a, b, ...) so that the machine's drift
+    (shared, noisy disks and CPUs) falls on every side of a ratio alike."""
+    samples: dict = {name: [] for name in fns}
+    for _ in range(n):
+        for name, fn in fns.items():
+            start = time.perf_counter()
+            fn()
+            samples[name].append((time.perf_counter() - start) * 1000)
+    return {name: statistics.median(times) for name, times in samples.items()}
+
+
+def fresh_repo(name: str) -> Path:
+    path = WORK / name
+    shutil.rmtree(path, ignore_errors=True)
+    path.mkdir(parents=True)
+    subprocess.run(["git", "init", "-q", str(path)], check=True)
+    subprocess.run(["git", "-C", str(path), "config", "user.name", "bench"], check=True)
+    subprocess.run(["git", "-C", str(path), "config", "user.email", "bench@example.invalid"], check=True)
+    return path
+
+
+def seed(path: Path, *, todos: int, events: int, batch: int = 2000, per_hour: int = 100) -> None:
+    """``todos`` todo_add events plus notes up to ``events`` in all, written in commits of ``batch``
+    events through the real write path (one transaction per batch, so seeding stays fast). The
+    history is spread over past hours, ``per_hour`` events an hour, as a long-running goal's is."""
+    repo = loopx_git.open(path)
+    repo.connect()
+    repo.goal_create(GOAL, "benchmark goal")
+    written = 2  # goal_create counts as one; leave room for it
+    todo_n = 0
+    while written < events:
+        size = min(batch, events - written)
+
+        def build(state, size=size):
+            nonlocal todo_n
+            gs = state.goals[GOAL]
+            out = []
+            for i in range(size):
+                if i % per_hour == 0:
+                    now = format_utc(START + timedelta(hours=(written + i) // per_hour))
+                    maker = EventMaker(gs, now)
+                    maker._lamport = gs.lamport + len(out)
+                if todo_n < todos:
+                    todo = TodoItem(todo_id=f"todo-{todo_n}", text=f"benchmark todo {todo_n}", created_at=now, updated_at=now,
+                                    priority=f"P{todo_n % 5}", status="done" if todo_n % 2 else "open")
+                    out.append(maker.make(TodoAdd, goal_id=GOAL, todo_id=todo.todo_id,
+                                          changes=changes(None, todo, skip=("todo_id", "schema_version"))))
+                    todo_n += 1
+                else:
+                    out.append(maker.make(Note, goal_id=GOAL, summary="benchmark note", agent_id="bench"))
+            return Write("bench seed", f"{size} events", GOAL, None, out)
+
+        repo.apply(build)
+        written += size
+    repo.close()
+    repo.gc()
+
+
+def bench_append(quick: bool) -> dict:
+    n = 15 if quick else 40
+    small, large = fresh_repo("append-1k"), fresh_repo("append-100k")
+    seed(small, todos=500, events=1_000)
+    seed(large, todos=500, events=10_000 if quick else 100_000)
+    repos = {"1k": loopx_git.open(small), "100k": loopx_git.open(large)}
+    counter = iter(range(10**6))
+    for repo in repos.values():
+        repo.todo_add(GOAL, "warm-up")
+    out = interleaved_ms({name: (lambda r=repo: r.todo_add(GOAL, f"measured {next(counter)}")) for name, repo in repos.items()}, n)
+    for repo in repos.values():
+        repo.close()
+    return {"todo_add_ms_1k": out["1k"], "todo_add_ms_100k": out["100k"], "ratio": out["100k"] / out["1k"]}
+
+
+def bench_overhead(quick: bool) -> dict:
+    n = 30 if quick else 100
+    path = fresh_repo("overhead")
+    seed(path, todos=100, events=2_000)
+    repo = loopx_git.open(path)
+    repo.event_append(GOAL, "note", summary="warm-up")
+    raw = pygit2.Repository(str(path))
+    # the bare commits go on a branch of their own that starts from the same tree
+    ref = "refs/heads/bench-bare"
+    raw.references.create(ref, raw.references["refs/heads/loopx/state"].target, force=True)
+    sig = pygit2.Signature("bench", "bench@example.invalid")
+    data = json.dumps({"event_id": "x", "summary": "benchmark note"}, indent=2).encode()
+    counter = iter(range(10**6))
+
+    def bare_commit() -> None:
+        parent = raw.references[ref].peel(pygit2.Commit)
+        shard = "goals/bench/events/2026/01/01/00"
+        parts = shard.split("/")
+        # rebuild the spine of one hour shard: what any one-file commit must do
+        trees = [parent.tree]
+        for part in parts:
+            node = trees[-1]
+            trees.append(raw[node[part].id] if node is not None and part in node else None)
+        blob = raw.create_blob(data + str(next(counter)).encode())
+        builder = raw.TreeBuilder(trees[-1]) if trees[-1] is not None else raw.TreeBuilder()
+        builder.insert(f"evt_{next(counter)}.json", blob, pygit2.GIT_FILEMODE_BLOB)
+        child = builder.write()
+        for depth in range(len(parts) - 1, -1, -1):
+            up = raw.TreeBuilder(trees[depth]) if trees[depth] is not None else raw.TreeBuilder()
+            up.insert(parts[depth], child, pygit2.GIT_FILEMODE_TREE)
+            child = up.write()
+        raw.create_commit(ref, sig, sig, "bare", child, [parent.id])
+
+    bare_commit()
+    timed = interleaved_ms({"api": lambda: repo.event_append(GOAL, "note", summary="benchmark note", agent_id="bench"),
+                            "bare": bare_commit}, n)
+    api, bare = timed["api"], timed["bare"]
+    repo.close()
+    return {"event_append_ms": api, "bare_pygit2_commit_ms": bare, "ratio": api / bare}
+
+
+def bench_status(quick: bool) -> dict:
+    events, todos = (20_000, 2_000) if quick else (100_000, 10_000)
+    path = fresh_repo("status")
+    seed(path, todos=todos, events=events)
+    repo = loopx_git.open(path)
+    repo.status(GOAL)
+    repo.close()  # writes the on-disk cache
+
+    def cached() -> None:
+        loopx_git.open(path).status(GOAL)  # a new handle: no in-memory fold, reads the disk cache
+
+    cached_ms = median_ms(cached, 15)
+    cache_files = list((path / ".git" / "loopx").glob("fold-*.pickle"))
+
+    def cold() -> None:
+        for f in cache_files:
+            f.unlink(missing_ok=True)
+        loopx_git.open(path).status(GOAL)
+
+    cold_ms = median_ms(cold, 3)
+    git = pygit2.Repository(str(path))
+    tree = git.references["refs/heads/loopx/state"].peel(pygit2.Commit).tree
+
+    def read_blobs() -> None:
+        def walk(t):
+            for e in t:
+                if e.type_str == "tree":
+                    walk(git[e.id])
+                else:
+                    git[e.id].data
+
+        walk(git[tree["goals/bench/events"].id])
+
+    read_ms = median_ms(read_blobs, 3)
+    return {"events": events, "todos": todos, "cached_status_ms": cached_ms, "cold_status_ms": cold_ms,
+            "read_blobs_only_ms": read_ms}
+
+
+def bench_startup() -> dict:
+    def run(*cmd: str) -> None:
+        subprocess.run(cmd, check=True, capture_output=True)
+
+    loopx = shutil.which("loopx") or "loopx"
+    run(loopx, "--version")
+    timed = interleaved_ms({"version": lambda: run(loopx, "--version"),
+                            "pygit2": lambda: run(sys.executable, "-c", "import pygit2")}, 15)
+    version, pygit2_import = timed["version"], timed["pygit2"]
+    return {"loopx_version_ms": version, "import_pygit2_ms": pygit2_import, "ratio": version / pygit2_import}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--quick", action="store_true", help="smaller histories, for a smoke run")
+    parser.add_argument("--only", choices=["append", "overhead", "status", "startup"])
+    args = parser.parse_args()
+    benches = {"startup": lambda: bench_startup(), "overhead": lambda: bench_overhead(args.quick),
+               "append": lambda: bench_append(args.quick), "status": lambda: bench_status(args.quick)}
+    for name, fn in benches.items():
+        if args.only and name != args.only:
+            continue
+        result = fn()
+        print(name, json.dumps({k: round(v, 3) if isinstance(v, float) else v for k, v in result.items()}), flush=True)
+
+
+if __name__ == "__main__":
+    main()
