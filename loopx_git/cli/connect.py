@@ -28,7 +28,7 @@ def register(root: typer.Typer) -> None:
         with c.session() as repo:
             result = repo.connect(state_branch=state_branch or c.state_branch)
             created = None
-            if goal_id and repo.goal_exists(goal_id) is False:
+            if goal_id and not repo.goal_exists(goal_id):
                 created = repo.goal_create(goal_id, objective or "")
             data = {"state_ref": repo.ref, "created": result.changed, "tip": repo.tip,
                     "goal_created": created.record.goal_id if created else None}  # fmt: skip

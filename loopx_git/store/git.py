@@ -16,7 +16,6 @@ from loopx_git.errors import StoreError
 
 FILE_MODE = pygit2.GIT_FILEMODE_BLOB
 TREE_MODE = pygit2.GIT_FILEMODE_TREE
-EMPTY = object()
 
 
 class RefMoved(Exception):
