@@ -48,7 +48,10 @@ class StateRepo:
     def __init__(self, git: GitRepo, ref: str):
         self.git = git
         self.ref = ref
-        self._reader = StateReader(git, FoldCache(git.git_dir, ref, FOLD_VERSION), fold, extend)
+        self._reader = self._new_reader()
+
+    def _new_reader(self) -> StateReader:
+        return StateReader(self.git, FoldCache(self.git.git_dir, self.ref, FOLD_VERSION), fold, extend)
 
     @classmethod
     def open(cls, path: str | Path = ".", *, state_ref: Optional[str] = None) -> "StateRepo":
@@ -86,7 +89,7 @@ class StateRepo:
         """Create the state branch if it is missing (idempotent) and remember its name."""
         if state_branch:
             self.ref = layout.state_ref(state_branch)
-            self._reader = StateReader(self.git, FoldCache(self.git.git_dir, self.ref, FOLD_VERSION), fold, extend)
+            self._reader = self._new_reader()
         if self.git.config_get(CONFIG_KEY) != self.ref:
             self.git.config_set(CONFIG_KEY, self.ref)
         empty = Write("connect", "state branch", "", None)
@@ -214,9 +217,10 @@ class StateRepo:
         return goal_card(self.state(), goal_id, agent_id)
 
     def verify(self, progress: Any = None):
+        """Walk the whole branch; ``progress(stage, done, total)`` is called as it goes."""
         from loopx_git.views.verify import verify
 
-        return verify(self.git, self.ref, progress) if progress else verify(self.git, self.ref)
+        return verify(self.git, self.ref, progress or (lambda stage, done, total: None))
 
     def object_stats(self) -> hygiene.ObjectStats:
         return hygiene.object_stats(self.git.git_dir)

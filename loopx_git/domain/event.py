@@ -5,10 +5,10 @@ from typing import Optional, Sequence
 
 from loopx_git.errors import ValidationError
 from loopx_git.model.event import APPENDABLE_KINDS, EVENT_CLASSES, PR_REF_RE
-from loopx_git.model.state import State
+from loopx_git.model.state import State, require_goal
 from loopx_git.model.todo import ResumeCondition
 from loopx_git.domain.todo import wake_dependents
-from loopx_git.domain.write import EventMaker, Write, goal_state
+from loopx_git.domain.write import EventMaker, Write
 
 _CLASS_BY_KIND = {cls.model_fields["event_kind"].default: cls for cls in EVENT_CLASSES}
 
@@ -26,7 +26,7 @@ def append_event(
         hint = "entity events are written by their own commands (loopx todo / goal / agent / refresh-state)"
         raise ValidationError(f"field 'kind': {kind!r} cannot be appended; rule: one of {', '.join(APPENDABLE_KINDS)}",
                               code="invalid-field", hint=hint)
-    gs = goal_state(state, goal_id)
+    gs = require_goal(state, goal_id)
     code_refs = {k: v for k, v in {"pr_ref": pr_ref, "commit_ref": commit_ref, "revert_of": revert_of}.items() if v}
     causality = {k: v for k, v in {"caused_by": caused_by, "source_event_id": source_event_id, "gate_id": gate_id,
                                    "decision_id": decision_id}.items() if v}  # fmt: skip

@@ -6,8 +6,8 @@ from typing import Optional, Sequence
 from loopx_git.errors import RuleError
 from loopx_git.model.event import AgentRegister, GoalCreate, GoalUpdate
 from loopx_git.model.goal import Agent, Goal
-from loopx_git.model.state import GoalState, State
-from loopx_git.domain.write import EventMaker, Write, build, changes, goal_state
+from loopx_git.model.state import GoalState, State, require_goal
+from loopx_git.domain.write import EventMaker, Write, build, changes
 
 GOAL_KEYS = ("goal_id", "schema_version")
 
@@ -47,7 +47,7 @@ def update_goal(
     actor: Optional[str],
     now: str,
 ) -> Write:
-    gs = goal_state(state, goal_id)
+    gs = require_goal(state, goal_id)
     current = gs.goal
     assert current is not None
     data = current.model_dump(mode="json")
@@ -79,7 +79,7 @@ def register_agent(
     actor: Optional[str],
     now: str,
 ) -> Write:
-    gs = goal_state(state, goal_id)
+    gs = require_goal(state, goal_id)
     current = gs.agents.get(agent_id)
     data = {"agent_id": agent_id, "lane": lane, "role": role,
             "registered_at": current.registered_at if current else now}

@@ -6,9 +6,9 @@ from typing import Optional, Sequence
 from loopx_git.model.event import RefreshState
 from loopx_git.model.ids import new_id
 from loopx_git.model.run import RunRecord
-from loopx_git.model.state import State
+from loopx_git.model.state import State, require_goal
 from loopx_git.domain.todo import require_agent, require_todo
-from loopx_git.domain.write import EventMaker, Write, build, goal_state
+from loopx_git.domain.write import EventMaker, Write, build
 
 
 def refresh_state(
@@ -16,7 +16,7 @@ def refresh_state(
     recommended_action: Optional[str] = None, delivery_outcome: Optional[str] = None,
     delivery_batch_scale: Optional[int] = None, evidence: Sequence[str] = (), run_id: Optional[str] = None, now: str,
 ) -> Write:  # fmt: skip
-    gs = goal_state(state, goal_id)
+    gs = require_goal(state, goal_id)
     if agent_id:
         require_agent(gs, agent_id, field="agent_id")
     if todo_id:

@@ -9,9 +9,9 @@ from loopx_git.model.event import (
     EventBase, TodoAdd, TodoClaim, TodoComplete, TodoPromote, TodoResume, TodoSuggest, TodoSupersede, TodoUpdate,
 )  # fmt: skip
 from loopx_git.model.ids import short_id
-from loopx_git.model.state import GoalState, State
-from loopx_git.model.todo import RESUME_RULE, ResumeCondition, SuggestedTodo, TodoItem, TodoStatus
-from loopx_git.domain.write import EventMaker, Write, build, changes, goal_state
+from loopx_git.model.state import GoalState, State, require_goal
+from loopx_git.model.todo import ResumeCondition, SuggestedTodo, TodoItem, TodoStatus
+from loopx_git.domain.write import EventMaker, Write, build, changes
 
 TODO_KEYS = ("todo_id", "schema_version")
 UPDATE_STATUSES = ("open", "blocked", "deferred")
@@ -100,7 +100,7 @@ def add_todo(
     resume_when: Optional[str] = None, unblocks_todo_id: Optional[str] = None,
     task_repository: Optional[str] = None, todo_id: Optional[str] = None, actor: Optional[str], now: str,
 ) -> Write:  # fmt: skip
-    gs = goal_state(state, goal_id)
+    gs = require_goal(state, goal_id)
     todo_id = _new_todo_id(gs, todo_id)
     status, reason = TodoStatus.open.value, None
     data = {"todo_id": todo_id, "role": role, "text": text, "task_class": task_class, "action_kind": action_kind,
@@ -124,7 +124,7 @@ def add_todo(
 
 
 def claim_todo(state: State, *, goal_id: str, todo_id: str, agent_id: str, now: str) -> Write:
-    gs = goal_state(state, goal_id)
+    gs = require_goal(state, goal_id)
     todo = require_todo(gs, todo_id)
     require_agent(gs, agent_id, field="agent_id")
     _still_open(todo, "claimed")
@@ -150,7 +150,7 @@ def update_todo(
     state: State, *, goal_id: str, todo_id: str, status: str, reason: Optional[str] = None,
     resume_when: Optional[str] = None, clear_claim: bool = False, actor: Optional[str], now: str,
 ) -> Write:  # fmt: skip
-    gs = goal_state(state, goal_id)
+    gs = require_goal(state, goal_id)
     todo = require_todo(gs, todo_id)
     if status not in UPDATE_STATUSES:
         raise ValidationError(f"field 'status': {status!r} is not allowed here; rule: update sets one of "
@@ -187,7 +187,7 @@ def complete_todo(
     state: State, *, goal_id: str, todo_id: str, evidence: Sequence[str] = (), no_follow_up: bool = False,
     reason: Optional[str] = None, successor_todo_ids: Sequence[str] = (), actor: Optional[str], now: str,
 ) -> Write:  # fmt: skip
-    gs = goal_state(state, goal_id)
+    gs = require_goal(state, goal_id)
     todo = require_todo(gs, todo_id)
     _still_open(todo, "completed")
     _not_claimed_by_other(todo, actor, "complete")
@@ -221,7 +221,7 @@ def complete_todo(
 
 
 def supersede_todo(state: State, *, goal_id: str, todo_id: str, by: str, reason: str, actor: Optional[str], now: str) -> Write:
-    gs = goal_state(state, goal_id)
+    gs = require_goal(state, goal_id)
     old = require_todo(gs, todo_id)
     new = require_todo(gs, by, field="by")
     if by == todo_id:
@@ -253,7 +253,7 @@ def suggest_todo(
     action_kind: Optional[str] = None, priority: str = "P2", task_repository: Optional[str] = None,
     reason: Optional[str] = None, todo_id: Optional[str] = None, actor: Optional[str], now: str,
 ) -> Write:  # fmt: skip
-    gs = goal_state(state, goal_id)
+    gs = require_goal(state, goal_id)
     todo_id = _new_todo_id(gs, todo_id)
     suggestion = build(SuggestedTodo, {
         "todo_id": todo_id, "role": role, "text": text, "task_class": task_class, "action_kind": action_kind,
@@ -266,7 +266,7 @@ def suggest_todo(
 
 
 def promote_todo(state: State, *, goal_id: str, todo_id: str, actor: Optional[str], now: str) -> Write:
-    gs = goal_state(state, goal_id)
+    gs = require_goal(state, goal_id)
     suggestion = gs.suggested.get(todo_id)
     if suggestion is None:
         raise NotFoundError(f"todo_id '{todo_id}': no suggested todo with this id in goal '{goal_id}'")

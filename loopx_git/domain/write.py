@@ -9,9 +9,9 @@ import pydantic
 from loopx_git.errors import ValidationError
 from loopx_git.model.event import EventBase, FieldChange
 from loopx_git.model.ids import new_id
+from loopx_git.model.record import first_error
 from loopx_git.model.run import RunRecord
 from loopx_git.model.state import GoalState
-from loopx_git.model.state import require_goal as goal_state  # noqa: F401 - re-exported for operations
 
 M = TypeVar("M", bound=pydantic.BaseModel)
 
@@ -56,10 +56,7 @@ def build(cls: type[M], data: dict, *, what: str) -> M:
     try:
         return cls.model_validate(data)
     except pydantic.ValidationError as exc:
-        first = exc.errors(include_url=False)[0]
-        where = ".".join(str(p) for p in first["loc"] if not str(p).startswith("function-")) or what
-        message = first["msg"].removeprefix("Value error, ")
-        raise ValidationError(f"{what} field '{where}': {message}", code="invalid-field") from exc
+        raise ValidationError(f"{what} field {first_error(exc, what)}", code="invalid-field") from exc
 
 
 def changes(before: Optional[pydantic.BaseModel], after: pydantic.BaseModel, *, skip: tuple[str, ...] = ()) -> list[FieldChange]:

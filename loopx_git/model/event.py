@@ -119,10 +119,6 @@ class _Event(Record):
     boundary: Boundary = Field(default_factory=Boundary)
 
     @property
-    def order_key(self) -> tuple[int, str, str]:
-        return event_order_key(self)
-
-    @property
     def has_join_key(self) -> bool:
         return any((self.agent_id, self.todo_id, self.run_id, self.case_id, self.lane))
 

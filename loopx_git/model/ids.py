@@ -7,7 +7,7 @@ import time
 from datetime import datetime, timezone
 from typing import Annotated
 
-from pydantic import AfterValidator, StringConstraints, WithJsonSchema
+from pydantic import AfterValidator, WithJsonSchema
 
 # Opaque tokens, never paths: no '/', no leading '.', no spaces. Underscore is
 # accepted because upstream LoopX records use it (todo_public_boundary_repair).
@@ -44,8 +44,6 @@ UtcTimestamp = Annotated[
 ]
 """RFC 3339 in UTC with a ``Z`` suffix; kept as text so records round-trip byte for byte."""
 
-ShortText = Annotated[str, StringConstraints(min_length=1, max_length=4096)]
-
 
 def format_utc(moment: datetime) -> str:
     return moment.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
@@ -53,10 +51,6 @@ def format_utc(moment: datetime) -> str:
 
 def utc_now() -> str:
     return format_utc(datetime.now(timezone.utc))
-
-
-def parse_utc(value: str) -> datetime:
-    return datetime.strptime(value[:19], "%Y-%m-%dT%H:%M:%S").replace(tzinfo=timezone.utc)
 
 
 _CROCKFORD = "0123456789abcdefghjkmnpqrstvwxyz"

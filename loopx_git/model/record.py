@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from typing import Annotated, Union
 
+import pydantic
 from pydantic import BaseModel, ConfigDict, StringConstraints
 
 JsonScalar = Union[str, int, float, bool, None]
@@ -18,3 +19,10 @@ Line = Annotated[str, StringConstraints(min_length=1, max_length=1000)]
 
 class Record(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, use_enum_values=True)
+
+
+def first_error(exc: pydantic.ValidationError, default: str = "record") -> str:
+    """pydantic's first error as "'field.path': problem" (validator wrappers left out of the path)."""
+    first = exc.errors(include_url=False)[0]
+    where = ".".join(str(p) for p in first["loc"] if not str(p).startswith("function-")) or default
+    return f"'{where}': {first['msg'].removeprefix('Value error, ')}"

@@ -83,12 +83,6 @@ class GitRepo:
         except (KeyError, pygit2.GitError):
             return None
 
-    def resolve(self, rev: str) -> str:
-        try:
-            return str(self._repo.revparse_single(rev).peel(pygit2.Commit).id)
-        except (KeyError, ValueError, pygit2.GitError) as exc:
-            raise StoreError(f"{rev!r} does not name a commit", code="bad-rev") from exc
-
     # -- reading -------------------------------------------------------------------------------
 
     def commit(self, oid: str) -> CommitInfo:
@@ -104,13 +98,6 @@ class GitRepo:
 
     def read_blob(self, oid: str) -> bytes:
         return self._repo[oid].data
-
-    def blob_at(self, tree: str, path: str) -> Optional[bytes]:
-        try:
-            entry = self._repo[tree][path]
-        except KeyError:
-            return None
-        return self._repo[entry.id].data if entry.type_str == "blob" else None
 
     def tree_entry(self, tree: str, path: str) -> Optional[str]:
         try:

@@ -5,6 +5,7 @@ import pydantic
 
 from loopx_git.errors import FormatError, ValidationError
 from loopx_git.model.canonical import pretty_json
+from loopx_git.model.record import first_error
 from loopx_git.model.event import EVENT_ADAPTER, EVENT_KINDS, EventBase
 from loopx_git.model.run import RunRecord
 from loopx_git.store import layout
@@ -17,13 +18,6 @@ def encode(record: pydantic.BaseModel) -> bytes:
     return pretty_json(record.model_dump(mode="json", exclude_none=True))
 
 
-def describe(exc: pydantic.ValidationError) -> str:
-    """pydantic's first error as 'field.path: problem'."""
-    first = exc.errors(include_url=False)[0]
-    where = ".".join(str(p) for p in first["loc"] if not str(p).startswith("function-")) or "record"
-    return f"{where}: {first['msg']}"
-
-
 def parse_event(data: bytes, path: str) -> EventBase:
     try:
         event = EVENT_ADAPTER.validate_json(data)
@@ -33,7 +27,7 @@ def parse_event(data: bytes, path: str) -> EventBase:
             raise FormatError(f"{path}: unknown event kind (known: {', '.join(EVENT_KINDS)})", hint=UPGRADE_HINT) from exc
         if any("schema_version" in e["loc"][:2] for e in exc.errors(include_url=False)):
             raise FormatError(f"{path}: unsupported schema_version", hint=UPGRADE_HINT) from exc
-        raise ValidationError(f"{path}: invalid event: {describe(exc)}", code="invalid-record") from exc
+        raise ValidationError(f"{path}: invalid event: {first_error(exc)}", code="invalid-record") from exc
     match = layout.EVENT_PATH_RE.match(path)
     if match and (match.group("id") != event.event_id or match.group("goal") != event.goal_id):
         raise ValidationError(f"{path}: file name and event disagree (event_id {event.event_id}, goal_id {event.goal_id})", code="invalid-record")
@@ -46,7 +40,7 @@ def parse_run(data: bytes, path: str) -> RunRecord:
     try:
         run = RunRecord.model_validate_json(data)
     except pydantic.ValidationError as exc:
-        raise ValidationError(f"{path}: invalid run record: {describe(exc)}", code="invalid-record") from exc
+        raise ValidationError(f"{path}: invalid run record: {first_error(exc)}", code="invalid-record") from exc
     if layout.run_path(run.goal_id, run.run_id, run.generated_at) != path:
         raise ValidationError(f"{path}: file name and run record disagree", code="invalid-record")
     return run

@@ -8,7 +8,7 @@ from pydantic import Field
 from loopx_git.model.goal import Goal
 from loopx_git.model.record import Record
 from loopx_git.model.run import RunRecord
-from loopx_git.model.state import digest, Conflict, EventDigest, GoalState, State, require_goal
+from loopx_git.model.state import Conflict, EventDigest, GoalState, State, digest, require_goal
 from loopx_git.model.todo import TodoItem
 
 STATUS_SCHEMA = "loopx_status_v0"

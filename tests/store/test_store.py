@@ -6,7 +6,7 @@ import pytest
 import loopx_git
 from loopx_git.errors import StoreError
 from loopx_git.store import hygiene, transaction
-from loopx_git.store.git import GitRepo, RefMoved
+from loopx_git.store.git import RefMoved
 from tests.conftest import GOAL, NOW, git
 
 
