@@ -6,6 +6,8 @@ from typing import Annotated, Union
 import pydantic
 from pydantic import BaseModel, ConfigDict, StringConstraints
 
+from loopx_git.model.ids import PATTERN_RULES
+
 JsonScalar = Union[str, int, float, bool, None]
 JsonValue = Union[JsonScalar, list[str]]
 """What a field change may carry: a scalar or a list of strings (ids, evidence refs)."""
@@ -25,4 +27,6 @@ def first_error(exc: pydantic.ValidationError, default: str = "record") -> str:
     """pydantic's first error as "'field.path': problem" (validator wrappers left out of the path)."""
     first = exc.errors(include_url=False)[0]
     where = ".".join(str(p) for p in first["loc"] if not str(p).startswith("function-")) or default
-    return f"'{where}': {first['msg'].removeprefix('Value error, ')}"
+    rule = PATTERN_RULES.get((first.get("ctx") or {}).get("pattern", ""))
+    message = f"{first['input']!r} is not {rule}" if rule else first["msg"].removeprefix("Value error, ")
+    return f"'{where}': {message}"
