@@ -3,12 +3,12 @@ read path (reads fold the JSON events)."""
 from __future__ import annotations
 
 import io
-from functools import lru_cache
 from typing import Any
 
 
-@lru_cache(maxsize=1)
 def _dumper():
+    """A new dumper per call: a ruamel YAML object keeps emitter state between dumps, so one
+    shared instance breaks when two threads write documents at once (and stays broken)."""
     from ruamel.yaml import YAML  # lazy: only writes and verify render documents
 
     yaml = YAML(typ="rt")
