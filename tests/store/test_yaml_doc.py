@@ -13,8 +13,12 @@ def test_render_is_safe_across_threads():
     def work(i: int) -> None:
         start.wait()
         for _ in range(200):
-            if render({"todo_id": f"t{i}", "evidence": ["a", "b"], "reason": None}) != expected[i]:
-                errors.append(i)
+            try:
+                if render({"todo_id": f"t{i}", "evidence": ["a", "b"], "reason": None}) != expected[i]:
+                    errors.append(f"thread {i}: wrong output")
+            except Exception as exc:  # a thread's exception would otherwise only be a warning
+                errors.append(f"thread {i}: {exc}")
+                return
 
     threads = [threading.Thread(target=work, args=(i,)) for i in range(8)]
     for t in threads:
