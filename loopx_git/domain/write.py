@@ -60,11 +60,13 @@ def build(cls: type[M], data: dict, *, what: str) -> M:
 
 
 def changes(before: Optional[pydantic.BaseModel], after: pydantic.BaseModel, *, skip: tuple[str, ...] = ()) -> list[FieldChange]:
-    """The field changes that turn ``before`` (None for a new entity) into ``after``."""
+    """The field changes that turn ``before`` into ``after``. For a new entity (``before`` None)
+    empty fields are left out: folding starts from the model's defaults, and every event is
+    parsed again on a cold read."""
     old = before.model_dump(mode="json") if before is not None else {}
     new = after.model_dump(mode="json")
     return [
         FieldChange(field=name, before=old.get(name), after=value)
         for name, value in new.items()
-        if name not in skip and (before is None or old.get(name) != value)
+        if name not in skip and (old.get(name) != value if before is not None else value not in (None, []))
     ]

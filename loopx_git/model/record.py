@@ -4,12 +4,14 @@ from __future__ import annotations
 from typing import Annotated, Union
 
 import pydantic
-from pydantic import BaseModel, ConfigDict, StringConstraints
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictFloat, StrictInt, StrictStr, StringConstraints
 
 from loopx_git.model.ids import PATTERN_RULES
 
 JsonScalar = Union[str, int, float, bool, None]
-JsonValue = Union[JsonScalar, list[str]]
+JsonValue = Annotated[
+    Union[None, StrictStr, StrictBool, StrictInt, StrictFloat, list[StrictStr]], Field(union_mode="left_to_right")
+]
 """What a field change may carry: a scalar or a list of strings (ids, evidence refs)."""
 
 Token = Annotated[str, StringConstraints(pattern=r"^[a-z][a-z0-9_]{0,63}$")]

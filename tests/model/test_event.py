@@ -143,3 +143,21 @@ def test_event_in_the_wrong_shard_is_refused():
 def test_events_without_join_keys_are_allowed_and_marked():
     goal = fold([make("note")]).goals["g1"]
     assert goal.recent[-1].has_join_key is False and digest(goal.recent[-1]).has_join_key is False
+
+
+@pytest.mark.parametrize("value", [None, "a", True, False, 0, 1, 2.5, ["x"], []])
+def test_field_change_values_keep_their_json_type(value):
+    from loopx_git.model.event import FieldChange
+
+    parsed = FieldChange.model_validate_json(FieldChange(field="f", after=value).model_dump_json())
+    assert parsed.after == value and type(parsed.after) is type(value)
+
+
+def test_new_entity_events_leave_empty_fields_out_and_fold_to_the_same_todo():
+    from loopx_git.domain.write import changes
+    from loopx_git.model.todo import TodoItem
+
+    todo = TodoItem(todo_id="t1", text="x", updated_at="2026-03-01T10:00:00Z")
+    diff = changes(None, todo, skip=("todo_id", "schema_version"))
+    assert all(c.after not in (None, []) for c in diff)
+    assert TodoItem.model_validate({"todo_id": "t1", **{c.field: c.after for c in diff}}) == todo
