@@ -292,8 +292,8 @@ def wake_dependents(
 ) -> list[EventBase]:
     """``todo_resume`` events for every waiting todo that ``fact`` (just made true by ``cause``) releases."""
     woken = []
-    for todo in gs.todos.values():
-        if todo.superseded_by or todo.status not in (TodoStatus.deferred.value, TodoStatus.blocked.value):
+    for todo in gs.live_todos():
+        if todo.status not in (TodoStatus.deferred.value, TodoStatus.blocked.value):
             continue
         condition = todo.resume_condition
         released_by_condition = condition == fact

@@ -22,7 +22,22 @@ Line = Annotated[str, StringConstraints(min_length=1, max_length=1000)]
 
 
 class Record(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True, use_enum_values=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, use_enum_values=True, validate_default=True)
+
+    def to_row(self) -> tuple:
+        """The field values in declaration order: a compact, marshal-able form for caches."""
+        return tuple(self.__dict__[name] for name in type(self).model_fields)
+
+    @classmethod
+    def from_row(cls, row: tuple):
+        """Rebuild a record from ``to_row`` without validating it again. Only for rows this
+        process or the cache made from valid records; sets what pydantic's own unpickling sets."""
+        record = cls.__new__(cls)
+        object.__setattr__(record, "__dict__", dict(zip(cls.model_fields, row)))
+        object.__setattr__(record, "__pydantic_fields_set__", set(cls.model_fields))
+        object.__setattr__(record, "__pydantic_extra__", None)
+        object.__setattr__(record, "__pydantic_private__", None)
+        return record
 
 
 def first_error(exc: pydantic.ValidationError, default: str = "record") -> str:

@@ -5,7 +5,7 @@ because they are applied in one total order (``event_order_key``).
 """
 from __future__ import annotations
 
-from collections import deque
+from collections import Counter, deque
 from dataclasses import dataclass, field, replace
 from typing import Callable, Iterable, Optional
 
@@ -17,10 +17,11 @@ from loopx_git.model.goal import Agent, Goal
 from loopx_git.model.ids import Id
 from loopx_git.model.record import Line, Record, Token
 from loopx_git.model.run import RunRecord, run_order_key
+from loopx_git.model.table import RecordTable
 from loopx_git.model.todo import ResumeCondition, SuggestedTodo, TodoItem, TodoStatus
 
 RECENT_EVENTS = 20
-FOLD_VERSION = "2"  # bump when the fold's meaning changes: cached folds of older versions are dropped
+FOLD_VERSION = "3"  # bump when the fold's meaning changes: cached folds of older versions are dropped
 
 
 class Conflict(Record):
@@ -61,12 +62,20 @@ class EventDigest(Record):
     has_join_key: bool = True
 
 
+def closed_kind(todo: TodoItem) -> Optional[str]:
+    if todo.superseded_by:
+        return "superseded"
+    return "done" if todo.status == TodoStatus.done.value else None
+
+
 @dataclass
 class GoalState:
     goal_id: str
     goal: Optional[Goal] = None
     agents: dict[str, Agent] = field(default_factory=dict)
-    todos: dict[str, TodoItem] = field(default_factory=dict)
+    todos: RecordTable[TodoItem] = field(default_factory=lambda: RecordTable(TodoItem))
+    live: set[str] = field(default_factory=set)  # todos neither done nor superseded
+    closed: Counter = field(default_factory=Counter)  # done / superseded todos, by kind
     suggested: dict[str, SuggestedTodo] = field(default_factory=dict)
     merged_prs: set[tuple[str, int]] = field(default_factory=set)
     capacities: set[str] = field(default_factory=set)
@@ -84,13 +93,32 @@ class GoalState:
         return replace(
             self,
             agents=dict(self.agents),
-            todos=dict(self.todos),
+            todos=self.todos.copy(),
+            live=set(self.live),
+            closed=Counter(self.closed),
             suggested=dict(self.suggested),
             merged_prs=set(self.merged_prs),
             capacities=set(self.capacities),
             conflicts=list(self.conflicts),
             recent=deque(self.recent, maxlen=RECENT_EVENTS),
         )
+
+    def put_todo(self, todo: TodoItem) -> None:
+        """Store a todo and keep the live set and closed counts in step with it."""
+        previous = self.todos.get(todo.todo_id) if todo.todo_id not in self.live else None
+        if previous is not None:
+            self.closed[closed_kind(previous)] -= 1
+        self.todos[todo.todo_id] = todo
+        kind = closed_kind(todo)
+        if kind is None:
+            self.live.add(todo.todo_id)
+        else:
+            self.live.discard(todo.todo_id)
+            self.closed[kind] += 1
+
+    def live_todos(self) -> list[TodoItem]:
+        """The todos still in play, by id; done and superseded ones stay unbuilt in the cache."""
+        return [self.todos[todo_id] for todo_id in sorted(self.live)]
 
     def record_conflict(self, event: EventBase, kind: str, message: str) -> None:
         self.conflicts.append(

@@ -161,7 +161,7 @@ def apply(state: "GoalState", event: EventBase) -> None:
         if todo_id in state.todos:
             state.record_conflict(event, "duplicate_todo", f"todo {todo_id} was added twice")
             return
-        state.todos[todo_id] = TodoItem.model_validate({"todo_id": todo_id, **after})
+        state.put_todo(TodoItem.model_validate({"todo_id": todo_id, **after}))
         if kind == "todo_promote" and todo_id in state.suggested:
             state.suggested[todo_id] = state.suggested[todo_id].model_copy(update={"promoted": True})
         return
@@ -175,4 +175,4 @@ def apply(state: "GoalState", event: EventBase) -> None:
         )
         return
     state.check_before(event, current)
-    state.todos[todo_id] = current.model_copy(update=after)
+    state.put_todo(current.model_copy(update=after))

@@ -65,25 +65,23 @@ def todo_order(todo: TodoItem) -> tuple:
     return (todo.priority, todo.created_at or "", todo.todo_id)
 
 
-def _counts(gs: GoalState) -> TodoCounts:
+def _counts(gs: GoalState, live: list[TodoItem]) -> TodoCounts:
     counts = dict.fromkeys(TodoCounts.model_fields, 0)
-    for todo in gs.todos.values():
-        if todo.superseded_by:
-            counts["superseded"] += 1
-            continue
+    for todo in live:
         counts[todo.status] += 1
         if todo.status == "open" and todo.claimed_by:
             counts["claimed"] += 1
         if todo.status == "deferred" and gs.resume_satisfied(todo):
             counts["runnable_deferred"] += 1
+    counts["done"], counts["superseded"] = gs.closed["done"], gs.closed["superseded"]
     counts["suggested"] = sum(1 for s in gs.suggested.values() if not s.promoted)
     return TodoCounts(**counts)
 
 
-def next_actions(gs: GoalState, agent_ids: list[str]) -> list[NextAction]:
+def next_actions(gs: GoalState, agent_ids: list[str], live: list[TodoItem]) -> list[NextAction]:
     """Each agent's own claim first, else the best unclaimed runnable agent todo; no todo is
-    offered to two agents."""
-    runnable = sorted((t for t in gs.todos.values() if t.role == "agent" and gs.is_runnable(t)), key=todo_order)
+    offered to two agents. ``live`` is sorted best first."""
+    runnable = [t for t in live if t.role == "agent" and gs.is_runnable(t)]
     taken: set[str] = set()
     out = []
     for agent_id in agent_ids:
@@ -105,21 +103,20 @@ def next_actions(gs: GoalState, agent_ids: list[str]) -> list[NextAction]:
 
 def goal_card(state: State, goal_id: str, agent_id: Optional[str] = None) -> GoalCard:
     gs = require_goal(state, goal_id)
-    live = sorted((t for t in gs.todos.values() if not t.superseded_by and t.status != "done"), key=todo_order)
-    if agent_id:
-        live = [t for t in live if t.role == "user" or t.claimed_by in (None, agent_id)]
+    live = sorted(gs.live_todos(), key=todo_order)
+    scoped = [t for t in live if t.role == "user" or t.claimed_by in (None, agent_id)] if agent_id else live
     agents = [agent_id] if agent_id else sorted(gs.agents)
     claims = [Claim(todo_id=t.todo_id, agent_id=t.claimed_by, text=t.text, priority=t.priority)
-              for t in live if t.claimed_by and (agent_id is None or t.claimed_by == agent_id)]  # fmt: skip
+              for t in scoped if t.claimed_by and (agent_id is None or t.claimed_by == agent_id)]  # fmt: skip
     recent = [digest(e) for e in reversed(gs.recent) if agent_id is None or e.agent_id in (None, agent_id)]
     conflicts = [c for c in gs.conflicts if agent_id is None or c.agent_id == agent_id or c.todo_id in
-                 {t.todo_id for t in live if t.claimed_by == agent_id}]  # fmt: skip
+                 {t.todo_id for t in scoped if t.claimed_by == agent_id}]  # fmt: skip
     assert gs.goal is not None
     return GoalCard(
-        goal=gs.goal, agent_id=agent_id, counts=_counts(gs),
-        user_todos=[t for t in live if t.role == "user"][:SECTION_LIMIT],
-        agent_todos=[t for t in live if t.role == "agent"][:SECTION_LIMIT],
-        active_claims=claims, next_actions=next_actions(gs, agents), latest_events=recent[:SECTION_LIMIT],
+        goal=gs.goal, agent_id=agent_id, counts=_counts(gs, live),
+        user_todos=[t for t in scoped if t.role == "user"][:SECTION_LIMIT],
+        agent_todos=[t for t in scoped if t.role == "agent"][:SECTION_LIMIT],
+        active_claims=claims, next_actions=next_actions(gs, agents, live), latest_events=recent[:SECTION_LIMIT],
         latest_delivery_outcome=gs.latest_outcome_run, conflicts=conflicts,
         event_count=gs.event_count, run_count=gs.run_count,
     )  # fmt: skip

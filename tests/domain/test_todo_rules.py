@@ -291,3 +291,19 @@ def test_suggested_todo_is_never_runnable_until_promoted(repo):
     assert promoted.status == "open" and repo.suggestions(GOAL) == []
     refused(repo, lambda: repo.todo_promote(GOAL, "s1", now=NOW), "already-promoted", "promoted once")
     assert repo.todo_claim(GOAL, "s1", "alice", now=NOW).record.claimed_by == "alice"
+
+
+def test_live_set_and_closed_counts_follow_the_todos_through_the_cache(repo, git_repo):
+    import loopx_git
+
+    for todo_id in ("a", "b", "c", "d"):
+        add(repo, todo_id)
+    repo.todo_complete(GOAL, "a", evidence=["e"], now=NOW)
+    repo.todo_supersede(GOAL, "b", "c", "merged", now=NOW)
+    repo.close()
+    with loopx_git.open(git_repo) as fresh:  # reads the pickled fold back
+        goal = fresh.state().goals[GOAL]
+        assert goal.live == {"c", "d"} and goal.closed["done"] == 1 and goal.closed["superseded"] == 1
+        counts = fresh.status(GOAL).counts
+        assert (counts.open, counts.done, counts.superseded) == (2, 1, 1)
+        assert {t.todo_id for t in fresh.todos(GOAL, include_closed=True)} == {"a", "b", "c", "d"}

@@ -1,0 +1,45 @@
+"""RecordTable: a dict of records that pickles as rows and builds records on demand."""
+from __future__ import annotations
+
+import pickle
+
+import pytest
+
+from loopx_git.model.table import RecordTable
+from loopx_git.model.todo import TodoItem
+
+NOW = "2026-03-01T10:00:00Z"
+
+
+def todo(i: int, **kw) -> TodoItem:
+    return TodoItem(todo_id=f"t{i}", text=f"todo {i}", updated_at=NOW, evidence=[f"e{i}"], **kw)
+
+
+def test_row_round_trip_is_the_same_record():
+    original = todo(1, status="blocked", reason="why", priority="P0")
+    rebuilt = TodoItem.from_row(original.to_row())
+    assert rebuilt == original and rebuilt.model_dump_json() == original.model_dump_json()
+    assert rebuilt.model_copy(update={"status": "open"}).status == "open"
+
+
+def test_table_behaves_like_a_dict_across_pickling():
+    table = RecordTable(TodoItem)
+    for i in range(5):
+        table[f"t{i}"] = todo(i)
+    loaded = pickle.loads(pickle.dumps(table))
+    assert len(loaded) == 5 and "t3" in loaded and "t9" not in loaded
+    assert loaded["t3"] == todo(3) and sorted(loaded) == [f"t{i}" for i in range(5)]
+    loaded["t3"] = todo(3, status="done")
+    del loaded["t4"]
+    assert loaded["t3"].status == "done" and len(loaded) == 4
+    with pytest.raises(KeyError):
+        loaded["t4"]
+    assert dict(pickle.loads(pickle.dumps(loaded))) == dict(loaded)
+
+
+def test_copy_is_independent():
+    table = RecordTable(TodoItem)
+    table["t1"] = todo(1)
+    twin = pickle.loads(pickle.dumps(table)).copy()
+    twin["t2"] = todo(2)
+    assert "t2" not in table and len(twin) == 2
