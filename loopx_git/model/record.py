@@ -1,6 +1,7 @@
 """The base every record model shares: strict (unknown fields rejected) and immutable."""
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Annotated, Union
 
 import pydantic
@@ -26,18 +27,33 @@ class Record(BaseModel):
 
     def to_row(self) -> tuple:
         """The field values in declaration order: a compact, marshal-able form for caches."""
-        return tuple(self.__dict__[name] for name in type(self).model_fields)
+        values = self.__dict__
+        return tuple(values[name] for name in _field_names(type(self)))
 
     @classmethod
     def from_row(cls, row: tuple):
         """Rebuild a record from ``to_row`` without validating it again. Only for rows this
         process or the cache made from valid records; sets what pydantic's own unpickling sets."""
+        names = _field_names(cls)
         record = cls.__new__(cls)
-        object.__setattr__(record, "__dict__", dict(zip(cls.model_fields, row)))
-        object.__setattr__(record, "__pydantic_fields_set__", set(cls.model_fields))
-        object.__setattr__(record, "__pydantic_extra__", None)
-        object.__setattr__(record, "__pydantic_private__", None)
+        set_attr = object.__setattr__
+        set_attr(record, "__dict__", dict(zip(names, row)))
+        # one set shared by every rebuilt record: frozen records never change it, and pydantic
+        # copies it before model_copy adds to it
+        set_attr(record, "__pydantic_fields_set__", _all_fields_set(cls))
+        set_attr(record, "__pydantic_extra__", None)
+        set_attr(record, "__pydantic_private__", None)
         return record
+
+
+@lru_cache(maxsize=None)
+def _field_names(cls: type) -> tuple[str, ...]:
+    return tuple(cls.model_fields)
+
+
+@lru_cache(maxsize=None)
+def _all_fields_set(cls: type) -> set[str]:
+    return set(cls.model_fields)
 
 
 def first_error(exc: pydantic.ValidationError, default: str = "record") -> str:

@@ -2,8 +2,8 @@
 
 Unpickling thousands of pydantic models costs a Python call per model; a cached fold with 10k
 todos spent most of a ``status`` in it. ``RecordTable`` pickles its records as plain field
-tuples (one ``marshal`` blob) and builds a record only when it is read, so loading a cached
-fold costs little per record and a view pays only for the records it looks at.
+tuples, each marshalled on its own, and decodes and builds a record only when it is read: loading
+a cached fold costs little per record, and a view pays only for the records it looks at.
 """
 from __future__ import annotations
 
@@ -20,10 +20,10 @@ class RecordTable(MutableMapping[str, R], Generic[R]):
     def __init__(self, model: type[R]):
         self._model = model
         self._records: dict[str, R] = {}
-        self._rows: dict[str, tuple] = {}  # never holds a key that _records holds
+        self._rows: dict[str, bytes] = {}  # marshalled rows; never a key that _records holds
         self._blob: Optional[bytes] = None
 
-    def _loaded_rows(self) -> dict[str, tuple]:
+    def _loaded_rows(self) -> dict[str, bytes]:
         if self._blob is not None:
             self._rows, self._blob = marshal.loads(self._blob), None
         return self._rows
@@ -32,7 +32,7 @@ class RecordTable(MutableMapping[str, R], Generic[R]):
         found = self._records.get(key)
         if found is None:
             row = self._loaded_rows().pop(key)  # KeyError when absent, as a dict would
-            found = self._records[key] = self._model.from_row(row)
+            found = self._records[key] = self._model.from_row(marshal.loads(row))
         return found
 
     def __setitem__(self, key: str, value: R) -> None:
@@ -61,7 +61,7 @@ class RecordTable(MutableMapping[str, R], Generic[R]):
 
     def __getstate__(self) -> tuple:
         rows = dict(self._loaded_rows())
-        rows.update((key, record.to_row()) for key, record in self._records.items())
+        rows.update((key, marshal.dumps(record.to_row())) for key, record in self._records.items())
         return (self._model, marshal.dumps(rows))
 
     def __setstate__(self, state: tuple) -> None:

@@ -43,3 +43,10 @@ def test_copy_is_independent():
     twin = pickle.loads(pickle.dumps(table)).copy()
     twin["t2"] = todo(2)
     assert "t2" not in table and len(twin) == 2
+
+
+def test_rebuilt_records_do_not_share_changes_through_model_copy():
+    first, second = TodoItem.from_row(todo(1).to_row()), TodoItem.from_row(todo(2).to_row())
+    changed = first.model_copy(update={"status": "done"})
+    assert changed.status == "done" and first.status == "open" and second.status == "open"
+    assert second.model_fields_set == set(TodoItem.model_fields)
