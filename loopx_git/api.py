@@ -12,7 +12,7 @@ from loopx_git.domain import run as run_ops
 from loopx_git.domain import todo as todo_ops
 from loopx_git.domain.write import Write
 from loopx_git.model.ids import utc_now
-from loopx_git.model.state import FOLD_VERSION, State, extend, fold, require_goal
+from loopx_git.model.state import FOLD_VERSION, PAYLOAD_KINDS, State, extend, fold, require_goal
 from loopx_git.store import hygiene, layout, transaction
 from loopx_git.store.cache import FoldCache
 from loopx_git.store.documents import render_touched, root_document, touched
@@ -51,7 +51,7 @@ class StateRepo:
         self._reader = self._new_reader()
 
     def _new_reader(self) -> StateReader:
-        return StateReader(self.git, FoldCache(self.git.git_dir, self.ref, FOLD_VERSION), fold, extend)
+        return StateReader(self.git, FoldCache(self.git.git_dir, self.ref, FOLD_VERSION), fold, extend, PAYLOAD_KINDS)
 
     @classmethod
     def open(cls, path: str | Path = ".", *, state_ref: Optional[str] = None) -> "StateRepo":

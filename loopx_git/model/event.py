@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from typing import Annotated, Literal, Optional, Union
 
-from pydantic import AfterValidator, Field, TypeAdapter, field_validator
+from pydantic import AfterValidator, ConfigDict, Field, TypeAdapter, field_validator
 
 from loopx_git.model.ids import Id, UtcTimestamp
 from loopx_git.model.record import JsonScalar, JsonValue, Line, Record, Token
@@ -96,10 +96,17 @@ class FieldChange(Record):
     after: JsonValue = None
 
 
-class _Event(Record):
+class EventHead(Record):
+    """What every event has and the fold reads of every event: identity, clock, join keys.
+
+    A cold read parses facts that change no state only this far (a third of the cost of the
+    whole record); ``loopx verify`` and every listing validate whole records."""
+
+    model_config = ConfigDict(extra="ignore")
     schema_version: Literal["loopx_rollout_event_v0"] = EVENT_SCHEMA
     event_id: Id
     goal_id: Id
+    event_kind: Token
     recorded_at: UtcTimestamp
     lamport: int = Field(ge=1, description="Per-goal Lamport clock; fold order is (lamport, recorded_at, event_id).")
     agent_id: Optional[Id] = None
@@ -107,23 +114,27 @@ class _Event(Record):
     run_id: Optional[Id] = None
     case_id: Optional[Id] = None
     lane: Optional[Lane] = None
-    state_transition: Optional[StateTransition] = None
-    causality: Optional[Causality] = None
-    code_refs: Optional[CodeRefs] = None
-    handoff: Optional[Handoff] = None
-    labels: list[Token] = Field(default_factory=list)
-    artifact_refs: list[RelativeRef] = Field(default_factory=list)
     summary: Optional[Line] = None
-    details: dict[Token, JsonScalar] = Field(default_factory=dict)
-    changes: list[FieldChange] = Field(default_factory=list)
-    boundary: Boundary = Field(default_factory=Boundary)
 
     @property
     def has_join_key(self) -> bool:
         return any((self.agent_id, self.todo_id, self.run_id, self.case_id, self.lane))
 
 
-def event_order_key(event: _Event) -> tuple[int, str, str]:
+class _Event(EventHead):
+    model_config = ConfigDict(extra="forbid")
+    state_transition: Optional[StateTransition] = None
+    causality: Optional[Causality] = None
+    code_refs: Optional[CodeRefs] = None
+    handoff: Optional[Handoff] = None
+    labels: list[Token] = Field(default_factory=list)
+    artifact_refs: list[RelativeRef] = Field(default_factory=list)
+    details: dict[Token, JsonScalar] = Field(default_factory=dict)
+    changes: list[FieldChange] = Field(default_factory=list)
+    boundary: Boundary = Field(default_factory=Boundary)
+
+
+def event_order_key(event: EventHead) -> tuple[int, str, str]:
     """The one total order of events: the fold and every listing use it."""
     return (event.lamport, event.recorded_at, event.event_id)
 

@@ -12,7 +12,7 @@ from typing import Callable, Iterable, Optional
 from loopx_git.errors import NotFoundError
 from loopx_git.model import goal as goal_family
 from loopx_git.model import todo as todo_family
-from loopx_git.model.event import EventBase, event_order_key
+from loopx_git.model.event import ENTITY_KINDS, EventBase, EventHead, event_order_key
 from loopx_git.model.goal import Agent, Goal
 from loopx_git.model.ids import Id
 from loopx_git.model.record import Line, Record, Token
@@ -21,7 +21,7 @@ from loopx_git.model.table import RecordTable
 from loopx_git.model.todo import ResumeCondition, SuggestedTodo, TodoItem, TodoStatus
 
 RECENT_EVENTS = 20
-FOLD_VERSION = "3"  # bump when the fold's meaning changes: cached folds of older versions are dropped
+FOLD_VERSION = "4"  # bump when the fold's meaning changes: cached folds of older versions are dropped
 
 
 class Conflict(Record):
@@ -34,7 +34,7 @@ class Conflict(Record):
     message: Line
 
 
-def digest(event: EventBase) -> "EventDigest":
+def digest(event: EventHead) -> "EventDigest":
     return EventDigest(
         event_id=event.event_id,
         event_kind=event.event_kind,  # type: ignore[attr-defined]
@@ -180,9 +180,14 @@ class State:
                 goals[goal_id] = goals[goal_id].copy()
         return State(goals=goals)
 
-    def accepts_in_order(self, events: Iterable[EventBase]) -> bool:
+    def accepts_in_order(self, events: Iterable[EventHead]) -> bool:
         """True when every event sorts after what its goal already folded (incremental apply is exact)."""
         return all(event_order_key(e) > self.goals[e.goal_id].last_key for e in events if e.goal_id in self.goals)
+
+
+PAYLOAD_KINDS = ENTITY_KINDS | {"pr_merge", "quota"}
+"""Event kinds whose payload (changes, code refs, details) the fold reads; of the others it
+reads only the head (``EventHead``)."""
 
 
 def require_goal(state: State, goal_id: str) -> GoalState:
@@ -218,7 +223,7 @@ def _family(kind: str) -> Callable[[GoalState, EventBase], None]:
     return _apply_fact
 
 
-def apply_event(state: State, event: EventBase) -> None:
+def apply_event(state: State, event: EventHead) -> None:
     goal_state = state.goal_state(event.goal_id)
     _family(event.event_kind)(goal_state, event)  # type: ignore[attr-defined]
     goal_state.lamport = max(goal_state.lamport, event.lamport)
@@ -237,7 +242,7 @@ def apply_run(state: State, run: RunRecord) -> None:
         goal_state.latest_outcome_run = run
 
 
-def fold(events: Iterable[EventBase], runs: Iterable[RunRecord] = (), state: Optional[State] = None) -> State:
+def fold(events: Iterable[EventHead], runs: Iterable[RunRecord] = (), state: Optional[State] = None) -> State:
     """Apply events in fold order, and run records, onto ``state`` (a new one by default)."""
     state = state if state is not None else State()
     for event in sorted(events, key=event_order_key):
@@ -247,7 +252,7 @@ def fold(events: Iterable[EventBase], runs: Iterable[RunRecord] = (), state: Opt
     return state
 
 
-def extend(state: State, events: list[EventBase], runs: list[RunRecord]) -> bool:
+def extend(state: State, events: list[EventHead], runs: list[RunRecord]) -> bool:
     """Apply records added after ``state`` was folded; False (state untouched) when an event sorts
     before what was already folded, since only a full fold is exact then."""
     if not state.accepts_in_order(events):

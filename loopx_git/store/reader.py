@@ -2,26 +2,28 @@
 records added since the cached tip, or by folding every record from scratch."""
 from __future__ import annotations
 
-from typing import Any, Callable, Iterable, Optional
+from typing import Any, Callable, Collection, Iterable, Optional
 
-from loopx_git.model.event import EventBase
+from loopx_git.model.event import EventBase, EventHead
 from loopx_git.model.run import RunRecord
 from loopx_git.store import layout
 from loopx_git.store.cache import FoldCache
 from loopx_git.store.git import GitRepo
-from loopx_git.store.records import parse_event, parse_run
+from loopx_git.store.records import parse_event, parse_for_fold, parse_run
 
-Records = tuple[list[EventBase], list[RunRecord]]
-FoldFn = Callable[[Iterable[EventBase], Iterable[RunRecord]], Any]
-ExtendFn = Callable[[Any, list[EventBase], list[RunRecord]], bool]
+Records = tuple[list[EventHead], list[RunRecord]]
+FoldFn = Callable[[Iterable[EventHead], Iterable[RunRecord]], Any]
+ExtendFn = Callable[[Any, list[EventHead], list[RunRecord]], bool]
 
 
 class StateReader:
     """``fold(events, runs)`` builds a state; ``extend(state, events, runs)`` applies records added
-    since and returns False when they cannot be applied incrementally (they sort before the tip)."""
+    since and returns False when they cannot be applied incrementally (they sort before the tip).
+    Events of ``payload_kinds`` reach the fold whole; of the others, only their validated head."""
 
-    def __init__(self, git: GitRepo, cache: FoldCache, fold: FoldFn, extend: ExtendFn):
+    def __init__(self, git: GitRepo, cache: FoldCache, fold: FoldFn, extend: ExtendFn, payload_kinds: Collection[str]):
         self._git = git
+        self._payload_kinds = payload_kinds
         self._cache = cache
         self._fold = fold
         self._extend = extend
@@ -66,12 +68,12 @@ class StateReader:
 
     def all_records(self, tip: str) -> Records:
         tree = self._git.commit(tip).tree
-        events: list[EventBase] = []
+        events: list[EventHead] = []
         runs: list[RunRecord] = []
         for goal_id in self._git.list_dir(tree, "goals"):
             goal_dir = f"goals/{goal_id}"
             for path, oid in self._git.walk_files(tree, f"{goal_dir}/events"):
-                events.append(parse_event(self._git.read_blob(oid), path))
+                events.append(parse_for_fold(self._git.read_blob(oid), path, self._payload_kinds))
             for path, oid in self._git.walk_files(tree, f"{goal_dir}/runs"):
                 runs.append(parse_run(self._git.read_blob(oid), path))
         return events, runs
@@ -79,7 +81,7 @@ class StateReader:
     def added_records(self, old_tree: str, new_tree: str) -> Optional[Records]:
         """Records added between two trees, or None if any record was changed or removed
         (then only a full fold is exact, and ``verify`` will say what happened)."""
-        events: list[EventBase] = []
+        events: list[EventHead] = []
         runs: list[RunRecord] = []
         for change in self._git.changes(old_tree, new_tree):
             kind = layout.record_kind(change.path)
@@ -89,7 +91,7 @@ class StateReader:
                 return None
             data = self._git.read_blob(change.new)
             if kind == "event":
-                events.append(parse_event(data, change.path))
+                events.append(parse_for_fold(data, change.path, self._payload_kinds))
             else:
                 runs.append(parse_run(data, change.path))
         return events, runs

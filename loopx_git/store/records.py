@@ -1,12 +1,14 @@
 """Record files on the branch <-> models: canonical bytes out, strict validation in."""
 from __future__ import annotations
 
+from typing import Collection
+
 import pydantic
 
-from loopx_git.errors import FormatError, ValidationError
+from loopx_git.errors import FormatError, LoopxError, ValidationError
 from loopx_git.model.canonical import pretty_json
 from loopx_git.model.record import first_error
-from loopx_git.model.event import EVENT_ADAPTER, EVENT_KINDS, EventBase
+from loopx_git.model.event import EVENT_ADAPTER, EVENT_KINDS, EventBase, EventHead
 from loopx_git.model.run import RunRecord
 from loopx_git.store import layout
 
@@ -19,21 +21,46 @@ def encode(record: pydantic.BaseModel) -> bytes:
 
 
 def parse_event(data: bytes, path: str) -> EventBase:
+    """A whole event, every field validated."""
     try:
         event = EVENT_ADAPTER.validate_json(data)
     except pydantic.ValidationError as exc:
-        kinds = {e["type"] for e in exc.errors(include_url=False)}
-        if "union_tag_invalid" in kinds:
-            raise FormatError(f"{path}: unknown event kind (known: {', '.join(EVENT_KINDS)})", hint=UPGRADE_HINT) from exc
-        if any("schema_version" in e["loc"][:2] for e in exc.errors(include_url=False)):
-            raise FormatError(f"{path}: unsupported schema_version", hint=UPGRADE_HINT) from exc
-        raise ValidationError(f"{path}: invalid event: {first_error(exc)}", code="invalid-record") from exc
+        raise _refusal(exc, path) from exc
+    _check_path(event, path)
+    return event
+
+
+def parse_for_fold(data: bytes, path: str, payload_kinds: Collection[str]) -> EventHead:
+    """What the fold needs of an event: the whole event for ``payload_kinds``, only the validated
+    head for the others (facts whose payload changes no state)."""
+    try:
+        head = EventHead.model_validate_json(data)
+    except pydantic.ValidationError as exc:
+        raise _refusal(exc, path) from exc
+    if head.event_kind in payload_kinds:
+        return parse_event(data, path)
+    if head.event_kind not in EVENT_KINDS:
+        raise FormatError(f"{path}: unknown event kind {head.event_kind!r} (known: {', '.join(EVENT_KINDS)})",
+                          hint=UPGRADE_HINT)
+    _check_path(head, path)
+    return head
+
+
+def _refusal(exc: pydantic.ValidationError, path: str) -> LoopxError:
+    errors = exc.errors(include_url=False)
+    if any(e["type"] == "union_tag_invalid" for e in errors):
+        return FormatError(f"{path}: unknown event kind (known: {', '.join(EVENT_KINDS)})", hint=UPGRADE_HINT)
+    if any("schema_version" in e["loc"][:2] for e in errors):
+        return FormatError(f"{path}: unsupported schema_version", hint=UPGRADE_HINT)
+    return ValidationError(f"{path}: invalid event: {first_error(exc)}", code="invalid-record")
+
+
+def _check_path(event: EventHead, path: str) -> None:
     match = layout.EVENT_PATH_RE.match(path)
     if match and (match.group("id") != event.event_id or match.group("goal") != event.goal_id):
         raise ValidationError(f"{path}: file name and event disagree (event_id {event.event_id}, goal_id {event.goal_id})", code="invalid-record")
     if match and layout.event_path(event.goal_id, event.event_id, event.recorded_at) != path:
         raise ValidationError(f"{path}: not in the hour shard of its recorded_at {event.recorded_at}", code="invalid-record")
-    return event
 
 
 def parse_run(data: bytes, path: str) -> RunRecord:

@@ -161,3 +161,43 @@ def test_new_entity_events_leave_empty_fields_out_and_fold_to_the_same_todo():
     diff = changes(None, todo, skip=("todo_id", "schema_version"))
     assert all(c.after not in (None, []) for c in diff)
     assert TodoItem.model_validate({"todo_id": "t1", **{c.field: c.after for c in diff}}) == todo
+
+
+# --- what the fold reads: whole events for kinds with a payload, the head of the rest ---------
+
+FOLD_PATH = "goals/g1/events/2026/03/01/10/evt_1.json"
+
+
+def fold_read(extra: dict, kind: str = "note"):
+    from loopx_git.model.state import PAYLOAD_KINDS
+    from loopx_git.store.records import parse_for_fold
+
+    data = json.dumps({**BASE, "event_id": "evt_1", "event_kind": kind, **extra}).encode()
+    return parse_for_fold(data, FOLD_PATH, PAYLOAD_KINDS)
+
+
+def test_fold_reads_whole_events_of_kinds_whose_payload_it_uses():
+    event = fold_read(PAYLOADS["pr_merge"], "pr_merge")
+    assert event.code_refs.pr_ref == "org/repo#7"
+    with pytest.raises(ValidationError, match="changes"):
+        fold_read({"todo_id": "t1", "changes": [{"field": "Bad Field"}]}, "todo_update")
+
+
+def test_fold_reads_only_the_head_of_other_facts_and_verify_checks_the_rest():
+    head = fold_read({"summary": "ok", "artifact_refs": ["/etc/passwd"]})
+    assert head.summary == "ok" and not hasattr(head, "artifact_refs")
+    with pytest.raises(ValidationError, match="artifact_refs"):
+        parse_event(json.dumps({**BASE, "event_id": "evt_1", "event_kind": "note", "artifact_refs": ["/x"]}).encode(),
+                    FOLD_PATH)
+
+
+@pytest.mark.parametrize("extra, error", [({"lamport": 0}, ValidationError), ({"goal_id": "a/b"}, ValidationError),
+                                          ({"schema_version": "loopx_rollout_event_v9"}, FormatError)])
+def test_fold_still_refuses_a_bad_head(extra, error):
+    with pytest.raises(error):
+        fold_read(extra)
+
+
+def test_fold_refuses_unknown_kinds():
+    with pytest.raises(FormatError, match="unknown event kind"):
+        fold_read({}, "teleport")
