@@ -35,6 +35,10 @@ class RecordTable(MutableMapping[str, R], Generic[R]):
             found = self._records[key] = self._model.from_row(marshal.loads(row))
         return found
 
+    def get(self, key: str, default: Optional[R] = None) -> Optional[R]:
+        # without the KeyError round trip of Mapping.get: new ids are looked up on every add
+        return self[key] if key in self else default
+
     def __setitem__(self, key: str, value: R) -> None:
         self._loaded_rows().pop(key, None)
         self._records[key] = value

@@ -56,11 +56,11 @@ def _refusal(exc: pydantic.ValidationError, path: str) -> LoopxError:
 
 
 def _check_path(event: EventHead, path: str) -> None:
-    match = layout.EVENT_PATH_RE.match(path)
-    if match and (match.group("id") != event.event_id or match.group("goal") != event.goal_id):
-        raise ValidationError(f"{path}: file name and event disagree (event_id {event.event_id}, goal_id {event.goal_id})", code="invalid-record")
-    if match and layout.event_path(event.goal_id, event.event_id, event.recorded_at) != path:
-        raise ValidationError(f"{path}: not in the hour shard of its recorded_at {event.recorded_at}", code="invalid-record")
+    expected = layout.event_path(event.goal_id, event.event_id, event.recorded_at)
+    if expected != path:
+        raise ValidationError(f"{path}: does not match its event (goal_id, event_id and the hour shard of recorded_at "
+                              f"put it at {expected})", code="invalid-record")
+
 
 
 def parse_run(data: bytes, path: str) -> RunRecord:
