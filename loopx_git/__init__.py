@@ -10,8 +10,10 @@ __version__ = "0.1.0"
 __all__ = ["__version__", "open"]
 
 
-def open(path: str = ".", *, state_ref: str | None = None):  # noqa: A001 - mirrors builtins.open on purpose
-    """Open the git repository at or above ``path`` and return its :class:`StateRepo`."""
+def open(path: str = ".", *, state_ref: str | None = None, redact: bool = False):  # noqa: A001 - mirrors builtins.open on purpose
+    """Open the git repository at or above ``path`` and return its :class:`StateRepo`.
+
+    With ``redact=True`` a write replaces secrets with ``[REDACTED:<rule>]`` instead of being refused."""
     from loopx_git.api import StateRepo  # lazy: keeps ``import loopx_git`` cheap for hooks
 
-    return StateRepo.open(path, state_ref=state_ref)
+    return StateRepo.open(path, state_ref=state_ref, redact=redact)

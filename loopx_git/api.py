@@ -10,6 +10,7 @@ from loopx_git.domain import event as event_ops
 from loopx_git.domain import goal as goal_ops
 from loopx_git.domain import run as run_ops
 from loopx_git.domain import todo as todo_ops
+from loopx_git.domain.guard import guard
 from loopx_git.domain.write import Write
 from loopx_git.model.ids import utc_now
 from loopx_git.model.state import FOLD_VERSION, PAYLOAD_KINDS, State, extend, fold, require_goal
@@ -30,6 +31,10 @@ class WriteResult:
 
     commit: Optional[str]
     write: Write
+    redactions: tuple = ()
+    """What ``redact=True`` replaced: field, rule and fingerprint of each value (never the value)."""
+    warnings: tuple = ()
+    """Warn-level findings (an e-mail address, a private IP) that did not stop the write."""
 
     @property
     def record(self) -> Any:
@@ -45,19 +50,31 @@ class WriteResult:
 
 
 class StateRepo:
-    def __init__(self, git: GitRepo, ref: str):
+    def __init__(self, git: GitRepo, ref: str, *, redact: bool = False):
         self.git = git
         self.ref = ref
+        self.redact = redact
+        """Redact blocking values with ``[REDACTED:<rule>]`` instead of refusing the write."""
         self._reader = self._new_reader()
+        self._policy = None
 
     def _new_reader(self) -> StateReader:
         return StateReader(self.git, FoldCache(self.git.git_dir, self.ref, FOLD_VERSION), fold, extend, PAYLOAD_KINDS)
 
     @classmethod
-    def open(cls, path: str | Path = ".", *, state_ref: Optional[str] = None) -> "StateRepo":
+    def open(cls, path: str | Path = ".", *, state_ref: Optional[str] = None, redact: bool = False) -> "StateRepo":
         git = GitRepo.discover(path)
         ref = layout.state_ref(state_ref or git.config_get(CONFIG_KEY) or layout.DEFAULT_STATE_REF)
-        return cls(git, ref)
+        return cls(git, ref, redact=redact)
+
+    @property
+    def policy(self):
+        """The connected repository's safety policy (``[tool.loopx.safety]``, ``.publicsafe-allow``)."""
+        if self._policy is None:
+            from loopx_git.safety.policy import load_from
+
+            self._policy = load_from(self.git.workdir)
+        return self._policy
 
     def __enter__(self) -> "StateRepo":
         return self
@@ -114,6 +131,8 @@ class StateRepo:
             write = build(state)
             if write.is_empty:
                 return WriteResult(None, write)
+            guarded = guard(write, self.policy, redact=self.redact)
+            write = guarded.write
             after = state.copy_for({write.goal_id})
             fold(write.events, write.runs, after)
             txn = transaction.Transaction(write.verb, write.summary, write.goal_id, write.agent_id,
@@ -126,7 +145,7 @@ class StateRepo:
             txn.files.update(render_touched(after, entities))
             commit = transaction.commit(self.git, self.ref, tip, txn)
             self._reader.remember(commit, after)
-            return WriteResult(commit, write)
+            return WriteResult(commit, write, tuple(guarded.redactions), tuple(guarded.warnings))
 
         return transaction.retrying(attempt)
 

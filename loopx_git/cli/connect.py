@@ -15,6 +15,7 @@ def register(root: typer.Typer) -> None:
         state_branch: Optional[str] = typer.Option(None, "--state-branch", help="Branch to keep state on (default loopx/state)."),
         goal_id: Optional[str] = typer.Option(None, "--goal-id", help="Also create this goal (with --objective)."),
         objective: Optional[str] = typer.Option(None, "--objective"),
+        redact: bool = context.REDACT,
     ) -> None:  # fmt: skip
         """Connect this repository: create the state branch if it is missing. Running it again changes nothing.
 
@@ -25,7 +26,7 @@ def register(root: typer.Typer) -> None:
         c = context.get(ctx)
         if (goal_id is None) != (objective is None):
             raise ValidationError("fields 'goal_id' and 'objective': give both or neither", code="invalid-field")
-        with c.session() as repo:
+        with c.session(redact=redact) as repo:
             result = repo.connect(state_branch=state_branch or c.state_branch)
             created = None
             if goal_id and not repo.goal_exists(goal_id):

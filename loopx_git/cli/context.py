@@ -24,19 +24,23 @@ class Ctx:
     format: OutputFormat = OutputFormat.text
     state_branch: Optional[str] = None
 
-    def open(self) -> "StateRepo":
+    def open(self, *, redact: bool = False) -> "StateRepo":
         from loopx_git.api import StateRepo  # lazy: `loopx --help` must not load git
 
-        return StateRepo.open(self.repo, state_ref=self.state_branch)
+        return StateRepo.open(self.repo, state_ref=self.state_branch, redact=redact)
 
     @contextmanager
-    def session(self) -> Iterator["StateRepo"]:
+    def session(self, *, redact: bool = False) -> Iterator["StateRepo"]:
         """The repository for one command; closing it saves the fold cache and packs if due."""
-        repo = self.open()
+        repo = self.open(redact=redact)
         try:
             yield repo
         finally:
             repo.close()
+
+
+REDACT = typer.Option(False, "--redact", help="Write secrets and private paths as [REDACTED:<rule>] instead of refusing.")
+"""Every writing command takes it: refusing is the default, redacting is asked for."""
 
 
 def get(ctx: typer.Context) -> Ctx:

@@ -38,6 +38,7 @@ def append(
     gate_id: Optional[str] = typer.Option(None, "--gate-id"), decision_id: Optional[str] = typer.Option(None, "--decision-id"),
     label: List[str] = typer.Option([], "--label"), artifact_ref: List[str] = typer.Option([], "--artifact-ref"),
     detail: List[str] = typer.Option([], "--detail", help="KEY=VALUE scalar detail (repeatable)."),
+    redact: bool = context.REDACT,
 ) -> None:  # fmt: skip
     """Append one event (a PR merge wakes the todos waiting for it).
 
@@ -46,7 +47,7 @@ def append(
       loopx event append -g parser --kind validation --agent-id alice --todo-id todo-tok --artifact-ref tests/test_tok.py
     """
     c = context.get(ctx)
-    with c.session() as repo:
+    with c.session(redact=redact) as repo:
         result = repo.event_append(
             goal_id, kind, agent_id=agent_id, todo_id=todo_id, run_id=run_id, case_id=case_id, lane_id=lane_id,
             summary=summary, pr_ref=pr_ref, commit_ref=commit_ref, revert_of=revert_of, to_agent_id=to_agent_id,

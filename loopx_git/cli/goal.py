@@ -25,13 +25,14 @@ def create(
     acceptance: List[str] = typer.Option([], "--acceptance", help="An acceptance criterion (repeatable)."),
     non_goal: List[str] = typer.Option([], "--non-goal", help="Something out of scope (repeatable)."),
     agent_id: Optional[str] = typer.Option(None, "--agent-id", help="Who is acting (default: a person)."),
+    redact: bool = context.REDACT,
 ) -> None:  # fmt: skip
     """Create a goal.
 
     Example: loopx goal create --goal-id parser --objective 'A streaming JSON parser' --acceptance 'passes the suite'
     """
     c = context.get(ctx)
-    with c.session() as repo:
+    with c.session(redact=redact) as repo:
         result = repo.goal_create(goal_id, objective, acceptance_criteria=acceptance, non_goals=non_goal, actor=agent_id)
     render.write_result(c, result, lambda r: render.line(f"created goal {r.record.goal_id}: {r.record.objective}"))
 
@@ -43,13 +44,14 @@ def update(
     add_non_goal: List[str] = typer.Option([], "--add-non-goal", help="Add a non-goal."),
     status: Optional[str] = typer.Option(None, help="active | paused | completed | abandoned"),
     agent_id: Optional[str] = typer.Option(None, "--agent-id", help="Who is acting."),
+    redact: bool = context.REDACT,
 ) -> None:  # fmt: skip
     """Change a goal's objective, criteria or status.
 
     Example: loopx goal update --goal-id parser --status paused
     """
     c = context.get(ctx)
-    with c.session() as repo:
+    with c.session(redact=redact) as repo:
         result = repo.goal_update(goal_id, objective=objective, add_acceptance=add_acceptance,
                                   add_non_goals=add_non_goal, status=status, actor=agent_id)  # fmt: skip
     render.write_result(c, result, lambda r: _show_goal(r.record))
@@ -79,13 +81,14 @@ def register(
     ctx: typer.Context, goal_id: str = GOAL_ID, agent_id: str = typer.Option(..., "--agent-id", help="Agent id."),
     lane: Optional[str] = typer.Option(None, "--lane", help="The lane the agent works in."),
     role: str = typer.Option("worker", "--role", help="worker | reviewer | controller | observer"),
+    redact: bool = context.REDACT,
 ) -> None:  # fmt: skip
     """Register (or re-register) an agent on a goal.
 
     Example: loopx agent register --goal-id parser --agent-id alice --lane core
     """
     c = context.get(ctx)
-    with c.session() as repo:
+    with c.session(redact=redact) as repo:
         result = repo.agent_register(goal_id, agent_id, lane=lane, role=role)
     render.write_result(c, result, lambda r: render.line(f"agent {r.record.agent_id} registered on {goal_id}"
                                                          + (f" (lane {r.record.lane})" if r.record.lane else "")))

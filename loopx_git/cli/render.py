@@ -81,9 +81,15 @@ def write_result(ctx: Ctx, result: Any, text: Callable[[Any], None]) -> None:
         "commit": result.commit,
         "event_ids": result.event_ids,
         "record": to_data(result.record),
+        "redacted": [f.to_json() for f in result.redactions],
+        "warnings": [f.to_json() for f in result.warnings],
     }
     if ctx.format == OutputFormat.text:
         text(result)
+        for finding in result.redactions:
+            note(f"redacted {finding.describe()}")
+        for finding in result.warnings:
+            note(f"warning: {finding.describe()} (written; warn-level rules do not block)")
         if result.changed:
             note(f"commit {result.commit[:12]} · {len(result.event_ids)} event(s)")
         else:

@@ -19,13 +19,14 @@ def register(root: typer.Typer) -> None:
         recommended_action: Optional[str] = typer.Option(None, "--recommended-action"),
         delivery_batch_scale: Optional[int] = typer.Option(None, "--delivery-batch-scale", min=0),
         evidence: List[str] = typer.Option([], "--evidence"),
+        redact: bool = context.REDACT,
     ) -> None:  # fmt: skip
         """Record one run in the run history.
 
         Example: loopx refresh-state -g parser --classification progress --delivery-outcome outcome_progress --agent-id alice
         """
         c = context.get(ctx)
-        with c.session() as repo:
+        with c.session(redact=redact) as repo:
             result = repo.refresh_state(goal_id, classification, delivery_outcome=delivery_outcome, agent_id=agent_id,
                                         todo_id=todo_id, recommended_action=recommended_action,
                                         delivery_batch_scale=delivery_batch_scale, evidence=evidence)  # fmt: skip

@@ -58,6 +58,7 @@ def add(
     task_repository: Optional[str] = typer.Option(None, "--task-repository", help="owner/repo the work happens in."),
     todo_id: Optional[str] = typer.Option(None, "--todo-id", help="Choose the id (default: generated)."),
     agent_id: Optional[str] = ACTOR,
+    redact: bool = context.REDACT,
 ) -> None:  # fmt: skip
     """Add a formal todo.
 
@@ -66,7 +67,7 @@ def add(
       loopx todo add -g parser --text 'Document it' --resume-when todo_done:todo-tok
     """
     c = context.get(ctx)
-    with c.session() as repo:
+    with c.session(redact=redact) as repo:
         result = repo.todo_add(goal_id, text, role=role, task_class=task_class, action_kind=action_kind,
                                priority=priority, claimed_by=claimed_by, resume_when=resume_when,
                                unblocks_todo_id=unblocks_todo_id, task_repository=task_repository, todo_id=todo_id,
@@ -76,13 +77,13 @@ def add(
 
 @app.command("claim")
 def claim(ctx: typer.Context, goal_id: str = GOAL_ID, todo_id: str = TODO_ID,
-          agent_id: str = typer.Option(..., "--agent-id", help="The registered agent claiming it.")) -> None:  # fmt: skip
+          agent_id: str = typer.Option(..., "--agent-id", help="The registered agent claiming it."), redact: bool = context.REDACT) -> None:  # fmt: skip
     """Claim an open, unclaimed todo (claiming your own again changes nothing).
 
     Example: loopx todo claim -g parser -t todo-tok --agent-id alice
     """
     c = context.get(ctx)
-    with c.session() as repo:
+    with c.session(redact=redact) as repo:
         result = repo.todo_claim(goal_id, todo_id, agent_id)
     render.write_result(c, result, _said("claimed"))
 
@@ -95,13 +96,14 @@ def update(
     resume_when: Optional[str] = typer.Option(None, "--resume-when", help="When a deferred/blocked todo may resume."),
     clear_claim: bool = typer.Option(False, "--clear-claim", help="Release the claim."),
     agent_id: Optional[str] = ACTOR,
+    redact: bool = context.REDACT,
 ) -> None:  # fmt: skip
     """Block, defer or reopen a todo.
 
     Example: loopx todo update -g parser -t todo-doc --status deferred --reason 'after the API settles' --resume-when todo_done:todo-api
     """
     c = context.get(ctx)
-    with c.session() as repo:
+    with c.session(redact=redact) as repo:
         result = repo.todo_update(goal_id, todo_id, status, reason=reason, resume_when=resume_when,
                                   clear_claim=clear_claim, actor=agent_id)  # fmt: skip
     render.write_result(c, result, _said("updated"))
@@ -115,13 +117,14 @@ def complete(
     reason: Optional[str] = typer.Option(None, "--reason", help="Why nothing follows."),
     successor: List[str] = typer.Option([], "--successor-todo-id", help="A todo that continues this one (repeatable)."),
     agent_id: Optional[str] = ACTOR,
+    redact: bool = context.REDACT,
 ) -> None:  # fmt: skip
     """Mark a todo done, with evidence; wakes the todos waiting for it.
 
     Example: loopx todo complete -g parser -t todo-tok --evidence tests/test_tokenizer.py --agent-id alice
     """
     c = context.get(ctx)
-    with c.session() as repo:
+    with c.session(redact=redact) as repo:
         result = repo.todo_complete(goal_id, todo_id, evidence=evidence, no_follow_up=no_follow_up, reason=reason,
                                     successor_todo_ids=successor, actor=agent_id)  # fmt: skip
     render.write_result(c, result, _said("completed"))
@@ -132,13 +135,14 @@ def supersede(
     ctx: typer.Context, goal_id: str = GOAL_ID, todo_id: str = TODO_ID,
     by: str = typer.Option(..., "--by", help="The todo that replaces it."),
     reason: str = typer.Option(..., "--reason", help="Why."), agent_id: Optional[str] = ACTOR,
+    redact: bool = context.REDACT,
 ) -> None:  # fmt: skip
     """Replace a todo with another; both keep the link, nothing is deleted.
 
     Example: loopx todo supersede -g parser -t todo-old --by todo-new --reason 'split in two'
     """
     c = context.get(ctx)
-    with c.session() as repo:
+    with c.session(redact=redact) as repo:
         result = repo.todo_supersede(goal_id, todo_id, by, reason, actor=agent_id)
     render.write_result(c, result, _said("superseded"))
 
@@ -150,23 +154,24 @@ def suggest(
     task_class: str = typer.Option("advancement_task", "--task-class"), priority: str = typer.Option("P2"),
     reason: Optional[str] = typer.Option(None, "--reason", help="Why it is suggested."),
     todo_id: Optional[str] = typer.Option(None, "--todo-id"), agent_id: Optional[str] = ACTOR,
+    redact: bool = context.REDACT,
 ) -> None:  # fmt: skip
     """Suggest a candidate todo: visible for a decision, never runnable until promoted.
 
     Example: loopx todo suggest -g parser --text 'Fuzz the tokenizer' --agent-id alice
     """
     c = context.get(ctx)
-    with c.session() as repo:
+    with c.session(redact=redact) as repo:
         result = repo.todo_suggest(goal_id, text, role=role, task_class=task_class, priority=priority, reason=reason,
                                    todo_id=todo_id, actor=agent_id)  # fmt: skip
     render.write_result(c, result, lambda r: render.line(f"suggested {r.record.todo_id}: {r.record.text}"))
 
 
 @app.command("promote")
-def promote(ctx: typer.Context, goal_id: str = GOAL_ID, todo_id: str = TODO_ID, agent_id: Optional[str] = ACTOR) -> None:
+def promote(ctx: typer.Context, goal_id: str = GOAL_ID, todo_id: str = TODO_ID, agent_id: Optional[str] = ACTOR, redact: bool = context.REDACT) -> None:
     """Promote a suggested todo into the formal backlog. Example: loopx todo promote -g parser -t todo-fuzz"""
     c = context.get(ctx)
-    with c.session() as repo:
+    with c.session(redact=redact) as repo:
         result = repo.todo_promote(goal_id, todo_id, actor=agent_id)
     render.write_result(c, result, _said("promoted"))
 

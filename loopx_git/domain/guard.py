@@ -1,0 +1,95 @@
+"""The public-safety gate every write passes before it becomes a commit.
+
+Each event and run record of a write is checked as the JSON the store will write, and so is the
+summary that becomes the commit subject. A blocking finding refuses the write (naming the field,
+the rule and the fingerprint) unless the caller asked to redact; then the redacted records are
+validated again and the write carries them, with a note of what was replaced.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from loopx_git.errors import LoopxError
+from loopx_git.safety.policy import Policy
+from loopx_git.safety.records import FieldFinding, check
+from loopx_git.safety.scan import redact as redact_text
+from loopx_git.safety.scan import scan
+
+
+class SafetyError(LoopxError):
+    """A value that the public-safety rules keep off the state branch."""
+
+    code = "unsafe"
+
+
+@dataclass
+class Guarded:
+    """A write that passed, what ``--redact`` replaced in it, and the warnings it still carries."""
+
+    write: Any
+    redactions: list[FieldFinding] = field(default_factory=list)
+    warnings: list[FieldFinding] = field(default_factory=list)
+
+
+def _where(record: Any) -> str:
+    kind = getattr(record, "event_kind", None) or "run record"
+    return f"{kind} {getattr(record, 'event_id', None) or getattr(record, 'run_id', '')}".strip()
+
+
+def _refusal(blocking: list[FieldFinding]) -> SafetyError:
+    first = blocking[0]
+    more = f" (and {len(blocking) - 1} more)" if len(blocking) > 1 else ""
+    from loopx_git.safety.records import STRUCTURAL_RULES
+    from loopx_git.safety.rules import BY_ID
+
+    rule = STRUCTURAL_RULES.get(first.rule) or f"{BY_ID[first.rule].description} may not be written to the state branch"
+    return SafetyError(
+        f"{first.describe()}{more}: {rule}; nothing was written",
+        hint="rerun with --redact to write [REDACTED:<rule>] in its place, or, for a false positive, add "
+        f"'{first.rule} {first.fingerprint} # reason' to .publicsafe-allow",
+    )
+
+
+def guard(write: Any, policy: Policy, *, redact: bool = False) -> Guarded:
+    """Check (and with ``redact``, clean) every record of ``write``; raise SafetyError on a block."""
+    findings: list[FieldFinding] = []
+    events, runs = [], []
+    for records, out in ((write.events, events), (write.runs, runs)):
+        for record in records:
+            clean, found = check(record.model_dump(mode="json"), policy, redact=redact)
+            findings.extend(found)
+            out.append(_rebuilt(record, clean) if redact and any(f.blocks for f in found) else record)
+    summary = write.summary
+    summary_found = [f for f in scan(summary, policy, inline=False)]
+    findings.extend(FieldFinding("summary", f.rule, f.severity, f.fingerprint, f) for f in summary_found)
+    unique: dict = {}
+    for finding in findings:  # a summary repeats a field: report each value once, under its field
+        unique.setdefault((finding.rule, finding.fingerprint), finding)
+    findings = list(unique.values())
+    blocking = [f for f in findings if f.blocks]
+    if blocking and not redact:
+        raise _refusal(blocking)
+    if not blocking:
+        return Guarded(write, [], findings)
+    if any(f.rule in ("boundary-claim",) for f in blocking):
+        raise _refusal([f for f in blocking if f.rule == "boundary-claim"])
+    summary = redact_text(summary, policy)[0]
+    result = write.result
+    if result is not None and hasattr(result, "model_dump"):
+        result = _rebuilt(result, check(result.model_dump(mode="json"), policy, redact=True)[0])
+    cleaned = replace(write, events=events, runs=runs, summary=summary, result=result)
+    return Guarded(cleaned, blocking, [f for f in findings if not f.blocks])
+
+
+def _rebuilt(record: Any, data: dict) -> Any:
+    """The redacted record, validated again: a redaction must still be a valid record."""
+    import pydantic
+
+    from loopx_git.model.record import first_error
+
+    try:
+        return type(record).model_validate(data)
+    except pydantic.ValidationError as exc:
+        raise SafetyError(f"{_where(record)}: cannot redact field {first_error(exc, 'record')}",
+                          hint="that field does not accept a [REDACTED:<rule>] marker; remove the value instead") from exc  # fmt: skip

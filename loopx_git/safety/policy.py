@@ -1,0 +1,156 @@
+"""What a repository may relax: ``[tool.loopx.safety]`` in its ``pyproject.toml`` and the
+committed ``.publicsafe-allow`` file. Both are parsed from text here; callers read the files.
+
+``.publicsafe-allow`` holds one ``<rule-id> <fingerprint> [path-glob] # reason`` per line —
+fingerprints only, so the file is safe to commit.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+from loopx_git.errors import ValidationError
+from loopx_git.safety.rules import BLOCK, BY_ID, DEFAULT_CI_HOME_USERS, WARN, Context
+
+ALLOW_FILE = ".publicsafe-allow"
+DEFAULT_MAX_FIELD_BYTES = 4096
+_FINGERPRINT = re.compile(r"^[0-9a-f]{16}$")
+_CONFIG_KEYS = ("disabled_rules", "severity", "allowed_paths", "ci_home_users", "max_field_bytes", "local_state")
+
+
+@dataclass(frozen=True)
+class AllowEntry:
+    rule: str
+    fingerprint: str
+    path_glob: Optional[str] = None
+
+
+@dataclass(frozen=True)
+class Policy:
+    disabled: frozenset = frozenset()
+    severity: dict = field(default_factory=dict)
+    allowed_paths: tuple = ()
+    ci_home_users: frozenset = DEFAULT_CI_HOME_USERS
+    max_field_bytes: int = DEFAULT_MAX_FIELD_BYTES
+    local_state: tuple = ()
+    allow: tuple = ()
+
+    @property
+    def context(self) -> Context:
+        return Context(ci_home_users=self.ci_home_users)
+
+    def allowed_by_fingerprint(self, rule: str, fingerprint: str, path: Optional[str]) -> bool:
+        from loopx_git.safety.boundary import glob_match
+
+        return any(
+            entry.rule == rule and entry.fingerprint == fingerprint
+            and (entry.path_glob is None or (path is not None and glob_match(entry.path_glob, path)))
+            for entry in self.allow
+        )  # fmt: skip
+
+    def path_allowed(self, path: Optional[str]) -> bool:
+        from loopx_git.safety.boundary import glob_match
+
+        return path is not None and any(glob_match(g, path) for g in self.allowed_paths)
+
+
+DEFAULT_POLICY = Policy()
+
+
+def _refuse(where: str, problem: str, rule: str) -> ValidationError:
+    return ValidationError(f"{where}: {problem} ({rule})", code="invalid-config")
+
+
+def parse_allow_file(text: str, name: str = ALLOW_FILE) -> tuple[AllowEntry, ...]:
+    entries = []
+    for number, raw in enumerate(text.splitlines(), 1):
+        line = raw.split("#", 1)[0].strip()
+        if not line:
+            continue
+        parts = line.split()
+        where = f"{name}:{number}"
+        if len(parts) not in (2, 3):
+            raise _refuse(where, f"expected '<rule-id> <fingerprint> [path-glob]', got {len(parts)} fields",
+                          "one entry per line; a reason goes after '#'")  # fmt: skip
+        if parts[0] not in BY_ID:
+            raise _refuse(where, f"unknown rule id {parts[0]!r}", "rule ids are listed by `loopx check --rules`")
+        if not _FINGERPRINT.match(parts[1]):
+            raise _refuse(where, f"{parts[1]!r} is not a 16-hex fingerprint",
+                          "the allow file holds fingerprints from findings, never the value itself")  # fmt: skip
+        entries.append(AllowEntry(parts[0], parts[1], parts[2] if len(parts) == 3 else None))
+    return tuple(entries)
+
+
+def _strings(where: str, value: Any) -> tuple[str, ...]:
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise _refuse(where, "must be a list of strings", "[tool.loopx.safety] in pyproject.toml")
+    return tuple(value)
+
+
+def _rule_ids(where: str, ids: tuple[str, ...]) -> tuple[str, ...]:
+    for rule_id in ids:
+        if rule_id not in BY_ID:
+            raise _refuse(where, f"unknown rule id {rule_id!r}", "rule ids are listed by `loopx check --rules`")
+        if BY_ID[rule_id].fingerprint_only:
+            raise _refuse(where, f"rule {rule_id!r} cannot be disabled or downgraded",
+                          "private keys, GitHub tokens and vendor keys are allowlisted only by fingerprint in .publicsafe-allow")
+    return ids
+
+
+def parse_config(table: dict, allow: tuple[AllowEntry, ...] = ()) -> Policy:
+    """Build a policy from the ``[tool.loopx.safety]`` table; every key is checked."""
+    prefix = "[tool.loopx.safety]"
+    for key in table:
+        if key not in _CONFIG_KEYS:
+            raise _refuse(f"{prefix} {key}", "unknown key", f"known keys: {', '.join(_CONFIG_KEYS)}")
+    disabled = _rule_ids(f"{prefix} disabled_rules", _strings(f"{prefix} disabled_rules", table.get("disabled_rules", [])))
+    severity = table.get("severity", {})
+    if not isinstance(severity, dict) or any(v not in (BLOCK, WARN) for v in severity.values()):
+        raise _refuse(f"{prefix} severity", "must map rule ids to 'block' or 'warn'", "severity overrides")
+    _rule_ids(f"{prefix} severity", tuple(k for k, v in severity.items() if v == WARN))
+    _rule_ids(f"{prefix} severity", tuple(severity))
+    max_bytes = table.get("max_field_bytes", DEFAULT_MAX_FIELD_BYTES)
+    if not isinstance(max_bytes, int) or isinstance(max_bytes, bool) or not 256 <= max_bytes <= 1 << 20:
+        raise _refuse(f"{prefix} max_field_bytes", f"{max_bytes!r} is out of range", "an integer from 256 to 1048576")
+    return Policy(
+        disabled=frozenset(disabled),
+        severity=dict(severity),
+        allowed_paths=_strings(f"{prefix} allowed_paths", table.get("allowed_paths", [])),
+        ci_home_users=DEFAULT_CI_HOME_USERS | frozenset(_strings(f"{prefix} ci_home_users", table.get("ci_home_users", []))),
+        max_field_bytes=max_bytes,
+        local_state=_strings(f"{prefix} local_state", table.get("local_state", [])),
+        allow=allow,
+    )
+
+
+def load(pyproject_text: Optional[str], allow_text: Optional[str]) -> Policy:
+    """The policy of a repository from the text of its two files (either may be absent)."""
+    allow = parse_allow_file(allow_text) if allow_text else ()
+    table: dict = {}
+    if pyproject_text:
+        try:
+            import tomllib  # type: ignore[import-not-found]
+        except ModuleNotFoundError:  # Python 3.10
+            import tomli as tomllib  # type: ignore[no-redef]
+        try:
+            data = tomllib.loads(pyproject_text)
+        except tomllib.TOMLDecodeError as exc:
+            raise _refuse("pyproject.toml", f"not valid TOML ({exc})", "the file must parse before its [tool.loopx.safety] is read")
+        table = data.get("tool", {}).get("loopx", {}).get("safety", {})
+        if not isinstance(table, dict):
+            raise _refuse("[tool.loopx.safety]", "must be a table", "TOML table")
+    return parse_config(table, allow)
+
+
+def load_from(workdir) -> Policy:
+    """The policy of the work tree at ``workdir`` (a bare repository, None, gets the defaults)."""
+    if workdir is None:
+        return DEFAULT_POLICY
+    from pathlib import Path
+
+    def read(name: str) -> Optional[str]:
+        path = Path(workdir) / name
+        return path.read_text(encoding="utf-8") if path.is_file() else None
+
+    return load(read("pyproject.toml"), read(ALLOW_FILE))

@@ -1,0 +1,137 @@
+"""Structural rules for records bound for the state branch, on top of the text rules: no key that
+carries raw material, no field larger than the cap, refs relative and inside the repository, and
+boundary flags that only ever say "not recorded".
+
+Records arrive as plain JSON values (what the store writes), so this stays free of pydantic.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any, Optional
+
+from loopx_git.safety.policy import DEFAULT_POLICY, Policy
+from loopx_git.safety.rules import BLOCK
+from loopx_git.safety.scan import Finding, fingerprint, marker, scan
+
+_RAW_KEYS = frozenset({"transcript", "stdout", "stderr", "prompt", "prompts", "messages", "password", "passwd",
+                       "secret", "api_key", "apikey", "client_secret", "private_key", "cookie", "cookies",
+                       "authorization", "credentials", "credential", "session_transcript", "trajectory"})  # fmt: skip
+_RAW_SUFFIXES = ("_token", "_password", "_secret", "_api_key", "_transcript", "_stdout", "_stderr", "_prompt")
+_DIGEST = re.compile(r"^(?:(?:sha1|sha256|sha512|blake2b|md5)[:-])?[0-9a-fA-F]{32,128}$")
+_URL = re.compile(r"^[a-z][a-z0-9+.-]*://", re.I)
+_WINDOWS_ABSOLUTE = re.compile(r"^[A-Za-z]:[\\/]|^\\\\")
+
+
+@dataclass(frozen=True)
+class FieldFinding:
+    """A finding in one field of a record: ``field`` is its dotted path (``details.stdout``)."""
+
+    field: str
+    rule: str
+    severity: str
+    fingerprint: str
+    text: Optional[Finding] = None
+
+    @property
+    def blocks(self) -> bool:
+        return self.severity == BLOCK
+
+    def describe(self) -> str:
+        return f"field '{self.field}': {self.rule} ({self.severity}) fp={self.fingerprint}"
+
+    def to_json(self) -> dict:
+        return {"field": self.field, "rule": self.rule, "severity": self.severity, "fingerprint": self.fingerprint}
+
+
+def is_raw_key(key: str) -> bool:
+    low = key.lower()
+    return low in _RAW_KEYS or low.startswith("raw_") or low.endswith(_RAW_SUFFIXES)
+
+
+def is_ref_key(key: str) -> bool:
+    return key.endswith(("_ref", "_refs"))
+
+
+def is_digest_or_ref(value: str) -> bool:
+    return bool(_DIGEST.match(value)) or ref_problem(value) is None and ("/" in value or "." in value) and " " not in value
+
+
+def ref_problem(value: str) -> Optional[str]:
+    """Why ``value`` is not a safe ref, or None. URLs pass (the text rules check credentials in them)."""
+    if _URL.match(value):
+        return None
+    if value.startswith(("/", "~")) or _WINDOWS_ABSOLUTE.match(value):
+        return "is an absolute path; refs are relative to the repository"
+    if ".." in re.split(r"[\\/]", value):
+        return "climbs out with '..'; refs stay inside the repository"
+    return None
+
+
+class _Checker:
+    def __init__(self, policy: Policy, redact: bool):
+        self.policy = policy
+        self.redact = redact
+        self.findings: list[FieldFinding] = []
+
+    def _add(self, field: str, rule: str, value: str, text: Optional[Finding] = None) -> None:
+        self.findings.append(FieldFinding(field, rule, BLOCK if text is None else text.severity,
+                                          text.fingerprint if text else fingerprint(value), text))  # fmt: skip
+
+    def value(self, field: str, key: str, value: Any) -> Any:
+        if isinstance(value, dict):
+            return {k: self.value(f"{field}.{k}" if field else k, k, v) for k, v in value.items()}
+        if isinstance(value, list):
+            if key == "changes":  # an entity field change is named by the field it changes
+                return [self.change(field, item) for item in value]
+            return [self.value(f"{field}[{i}]", key, item) for i, item in enumerate(value)]
+        if not isinstance(value, str):
+            return value
+        return self.text(field, key, value)
+
+    def change(self, field: str, item: Any) -> Any:
+        if not isinstance(item, dict) or "field" not in item:
+            return self.value(field, "changes", item)
+        name = str(item["field"])
+        return {k: (self.value(name, name, v) if k in ("before", "after") else v) for k, v in item.items()}
+
+    def text(self, field: str, key: str, value: str) -> str:
+        if key and is_raw_key(key) and not is_digest_or_ref(value):
+            self._add(field, "raw-material-key", value)
+            return marker("raw-material-key")
+        if len(value.encode("utf-8", "surrogatepass")) > self.policy.max_field_bytes:
+            self._add(field, "field-too-large", value)
+            return marker("field-too-large")
+        if is_ref_key(key) and ref_problem(value):
+            self._add(field, "unsafe-ref", value)
+            return marker("unsafe-ref")
+        found = scan(value, self.policy, inline=False)
+        for finding in found:
+            self._add(field, finding.rule, value, finding)
+        out = value
+        for finding in reversed(found):
+            if self.redact and finding.blocks:
+                out = out[:finding.start] + marker(finding.rule) + out[finding.end:]
+        return out
+
+
+def check(record: dict, policy: Policy = DEFAULT_POLICY, *, redact: bool = False) -> tuple[dict, list[FieldFinding]]:
+    """Findings in one record (a JSON object), and the record with blocking values redacted
+    (only meaningful with ``redact=True``). ``boundary`` flags that claim raw material was
+    recorded are refused: the state branch never holds it."""
+    checker = _Checker(policy, redact)
+    out = checker.value("", "", record)
+    for flag, recorded in (record.get("boundary") or {}).items():
+        if recorded is True:
+            checker.findings.append(FieldFinding(f"boundary.{flag}", "boundary-claim", BLOCK, fingerprint(flag)))
+    checker.findings.sort(key=lambda f: (f.field == "summary", f.field))  # a summary repeats a field: name the field
+    return out, checker.findings
+
+
+STRUCTURAL_RULES = {
+    "raw-material-key": "a key that carries raw material (transcript, raw_*, stdout, stderr, prompt, messages, "
+                        "credential names) holds only a digest or a relative ref",
+    "field-too-large": "one field holds at most max_field_bytes (4 KiB unless configured), so raw logs stay out",
+    "unsafe-ref": "refs are relative to the repository, with no '..'",
+    "boundary-claim": "boundary flags say raw material was not recorded; the state branch never holds it",
+}
