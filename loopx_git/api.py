@@ -121,6 +121,18 @@ class StateRepo:
 
         return transaction.retrying(attempt)
 
+    def connect_worktree(self, *, hooks: bool = True, ignore: bool = True):
+        """Install the hook shims and the ``.gitignore`` block for local state (idempotent)."""
+        from loopx_git.hooks import connection
+
+        return connection.connect(self.git, hooks=hooks, ignore=ignore)
+
+    def disconnect(self) -> dict[str, str]:
+        """Remove loopx's hook sections only; the state branch and the ignore block stay."""
+        from loopx_git.hooks import connection
+
+        return connection.disconnect(self.git)
+
     def apply(self, build: Callable[[State], Write]) -> WriteResult:
         """Run one domain operation as one commit: read the tip, validate against its state,
         commit with compare-and-swap; on a lost race, all of it again on the new tip."""
@@ -240,6 +252,41 @@ class StateRepo:
         from loopx_git.views.verify import verify
 
         return verify(self.git, self.ref, progress or (lambda stage, done, total: None))
+
+    def check(self):
+        """Tracked or unignored local state, and a safety scan of every tracked file."""
+        from loopx_git.hooks import connection
+
+        return connection.check(self.git)
+
+    def health(self):
+        """Hooks present and current, the ignore block, the pre-commit framework, the loopx used."""
+        from loopx_git.hooks import connection
+
+        return connection.health(self.git)
+
+    def remote_copies(self) -> list[dict]:
+        """The state branch against each remote-tracking copy of it: pushed, ahead, behind or
+        diverged. Read from refs the last fetch left; nothing is fetched here."""
+        short = self.ref.removeprefix("refs/heads/")
+        tip = self.tip
+        out = []
+        for name, oid in self.git.refs("refs/remotes/"):
+            remote, _, branch = name.removeprefix("refs/remotes/").partition("/")
+            if branch != short:
+                continue
+            if tip is None:
+                relation = "behind"
+            elif oid == tip:
+                relation = "pushed"
+            elif self.git.is_ancestor(oid, tip):
+                relation = "ahead"
+            elif self.git.is_ancestor(tip, oid):
+                relation = "behind"
+            else:
+                relation = "diverged"
+            out.append({"remote": remote, "ref": name, "remote_tip": oid, "relation": relation})
+        return out
 
     def object_stats(self) -> hygiene.ObjectStats:
         return hygiene.object_stats(self.git.git_dir)

@@ -1,4 +1,4 @@
-"""``loopx connect``: create the state branch (idempotent), optionally with a first goal."""
+"""``loopx connect`` and ``loopx disconnect``: the state branch, the hook shims, the ignore block."""
 from __future__ import annotations
 
 from typing import Optional
@@ -15,11 +15,19 @@ def register(root: typer.Typer) -> None:
         state_branch: Optional[str] = typer.Option(None, "--state-branch", help="Branch to keep state on (default loopx/state)."),
         goal_id: Optional[str] = typer.Option(None, "--goal-id", help="Also create this goal (with --objective)."),
         objective: Optional[str] = typer.Option(None, "--objective"),
+        hooks: bool = typer.Option(True, "--hooks/--no-hooks", help="Install the pre-commit and pre-push shims."),
+        ignore: bool = typer.Option(True, "--ignore/--no-ignore", help="Keep the local-state block in .gitignore."),
         redact: bool = context.REDACT,
     ) -> None:  # fmt: skip
-        """Connect this repository: create the state branch if it is missing. Running it again changes nothing.
+        """Connect this repository: create the state branch if it is missing, install the pre-commit and
+        pre-push shims (beside any hooks you have; core.hooksPath is honoured) and add the local-state
+        block to .gitignore. Running it again only updates what changed.
 
-        Example: loopx connect --goal-id parser --objective 'A streaming JSON parser'
+        Under the pre-commit framework (.pre-commit-config.yaml present) it prints the hooks to add instead.
+
+        Examples:
+          loopx connect --goal-id parser --objective 'A streaming JSON parser'
+          loopx connect --no-hooks
         """
         from loopx_git.errors import ValidationError
 
@@ -31,12 +39,33 @@ def register(root: typer.Typer) -> None:
             created = None
             if goal_id and not repo.goal_exists(goal_id):
                 created = repo.goal_create(goal_id, objective or "")
+            worktree = repo.connect_worktree(hooks=hooks, ignore=ignore)
             data = {"state_ref": repo.ref, "created": result.changed, "tip": repo.tip,
-                    "goal_created": created.record.goal_id if created else None}  # fmt: skip
+                    "goal_created": created.record.goal_id if created else None, **worktree.to_json()}  # fmt: skip
 
         def text(d: dict) -> None:
             render.line(("created " if d["created"] else "already connected: ") + d["state_ref"])
             if d["goal_created"]:
                 render.line(f"created goal {d['goal_created']}")
+            for name, did in d["hooks"].items():
+                render.line(f"{name} hook: {did}")
+            if d["ignore_block"]:
+                render.line(f".gitignore local-state block: {d['ignore_block']}")
+            if d["framework_snippet"]:
+                render.line("this repository uses the pre-commit framework; add to .pre-commit-config.yaml under repos:")
+                render.line(d["framework_snippet"].rstrip())
 
         render.emit(c, data, text)
+
+    @root.command("disconnect")
+    def disconnect(ctx: typer.Context) -> None:
+        """Remove loopx's sections from the pre-commit and pre-push hooks; your own hooks stay as they were.
+
+        The state branch and the .gitignore block stay too (local state should stay out of commits).
+
+        Example: loopx disconnect
+        """
+        c = context.get(ctx)
+        with c.session() as repo:
+            done = repo.disconnect()
+        render.emit(c, {"hooks": done}, lambda d: [render.line(f"{n} hook: {what}") for n, what in d["hooks"].items()])

@@ -36,19 +36,44 @@ def register(root: typer.Typer) -> None:
 
     @root.command("doctor")
     def doctor(ctx: typer.Context) -> None:
-        """Report the state branch and the object store: events, loose objects, packed size per event."""
+        """Report the installation, the hooks (present and current), the .gitignore block, the state branch
+        (present, pushed or not) and the object store. Exit 1 when something needs `loopx connect`.
+
+        Example: loopx doctor
+        """
         c = context.get(ctx)
         with c.session() as repo:
             stats = repo.object_stats()
             state = repo.state()
+            health = repo.health()
             events = sum(g.event_count for g in state.goals.values())
             data = {
-                "state_ref": repo.ref, "tip": repo.tip, "goals": sorted(state.goals), "events": events,
+                "state_ref": repo.ref, "tip": repo.tip, "remote_copies": repo.remote_copies(),
+                "goals": sorted(state.goals), "events": events, **health.to_json(),
                 "loose_objects": stats.loose_objects, "loose_bytes": stats.loose_bytes, "packs": stats.packs,
                 "pack_bytes": stats.pack_bytes,
                 "bytes_per_event": round(stats.total_bytes / events) if events else None,
             }  # fmt: skip
-        render.emit(c, data, lambda d: render.kv(list(d.items())))
+        advice = _advice(data, bare=repo.git.workdir is None)
+        data["problems"] = advice
+
+        def text(d: dict) -> None:
+            render.kv([("loopx", d["loopx_executable"]), ("state branch", f"{d['state_ref']} at {(d['tip'] or 'missing')[:12]}")])
+            for copy in d["remote_copies"] or [{"ref": "(no remote-tracking copy; nothing pushed or fetched yet)", "relation": "-"}]:
+                render.kv([("remote copy", f"{copy['ref']}: {copy['relation']}")])
+            for hook in d["hooks"]:
+                said = ("current" if hook["current"] else f"outdated (v{hook['version']})") if hook["installed"] else "missing"
+                render.kv([(f"{hook['hook']} hook", said + (f", chained with {hook['chained']}" if hook["chained"] else ""))])
+            render.kv([("pre-commit framework", "yes" if d["pre_commit_framework"] else "no"),
+                       (".gitignore block", "present" if d["ignore_block_present"] else "missing"),
+                       ("goals", d["goals"]), ("events", d["events"]), ("loose objects", d["loose_objects"]),
+                       ("packs", d["packs"]), ("bytes per event", d["bytes_per_event"])])  # fmt: skip
+            for problem in d["problems"]:
+                render.line(f"problem: {problem}", style="yellow")
+
+        render.emit(c, data, text)
+        if advice:
+            raise typer.Exit(1)
 
     @root.command("gc")
     def gc(ctx: typer.Context) -> None:
@@ -60,6 +85,20 @@ def register(root: typer.Typer) -> None:
         data = {"before_bytes": before.total_bytes, "after_bytes": after.total_bytes,
                 "loose_objects": after.loose_objects, "packs": after.packs}  # fmt: skip
         render.emit(c, data, lambda d: render.line(f"packed: {d['before_bytes']} -> {d['after_bytes']} bytes"))
+
+    def _advice(d: dict, *, bare: bool) -> list[str]:
+        out = []
+        if d["tip"] is None:
+            out.append("no state branch: run `loopx connect`")
+        if bare:
+            return out
+        if not d["pre_commit_framework"]:
+            for hook in d["hooks"]:
+                if not hook["installed"] or not hook["current"]:
+                    out.append(f"{hook['hook']} hook {'outdated' if hook['installed'] else 'missing'}: run `loopx connect`")
+        if not d["ignore_block_present"]:
+            out.append(".gitignore has no current local-state block: run `loopx connect`")
+        return out
 
     @root.command("schema")
     def schema(ctx: typer.Context, name: Optional[str] = typer.Argument(None, help="Record name; leave out to list.")) -> None:

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any, Optional
 
 from loopx_git.errors import ValidationError
-from loopx_git.safety.rules import BLOCK, BY_ID, DEFAULT_CI_HOME_USERS, WARN, Context
+from loopx_git.safety.rules import BLOCK, BY_ID, DEFAULT_CI_HOME_USERS, KNOWN_RULE_IDS, WARN, Context
 
 ALLOW_FILE = ".publicsafe-allow"
 DEFAULT_MAX_FIELD_BYTES = 4096
@@ -73,7 +73,7 @@ def parse_allow_file(text: str, name: str = ALLOW_FILE) -> tuple[AllowEntry, ...
         if len(parts) not in (2, 3):
             raise _refuse(where, f"expected '<rule-id> <fingerprint> [path-glob]', got {len(parts)} fields",
                           "one entry per line; a reason goes after '#'")  # fmt: skip
-        if parts[0] not in BY_ID:
+        if parts[0] not in KNOWN_RULE_IDS:
             raise _refuse(where, f"unknown rule id {parts[0]!r}", "rule ids are listed by `loopx check --rules`")
         if not _FINGERPRINT.match(parts[1]):
             raise _refuse(where, f"{parts[1]!r} is not a 16-hex fingerprint",

@@ -132,6 +132,8 @@ def _r(pattern: str, flags: int = 0) -> re.Pattern:
 
 # A key's value, up to a quote, space or separator.
 _VALUE = r"""[^\s"'`,;()\[\]{}<>\\]"""
+# An optional quote around keys and values, also JSON-escaped (`\"`) or shell-escaped (`'\''`).
+_Q = r"""(?:'\\''|\\?["'`])?"""
 
 RULES: tuple[Rule, ...] = (
     # --- block: credentials -----------------------------------------------------------------
@@ -141,7 +143,7 @@ RULES: tuple[Rule, ...] = (
     Rule("aws-access-key-id", BLOCK, "AWS access key id", ("akia", "asia", "abia", "acca", "a3t"),
          _r(r"(?<![A-Za-z0-9])(?P<s>(?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[A-Z0-9]{16})(?![A-Za-z0-9])"), accept=_not_placeholder),
     Rule("aws-secret-access-key", BLOCK, "AWS secret access key assignment", ("secret",),
-         _r(r"(?i)aws_?secret_?(?:access_?)?key[\"']?\s*(?:=|:|=>)\s*[\"']?(?P<s>[A-Za-z0-9/+=]{40})(?![A-Za-z0-9/+=])"),
+         _r(r"(?i)aws_?secret_?(?:access_?)?key" + _Q + r"\s*(?:=|:|=>)\s*" + _Q + r"(?P<s>[A-Za-z0-9/+=]{40})(?![A-Za-z0-9/+=])"),
          accept=_random(3.5)),
     Rule("github-token", BLOCK, "GitHub token", ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"),
          _r(r"(?<![A-Za-z0-9_])(?P<s>gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255})(?![A-Za-z0-9_])"),
@@ -178,23 +180,23 @@ RULES: tuple[Rule, ...] = (
          _r(r"(?<![A-Za-z0-9_-])(?P<s>eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,})"), accept=_not_placeholder),
     # --- block: credentials in headers, URLs and assignments --------------------------------
     Rule("authorization-header", BLOCK, "Authorization header value", ("authorization",),
-         _r(r"(?i)\b(?:proxy-)?authorization[\"']?\s*[:=]\s*[\"']?(?:(?:basic|bearer|token|digest|negotiate|apikey|sso-key)\s+)?"
+         _r(r"(?i)\b(?:proxy-)?authorization" + _Q + r"\s*[:=]\s*" + _Q + r"(?:(?:basic|bearer|token|digest|negotiate|apikey|sso-key)\s+)?"
             r"(?P<s>" + _VALUE + r"{8,})"), accept=_random(2.5)),
     Rule("bearer-token", BLOCK, "bearer token", ("bearer",),
          _r(r"(?i)\bbearer\s+(?P<s>[A-Za-z0-9._~+/=-]{16,})"), accept=_random(3.0)),
     Rule("api-key-header", BLOCK, "API-key header value", ("api-key", "auth-token", "access-token", "private-token"),
-         _r(r"(?i)\b(?:x-)?(?:api-key|auth-token|access-token|goog-api-key|private-token)[\"']?\s*:\s*[\"']?(?P<s>" + _VALUE + r"{8,})"),
+         _r(r"(?i)\b(?:x-)?(?:api-key|auth-token|access-token|goog-api-key|private-token)" + _Q + r"\s*:\s*" + _Q + r"(?P<s>" + _VALUE + r"{8,})"),
          accept=_random(2.5)),
     Rule("cookie-header", BLOCK, "Cookie header value", ("cookie",),
-         _r(r"(?i)\b(?:set-)?cookie[\"']?\s*:\s*[\"']?(?P<s>[A-Za-z0-9_.-]+=[^\s\"';]{8,}(?:;\s*[A-Za-z0-9_.-]+=[^\s\"';]*)*)"),
+         _r(r"(?i)\b(?:set-)?cookie" + _Q + r"\s*:\s*" + _Q + r"(?P<s>[A-Za-z0-9_.-]+=[^\s\"';]{8,}(?:;\s*[A-Za-z0-9_.-]+=[^\s\"';]*)*)"),
          accept=_random(3.0)),
     Rule("url-credentials", BLOCK, "user:password inside a URL", ("://",),
-         _r(r"(?i)\b[a-z][a-z0-9+.-]{1,15}://(?P<s>[^\s:/@\"'<>]+:[^\s@/\"'<>]+)@[A-Za-z0-9.-]+"),
+         _r(r"(?i)\b[a-z][a-z0-9+.-]{1,15}://(?P<s>[^\s:/@\"'<>]*:[^\s@/\"'<>]+)@[A-Za-z0-9.-]+"),
          accept=lambda m, ctx: not is_placeholder(m.group("s").split(":", 1)[1])),
     Rule("generic-secret", BLOCK, "password/secret/token/api_key assignment",
          ("pass", "pwd", "secret", "token", "key", "credential"),
          _r(r"(?i)(?:password|passwd|pwd|secret|token|api[_-]?key|apikey|access[_-]?key|"
-            r"private[_-]?key|auth[_-]?key|credentials?)[\"']?\s*(?:=|:=|=>|:)\s*[\"']?(?P<s>" + _VALUE + r"{8,})"),
+            r"private[_-]?key|auth[_-]?key|credentials?)" + _Q + r"\s*(?:=|:=|=>|:)\s*" + _Q + r"(?P<s>" + _VALUE + r"{8,})"),
          accept=_generic_assignment),
     # --- block: paths that name a person ----------------------------------------------------
     Rule("home-path", BLOCK, "absolute home path", ("/home/", "/users/", "/root"),
@@ -202,7 +204,7 @@ RULES: tuple[Rule, ...] = (
          accept=_home_user),
     Rule("windows-user-path", BLOCK, "Windows user path", ("\\users\\", ":/users/", "\\wsl"),
          _r(r"(?i)(?P<s>(?<![A-Za-z])[A-Z]:(?:\\\\|\\|/)Users(?:\\\\|\\|/)(?P<user>[A-Za-z0-9._ -]+?)"
-            r"|\\\\{1,2}wsl(?:\$|\.localhost)(?:\\\\|\\)[^\\\s\"]+(?:\\\\|\\)home(?:\\\\|\\)(?P<wsluser>[A-Za-z0-9._-]+))"
+            r"|(?:\\\\){1,2}wsl(?:\$|\.localhost)(?:\\\\|\\)[^\\\s\"]+(?:\\\\|\\)home(?:\\\\|\\)(?P<wsluser>[A-Za-z0-9._-]+))"
             r"(?=\\|/|[\"'\s,;]|$)"),
          accept=lambda m, ctx: _windows_user(m, ctx) if m.group("user") else True),
     # --- warn: probably private, sometimes fine ---------------------------------------------
@@ -218,3 +220,8 @@ RULES: tuple[Rule, ...] = (
 )
 
 BY_ID: dict[str, Rule] = {rule.id: rule for rule in RULES}
+
+OTHER_RULE_IDS = ("local-state", "raw-material-key", "field-too-large", "unsafe-ref", "boundary-claim")
+"""Rules that are not text patterns: the local-state boundary (safety/boundary.py) and the
+structural record rules (safety/records.py). They can be allowlisted by fingerprint too."""
+KNOWN_RULE_IDS = frozenset(BY_ID) | frozenset(OTHER_RULE_IDS)

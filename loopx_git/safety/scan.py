@@ -30,7 +30,9 @@ class Finding:
     end: int
     path: Optional[str] = None
     where: Optional[str] = None
-    """What else locates it: a record field, or the commit a pushed blob came from."""
+    """What else locates it: the commit a pushed blob came from."""
+    note: Optional[str] = None
+    """Why, when the rule id alone does not say (the local-state pattern a path matched)."""
 
     @property
     def blocks(self) -> bool:
@@ -39,7 +41,7 @@ class Finding:
     def format(self) -> str:
         """``path:line:col: rule-id (severity) fp=<16hex>`` — the one way a finding is printed."""
         place = f"{self.path or '<text>'}:{self.line}:{self.column}"
-        tail = f" in {self.where}" if self.where else ""
+        tail = (f" in {self.where}" if self.where else "") + (f" ({self.note})" if self.note else "")
         return f"{place}: {self.rule} ({self.severity}) fp={self.fingerprint}{tail}"
 
     def to_json(self) -> dict:
@@ -47,6 +49,8 @@ class Finding:
                 "column": self.column, "fingerprint": self.fingerprint}  # fmt: skip
         if self.where:
             data["where"] = self.where
+        if self.note:
+            data["note"] = self.note
         return data
 
 
@@ -60,6 +64,11 @@ def _span(text: str, m: re.Match) -> tuple[int, int]:
     trailing = len(text[start:end]) - len(text[start:end].rstrip("\\"))
     if trailing % 2:  # never cut an escape sequence in half: `\"` must stay whole
         end -= 1
+    i = start
+    while i > 0 and text[i - 1] == "\\":
+        i -= 1
+    if (start - i) % 2 and text[start] == "\\":  # the match begins with the second half of a `\\` pair
+        start -= 1
     return start, end
 
 

@@ -163,6 +163,81 @@ class GitRepo:
     def is_ancestor(self, ancestor: str, descendant: str) -> bool:
         return ancestor == descendant or self._repo.descendant_of(descendant, ancestor)
 
+    def has_object(self, oid: str) -> bool:
+        try:
+            return pygit2.Oid(hex=oid) in self._repo.odb
+        except ValueError:
+            return False
+
+    def refs(self, prefix: str) -> list[tuple[str, str]]:
+        """``(name, target)`` of every direct ref whose name starts with ``prefix``."""
+        out = []
+        for name in self._repo.references:
+            if name.startswith(prefix):
+                target = self._repo.references[name].target
+                if isinstance(target, pygit2.Oid):
+                    out.append((name, str(target)))
+        return out
+
+    def walk_range(self, include: list[str], exclude: list[str]) -> Iterator[CommitInfo]:
+        """Commits reachable from ``include`` but from none of ``exclude``, parents first:
+        what ``git rev-list include --not exclude`` lists."""
+        if not include:
+            return
+        walker = self._repo.walk(include[0], pygit2.enums.SortMode.TOPOLOGICAL | pygit2.enums.SortMode.REVERSE)
+        for oid in include[1:]:
+            walker.push(oid)
+        for oid in exclude:
+            walker.hide(oid)
+        for obj in walker:
+            yield self.commit(str(obj.id))
+
+    # -- the index and the work tree (hooks read staged content from here) --------------------------
+
+    def index_entries(self) -> Iterator[tuple[str, str, int]]:
+        """``(path, blob id, mode)`` of every entry in the index (submodule links left out)."""
+        for entry in self._repo.index:
+            if entry.mode != pygit2.GIT_FILEMODE_COMMIT:
+                yield entry.path, str(entry.id), entry.mode
+
+    def staged(self) -> list[tuple[str, str, int]]:
+        """``(path, blob id, mode)`` of what the next commit adds or changes (deletions left out)."""
+        index = self._repo.index
+        try:
+            head_tree = self._repo.head.peel(pygit2.Commit).tree
+        except (pygit2.GitError, KeyError):  # no commit yet: everything in the index is new
+            return list(self.index_entries())
+        out = []
+        for delta in index.diff_to_tree(head_tree).deltas:
+            new = delta.new_file
+            if delta.status_char() != "D" and new.mode != pygit2.GIT_FILEMODE_COMMIT:
+                out.append((new.path, str(new.id), new.mode))
+        return out
+
+    def index_blob(self, path: str) -> Optional[str]:
+        entry = self._repo.index[path] if path in self._repo.index else None
+        return str(entry.id) if entry is not None else None
+
+    def hooks_dir(self) -> Path:
+        """Where git looks for hooks: ``core.hooksPath`` if set, else the (common) git dir's
+        ``hooks``. Asked of git itself, which also knows linked worktrees."""
+        base = self.workdir or self.git_dir
+        proc = subprocess.run(["git", "rev-parse", "--git-path", "hooks"], cwd=base, capture_output=True, text=True, check=False)
+        if proc.returncode != 0:
+            raise StoreError(f"git rev-parse --git-path hooks failed: {proc.stderr.strip()}")
+        return (base / proc.stdout.strip()).resolve()
+
+    def untracked(self) -> list[str]:
+        """Files in the work tree that are neither tracked nor ignored (``git ls-files --others
+        --exclude-standard``)."""
+        if self.workdir is None:
+            return []
+        statuses = self._repo.status(untracked_files="all")
+        return sorted(p for p, flags in statuses.items() if flags & pygit2.GIT_STATUS_WT_NEW)
+
+    def is_ignored(self, path: str) -> bool:
+        return self._repo.path_is_ignored(path)
+
     # -- writing ---------------------------------------------------------------------------------
 
     def write_blob(self, data: bytes) -> str:

@@ -41,8 +41,9 @@ def _noop(stage: str, done: int, total: int) -> None:
     return None
 
 
-def verify(git: GitRepo, ref: str, progress: Progress = _noop) -> VerifyReport:
-    tip = git.ref_target(ref)
+def verify(git: GitRepo, ref: str, progress: Progress = _noop, *, tip: Optional[str] = None) -> VerifyReport:
+    """Check the branch at ``ref`` (or at commit ``tip``, e.g. one about to be pushed)."""
+    tip = tip or git.ref_target(ref)
     if tip is None:
         return VerifyReport(ok=True, ref=ref, tip=None, commits_checked=0, records_checked=0, documents_checked=0,
                             problems=[], conflicts=[])  # fmt: skip

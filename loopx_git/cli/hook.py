@@ -1,0 +1,76 @@
+"""``loopx check`` and ``loopx hook run``: the public-safety and local-state checks."""
+from __future__ import annotations
+
+from typing import List
+
+import typer
+
+from loopx_git.cli import context, render
+
+app = typer.Typer(help="Git hook entry points (the shims `loopx connect` installs call these).", no_args_is_help=True)
+
+
+@app.command("run", context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
+def run(
+    ctx: typer.Context,
+    name: str = typer.Argument(..., help="pre-commit | pre-push | boundary | public-safety | prepush"),
+    args: List[str] = typer.Argument(None, help="What git or pre-commit passes: remote and URL, or file names."),
+    strict: bool = typer.Option(False, "--strict", help="Warnings fail the hook too."),
+) -> None:  # fmt: skip
+    """Run one hook now. Findings print as `path:line:col: rule-id (severity) fp=<16hex>`, never the value.
+
+    Exit 1 on a blocking finding (or any finding with --strict).
+
+    Examples:
+      loopx hook run pre-commit
+      loopx hook run public-safety docs/setup.md notes.jsonl
+    """
+    from loopx_git.hooks.runner import HOOKS, run as run_hook
+
+    if name not in HOOKS:
+        raise typer.BadParameter(f"{name!r} is not one of {', '.join(HOOKS)}", param_hint="NAME")
+    raise typer.Exit(run_hook(name, list(args or []), repo=context.get(ctx).repo, strict=strict))
+
+
+def register(root: typer.Typer) -> None:
+    @root.command("check")
+    def check(
+        ctx: typer.Context,
+        strict: bool = typer.Option(False, "--strict", help="Warnings fail the check too."),
+        rules: bool = typer.Option(False, "--rules", help="List the rules (ids, severity, what they find) and exit."),
+    ) -> None:  # fmt: skip
+        """Check the repository: tracked local state, local state not ignored, and a public-safety scan of every
+        tracked file. Exit 1 on a blocking finding.
+
+        Examples:
+          loopx check
+          loopx --format json check --strict
+        """
+        c = context.get(ctx)
+        if rules:
+            _list_rules(c)
+            return
+        from loopx_git.hooks.runner import print_report
+
+        with c.session() as repo:
+            report = repo.check()
+        if c.format == context.OutputFormat.text:
+            import sys
+
+            print_report(report, sys.stdout, label="check", strict=strict)
+        else:
+            render.emit(c, report.to_json(), lambda d: None)
+        if report.failed(strict):
+            raise typer.Exit(1)
+
+
+def _list_rules(c) -> None:
+    from loopx_git.safety.records import STRUCTURAL_RULES
+    from loopx_git.safety.rules import RULES
+
+    rows = [{"rule": r.id, "severity": r.severity, "finds": r.description,
+             "allowlist": "fingerprint only" if r.fingerprint_only else "fingerprint, inline, config"} for r in RULES]  # fmt: skip
+    rows.append({"rule": "local-state", "severity": "block", "finds": "a path inside the local-state boundary",
+                 "allowlist": "fingerprint, config"})  # fmt: skip
+    rows += [{"rule": k, "severity": "block", "finds": v, "allowlist": "fingerprint"} for k, v in STRUCTURAL_RULES.items()]
+    render.emit(c, rows, lambda rs: render.table(["rule", "severity", "finds", "allowlist"], [list(r.values()) for r in rs]))

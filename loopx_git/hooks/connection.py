@@ -1,0 +1,110 @@
+"""What ``loopx connect`` / ``disconnect`` do to a repository's work tree and hooks, and what
+``loopx doctor`` and ``loopx check`` report about them."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Optional
+
+from loopx_git.hooks import install
+from loopx_git.hooks.checks import Report, boundary_of, check_tree, path_finding, policy_of
+from loopx_git.safety.boundary import BLOCK_BEGIN, has_ignore_block, with_ignore_block
+from loopx_git.store.git import GitRepo
+
+GITIGNORE = ".gitignore"
+
+
+@dataclass
+class Connection:
+    hooks: dict[str, str] = field(default_factory=dict)
+    """hook name -> what was done"""
+    ignore_block: Optional[str] = None
+    framework_snippet: Optional[str] = None
+    """Set when the repository uses the pre-commit framework: hooks to add to its config."""
+
+    def to_json(self) -> dict:
+        return {"hooks": self.hooks, "ignore_block": self.ignore_block, "pre_commit_framework": self.framework_snippet is not None,
+                "framework_snippet": self.framework_snippet}  # fmt: skip
+
+
+def uses_framework(git: GitRepo) -> bool:
+    return git.workdir is not None and (git.workdir / install.PRE_COMMIT_CONFIG).is_file()
+
+
+def ensure_ignore_block(git: GitRepo) -> str:
+    path = git.workdir / GITIGNORE
+    before = path.read_text(encoding="utf-8") if path.is_file() else ""
+    after = with_ignore_block(before, boundary_of(policy_of(git)).patterns)
+    if after == before:
+        return "up to date"
+    path.write_text(after, encoding="utf-8")
+    return "updated" if BLOCK_BEGIN in before.splitlines() else "added"
+
+
+def connect(git: GitRepo, *, hooks: bool = True, ignore: bool = True, executable: Optional[str] = None) -> Connection:
+    """Install the hook shims (or, under the pre-commit framework, say what to add) and the
+    ``.gitignore`` block. Idempotent. A bare repository has neither work tree nor hooks to guard."""
+    result = Connection()
+    if git.workdir is None:
+        return result
+    if ignore:
+        result.ignore_block = ensure_ignore_block(git)
+    if hooks:
+        if uses_framework(git):
+            result.framework_snippet = install.framework_snippet()
+        else:
+            hooks_dir = git.hooks_dir()
+            exe = executable or install.loopx_executable()
+            result.hooks = {name: install.install(hooks_dir, name, exe) for name in install.HOOK_NAMES}
+    return result
+
+
+def disconnect(git: GitRepo) -> dict[str, str]:
+    """Remove only loopx's hook sections; the state branch and the ignore block stay."""
+    if git.workdir is None:
+        return {}
+    hooks_dir = git.hooks_dir()
+    return {name: install.uninstall(hooks_dir, name) for name in install.HOOK_NAMES}
+
+
+@dataclass
+class Health:
+    hooks: list = field(default_factory=list)
+    framework: bool = False
+    ignore_block: bool = False
+    loopx: str = ""
+
+    def to_json(self) -> dict:
+        return {"loopx_executable": self.loopx, "pre_commit_framework": self.framework,
+                "hooks": [h.to_json() for h in self.hooks], "ignore_block_present": self.ignore_block}  # fmt: skip
+
+
+def health(git: GitRepo) -> Health:
+    exe = install.loopx_executable()
+    out = Health(loopx=exe)
+    if git.workdir is None:
+        return out
+    out.framework = uses_framework(git)
+    hooks_dir = git.hooks_dir()
+    out.hooks = [install.state(hooks_dir, name, exe) for name in install.HOOK_NAMES]
+    gitignore = git.workdir / GITIGNORE
+    text = gitignore.read_text(encoding="utf-8") if gitignore.is_file() else ""
+    out.ignore_block = has_ignore_block(text, boundary_of(policy_of(git)).patterns)
+    return out
+
+
+def check(git: GitRepo) -> Report:
+    """``loopx check``: tracked local state, local state in the work tree that is not ignored,
+    and a scan of every tracked file as staged."""
+    policy = policy_of(git)
+    report = check_tree(git, policy) if git.workdir is not None else Report()
+    if git.workdir is None:
+        return report
+    boundary = boundary_of(policy)
+    for path in git.untracked():
+        pattern = boundary.violates(path)
+        if pattern is not None:
+            finding = path_finding(path, pattern, policy, note="; not ignored: `loopx connect` adds the ignore block")
+            if finding is not None:
+                report.findings.append(finding)
+    return report
+

@@ -1,0 +1,206 @@
+"""Installing the git hook shims, next to whatever hooks a repository already has.
+
+A shim is a marked, versioned section of POSIX shell that runs ``loopx hook run <name>``:
+
+- no hook yet: the hook file is a shebang plus the section;
+- a shell hook already there: the section goes in right after its shebang, so the user's hook
+  still runs after it (pre-push input is replayed to it on stdin);
+- a hook in another language: it is moved aside to ``<name>.pre-loopx`` and the shim runs it;
+- running connect again replaces the section in place; ``disconnect`` removes only the section
+  (and moves a moved-aside hook back).
+
+The shim fails open, with a warning, when ``loopx`` is not installed: a missing tool must not
+make a repository impossible to commit to. It remembers the ``loopx`` that installed it (found
+next to the running interpreter) so that a version manager's shim is not in the hook's path.
+"""
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import stat
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Optional
+
+HOOK_NAMES = ("pre-commit", "pre-push")
+SECTION_VERSION = 1
+_BEGIN = "# >>> loopx {name} hook v{version} (installed by `loopx connect`; `loopx disconnect` removes it) >>>"
+_BEGIN_RE = re.compile(r"^# >>> loopx (?P<name>[a-z-]+) hook v(?P<version>\d+) .*>>>$")
+_END = "# <<< loopx {name} hook <<<"
+_SHELLS = re.compile(r"^#!\s*(?:/usr/bin/env\s+)?(?:\S*/)?(?:sh|bash|dash|zsh|ksh|ash)\b")
+ASIDE_SUFFIX = ".pre-loopx"
+PRE_COMMIT_CONFIG = ".pre-commit-config.yaml"
+
+
+def loopx_executable() -> str:
+    """The ``loopx`` script of the running installation, else whatever ``loopx`` is on PATH."""
+    beside = Path(sys.executable).parent / ("loopx.exe" if os.name == "nt" else "loopx")
+    if beside.is_file():
+        return str(beside)
+    return shutil.which("loopx") or "loopx"
+
+
+def _quote(value: str) -> str:
+    return "'" + value.replace("'", "'\"'\"'") + "'"
+
+
+def section(name: str, executable: str, *, chained: Optional[str] = None) -> list[str]:
+    """The shim's lines for hook ``name``. ``chained`` names a moved-aside hook to run after."""
+    lines = [
+        _BEGIN.format(name=name, version=SECTION_VERSION),
+        f"loopx_bin={_quote(executable)}",
+        '[ -x "$loopx_bin" ] || loopx_bin=$(command -v loopx 2>/dev/null) || loopx_bin=',
+    ]
+    run = f'"$loopx_bin" hook run {name} "$@"'
+    if name == "pre-push":  # git's ref lines arrive once on stdin; keep them for the hook that follows
+        lines += [
+            "loopx_stdin=$(cat)",
+            'if [ -n "$loopx_bin" ]; then',
+            f"  printf '%s\\n' \"$loopx_stdin\" | {run} || exit $?",
+            "else",
+            f'  echo "loopx: not installed; the {name} safety check was skipped" >&2',
+            "fi",
+            'if [ -n "$loopx_stdin" ]; then',
+            "exec <<loopx_stdin_end",
+            "$loopx_stdin",
+            "loopx_stdin_end",
+            "else",
+            "exec </dev/null",
+            "fi",
+        ]
+    else:
+        lines += [
+            'if [ -n "$loopx_bin" ]; then',
+            f"  {run} || exit $?",
+            "else",
+            f'  echo "loopx: not installed; the {name} safety check was skipped" >&2',
+            "fi",
+        ]
+    if chained:
+        lines.append(f'exec "$(dirname "$0")/{chained}" "$@"')
+    lines.append(_END.format(name=name))
+    return lines
+
+
+@dataclass(frozen=True)
+class HookState:
+    name: str
+    path: Path
+    installed: bool
+    current: bool
+    version: Optional[int]
+    chained: Optional[str]
+    """A user hook that also runs: ``"inline"`` (in the same file) or the moved-aside file's name."""
+
+    def to_json(self) -> dict:
+        return {"hook": self.name, "path": self.path.name, "installed": self.installed, "current": self.current,
+                "version": self.version, "chained": self.chained}  # fmt: skip
+
+
+def _find_section(lines: list[str], name: str) -> Optional[tuple[int, int, int]]:
+    for i, line in enumerate(lines):
+        m = _BEGIN_RE.match(line)
+        if m and m.group("name") == name:
+            end = lines.index(_END.format(name=name), i)
+            return i, end, int(m.group("version"))
+    return None
+
+
+def _write(path: Path, lines: list[str]) -> None:
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    path.chmod(path.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
+
+
+def install(hooks_dir: Path, name: str, executable: str) -> str:
+    """Install or update the shim for ``name``; returns what was done, in a few words."""
+    hooks_dir.mkdir(parents=True, exist_ok=True)
+    path = hooks_dir / name
+    aside = hooks_dir / (name + ASIDE_SUFFIX)
+    if not path.exists():
+        _write(path, ["#!/bin/sh", *section(name, executable)])
+        return "installed"
+    lines = path.read_text(encoding="utf-8", errors="surrogateescape").splitlines()
+    found = _find_section(lines, name)
+    if found is not None:
+        begin, end, _ = found
+        chained = aside.name if aside.exists() else None
+        new = lines[:begin] + section(name, executable, chained=chained) + lines[end + 1:]
+        if new == lines:
+            return "up to date"
+        _write(path, new)
+        return "updated"
+    if lines and lines[0].startswith("#!") and not _SHELLS.match(lines[0]):
+        path.rename(aside)  # not shell: run it from the shim instead of editing it
+        _write(path, ["#!/bin/sh", *section(name, executable, chained=aside.name)])
+        return f"installed; your hook moved to {aside.name} and still runs"
+    head = lines[:1] if lines and lines[0].startswith("#!") else ["#!/bin/sh"]
+    rest = lines[1:] if lines and lines[0].startswith("#!") else lines
+    _write(path, head + section(name, executable) + rest)
+    return "installed before your existing hook, which still runs"
+
+
+def uninstall(hooks_dir: Path, name: str) -> str:
+    path = hooks_dir / name
+    aside = hooks_dir / (name + ASIDE_SUFFIX)
+    if not path.exists():
+        return "not installed"
+    lines = path.read_text(encoding="utf-8", errors="surrogateescape").splitlines()
+    found = _find_section(lines, name)
+    if found is None:
+        return "not installed"
+    begin, end, _ = found
+    rest = lines[:begin] + lines[end + 1:]
+    if aside.exists():
+        path.unlink()
+        aside.rename(path)
+        return f"removed; {aside.name} moved back"
+    if all(not line.strip() or line.startswith("#!") for line in rest):
+        path.unlink()
+        return "removed"
+    _write(path, rest)
+    return "removed; your hook is unchanged"
+
+
+def state(hooks_dir: Path, name: str, executable: str) -> HookState:
+    path = hooks_dir / name
+    aside = hooks_dir / (name + ASIDE_SUFFIX)
+    if not path.exists():
+        return HookState(name, path, False, False, None, None)
+    lines = path.read_text(encoding="utf-8", errors="surrogateescape").splitlines()
+    found = _find_section(lines, name)
+    if found is None:
+        return HookState(name, path, False, False, None, "inline")
+    begin, end, version = found
+    chained = aside.name if aside.exists() else None
+    current = lines[begin:end + 1] == section(name, executable, chained=chained)
+    others = any(line.strip() and not line.startswith("#!") for line in lines[:begin] + lines[end + 1:])
+    return HookState(name, path, True, current, version, chained or ("inline" if others else None))
+
+
+def framework_snippet() -> str:
+    """What to add to ``.pre-commit-config.yaml`` when the repository uses the pre-commit
+    framework: local hooks that run the ``loopx`` already installed."""
+    return """\
+  - repo: local
+    hooks:
+      - id: loopx-boundary
+        name: loopx local-state boundary
+        entry: loopx hook run boundary
+        language: system
+        types_or: [file, symlink]
+      - id: loopx-public-safety
+        name: loopx public-safety scan
+        entry: loopx hook run public-safety
+        language: system
+        types_or: [text, symlink]
+      - id: loopx-prepush
+        name: loopx pre-push range check
+        entry: loopx hook run prepush
+        language: system
+        stages: [pre-push]
+        pass_filenames: false
+        always_run: true
+# then: pre-commit install --hook-type pre-commit --hook-type pre-push
+"""

@@ -1,0 +1,114 @@
+"""The pre-push check. Git gives one line per ref update on stdin:
+``<local ref> <local sha> <remote ref> <remote sha>``.
+
+Every commit in each pushed range is walked — not the net diff, so a secret added and removed
+again inside the range still refuses the push — and every blob a commit adds or changes is
+scanned. A push of the state branch must also be a fast-forward of the remote's and pass
+``verify``.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterable, Optional
+
+from loopx_git.hooks.checks import Report, boundary_of, check_paths, scan_blob
+from loopx_git.safety.policy import Policy
+from loopx_git.store.git import GitRepo
+
+ZERO = "0" * 40
+
+
+@dataclass(frozen=True)
+class RefUpdate:
+    local_ref: str
+    local_sha: str
+    remote_ref: str
+    remote_sha: str
+
+    @property
+    def deletes(self) -> bool:
+        return set(self.local_sha) == {"0"}
+
+    @property
+    def creates(self) -> bool:
+        return set(self.remote_sha) == {"0"}
+
+
+def parse_updates(text: str) -> list[RefUpdate]:
+    updates = []
+    for line in text.splitlines():
+        parts = line.split()
+        if len(parts) == 4:
+            updates.append(RefUpdate(*parts))
+        elif parts:
+            from loopx_git.errors import ValidationError
+
+            raise ValidationError(f"pre-push input {line!r}: expected '<local ref> <local sha> <remote ref> <remote sha>'",
+                                  code="invalid-input")  # fmt: skip
+    return updates
+
+
+def _remote_tips(git: GitRepo, remote: Optional[str]) -> list[str]:
+    prefix = f"refs/remotes/{remote}/" if remote else "refs/remotes/"
+    return [oid for _, oid in git.refs(prefix)]
+
+
+def _check_state_push(git: GitRepo, update: RefUpdate, state_ref: str, report: Report) -> None:
+    if update.deletes:
+        report.refused.append(f"{update.remote_ref}: deleting the state branch on the remote loses its history")
+        return
+    if not update.creates:
+        if not git.has_object(update.remote_sha):
+            report.refused.append(f"{update.remote_ref}: the remote has state commits this clone has not seen "
+                                  f"({update.remote_sha[:12]}); fetch and merge them first (loopx sync)")  # fmt: skip
+            return
+        if not git.is_ancestor(update.remote_sha, update.local_sha):
+            report.refused.append(f"{update.remote_ref}: not a fast-forward of the remote's {update.remote_sha[:12]}; "
+                                  "the state branch is append-only and is never rewritten")  # fmt: skip
+            return
+    from loopx_git.views.verify import verify
+
+    result = verify(git, state_ref, tip=update.local_sha)
+    for problem in result.problems[:20]:
+        report.refused.append(f"{update.remote_ref}: verify: {problem.code} {problem.path or ''} {problem.message}".rstrip())
+
+
+def check_push(git: GitRepo, updates: Iterable[RefUpdate], policy: Policy, *, remote: Optional[str], state_ref: str) -> Report:
+    report = Report()
+    boundary = boundary_of(policy)
+    walked: set[str] = set()
+    for update in updates:
+        is_state = state_ref in (update.local_ref, update.remote_ref)
+        if is_state:
+            _check_state_push(git, update, state_ref, report)
+        if update.deletes:
+            continue
+        if not update.creates and git.has_object(update.remote_sha):
+            exclude = [update.remote_sha]
+        else:  # a new branch, or a remote tip not fetched: everything the remote is not known to have
+            exclude = _remote_tips(git, remote)
+        for commit in git.walk_range([update.local_sha], exclude):
+            if commit.oid in walked:
+                continue
+            walked.add(commit.oid)
+            report.commits += 1
+            _check_commit(git, commit, policy, boundary, report)
+    return report
+
+
+def _check_commit(git: GitRepo, commit, policy: Policy, boundary, report: Report) -> None:
+    """What one commit adds or changes, against its first parent; blobs that a merge takes
+    unchanged from another parent were checked with that parent's commits."""
+    where = f"commit {commit.oid[:12]}"
+    first = git.commit(commit.parents[0]).tree if commit.parents else None
+    others = [git.commit(p).tree for p in commit.parents[1:]]
+    changed = []
+    for change in git.changes(first, commit.tree):
+        if change.new is None:
+            continue
+        if any(git.tree_entry(t, change.path) == change.new for t in others):
+            continue
+        changed.append(change)
+    check_paths(report, (c.path for c in changed), boundary, policy, where=where)
+    for change in changed:
+        scan_blob(report, git, change.path, change.new, policy, where=where)

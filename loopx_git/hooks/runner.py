@@ -1,0 +1,112 @@
+"""``loopx hook run <name>``: the entry point the git hook shims and pre-commit framework hooks
+call. It runs without typer, rich or pydantic (see ``cli/entry.py``): it is on every commit's path.
+
+Hooks:
+  pre-commit            staged paths and staged content (git's pre-commit hook)
+  pre-push REMOTE URL   every commit in the ref updates read from stdin (git's pre-push hook)
+  boundary [FILES]      pre-commit framework: paths against the local-state boundary
+  public-safety [FILES] pre-commit framework: staged content of FILES against the rules
+  prepush               pre-commit framework's pre-push stage (PRE_COMMIT_FROM_REF/TO_REF)
+
+Exit codes: 0 clean or warnings only, 1 a blocking finding or refusal (or any finding with
+--strict), 2 usage error.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from typing import Optional, TextIO
+
+HOOKS = ("pre-commit", "pre-push", "boundary", "public-safety", "prepush")
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="loopx hook run", description=__doc__.split("\n\n")[0])
+    parser.add_argument("name", choices=HOOKS)
+    parser.add_argument("args", nargs="*", help="what git or pre-commit passes (remote and URL, or file names)")
+    parser.add_argument("--strict", action="store_true", help="warnings fail the hook too")
+    parser.add_argument("--repo", default=".", help="repository (default: the current one)")
+    return parser
+
+
+def print_report(report, out: TextIO, *, label: str, strict: bool = False, quiet_when_clean: bool = False) -> None:
+    if quiet_when_clean and not report.findings and not report.refused:
+        return  # a hook that talks on every commit gets switched off
+    for finding in report.findings:
+        out.write(finding.format() + "\n")
+    for reason in report.refused:
+        out.write(f"refused: {reason}\n")
+    blocking, warnings = len(report.blocking), len(report.warnings)
+    scope = f"{report.files} file(s)" + (f" in {report.commits} commit(s)" if report.commits else "")
+    verdict = "refused" if report.failed(strict) else "ok"
+    out.write(f"loopx {label}: {verdict} — {blocking} blocking, {warnings} warning(s), {len(report.refused)} refusal(s); "
+              f"scanned {scope}\n")  # fmt: skip
+    if not report.failed(strict):
+        return
+    if any(f.rule == "local-state" for f in report.blocking):
+        out.write("hint: local state stays out of commits: `git rm -r --cached <path>`, and `loopx connect` keeps it ignored\n")
+    if any(f.rule != "local-state" for f in report.findings):
+        out.write("hint: findings show a fingerprint, never the value; remove the value (and rewrite unpushed commits "
+                  "that hold it), or for a false positive add '<rule-id> <fingerprint> # reason' to .publicsafe-allow\n")  # fmt: skip
+
+
+def _framework_updates(git, state_ref: str):
+    """The pre-commit framework passes the range in environment variables; without them, push
+    everything that no remote-tracking ref has."""
+    from loopx_git.hooks.prepush import ZERO, RefUpdate
+
+    to_ref, from_ref = os.environ.get("PRE_COMMIT_TO_REF"), os.environ.get("PRE_COMMIT_FROM_REF")
+    remote_branch = os.environ.get("PRE_COMMIT_REMOTE_BRANCH", "")
+    local_branch = os.environ.get("PRE_COMMIT_LOCAL_BRANCH", "")
+    if to_ref:
+        return [RefUpdate(local_branch, to_ref, remote_branch, from_ref or ZERO)]
+    return [RefUpdate(name, oid, name, ZERO) for name, oid in git.refs("refs/heads/")]
+
+
+def run(name: str, args: list[str], *, repo: str = ".", strict: bool = False,
+        stdin: Optional[TextIO] = None, out: Optional[TextIO] = None) -> int:  # fmt: skip
+    from loopx_git.hooks import checks
+    from loopx_git.store import layout
+    from loopx_git.store.git import GitRepo
+
+    out = out or sys.stderr
+    git = GitRepo.discover(repo)
+    policy = checks.policy_of(git)
+    if name in ("pre-commit", "boundary", "public-safety"):
+        only = {os.path.relpath(os.path.abspath(a), git.workdir).replace(os.sep, "/") for a in args} if args else None
+        report = checks.check_staged(git, policy, only)
+        if name == "boundary":
+            report.findings = [f for f in report.findings if f.rule == checks.LOCAL_STATE]
+        elif name == "public-safety":
+            report.findings = [f for f in report.findings if f.rule != checks.LOCAL_STATE]
+    else:
+        from loopx_git.hooks.prepush import check_push, parse_updates
+
+        state_ref = layout.state_ref(git.config_get("loopx.stateRef") or layout.DEFAULT_STATE_REF)
+        if name == "pre-push":
+            updates = parse_updates((stdin or sys.stdin).read())
+            remote = args[0] if args else None
+        else:
+            updates = _framework_updates(git, state_ref)
+            remote = os.environ.get("PRE_COMMIT_REMOTE_NAME")
+        report = check_push(git, updates, policy, remote=remote, state_ref=state_ref)
+    print_report(report, out, label=name, strict=strict, quiet_when_clean=True)
+    return 1 if report.failed(strict) else 0
+
+
+def main(argv: list[str]) -> int:
+    """``argv`` is what follows ``loopx hook run``."""
+    from loopx_git.errors import LoopxError
+
+    try:
+        ns = _parser().parse_args(argv)
+    except SystemExit as exc:
+        return 2 if exc.code else 0
+    try:
+        return run(ns.name, ns.args, repo=ns.repo, strict=ns.strict)
+    except LoopxError as exc:
+        sys.stderr.write(f"error[{exc.code}]: {exc.message}\n")
+        if exc.hint:
+            sys.stderr.write(f"hint: {exc.hint}\n")
+        return exc.exit_code
