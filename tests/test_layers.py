@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 PACKAGE = Path(__file__).resolve().parents[1] / "loopx_git"
-RANK = {"errors": 0, "model": 1, "safety": 2, "store": 3, "domain": 4, "views": 4, "api": 5, "hooks": 6, "cli": 6}
+RANK = {"errors": 0, "model": 1, "safety": 2, "store": 3, "domain": 4, "views": 4, "hooks": 5, "api": 6, "cli": 7}
 
 
 def imports(path: Path) -> set[str]:
@@ -41,3 +41,14 @@ def test_layers(path):
             assert not name.startswith(f"loopx_git.{other}"), "domain and views read the same fold; neither imports the other"
         if layer == "views":
             assert not name.startswith(("loopx_git.store.transaction", "loopx_git.domain.todo.add")), "a view never writes"
+
+
+def test_the_hook_path_loads_no_heavy_library():
+    """`loopx hook run` runs on every commit: no typer, rich or pydantic may load on its path."""
+    import subprocess
+    import sys
+
+    code = ("import sys; from loopx_git.hooks import runner, checks, prepush; from loopx_git.cli import entry; "
+            "print(' '.join(m for m in ('typer', 'rich', 'pydantic', 'click', 'ruamel') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == ""

@@ -125,6 +125,8 @@ def test_schema_prints_json_schema(cli):
 
 
 def test_doctor_and_gc(cli):
+    assert cli("doctor").code == 1  # connected through the API only: no hooks, no ignore block yet
+    assert cli("connect").code == 0
     doctor = cli.json("doctor")
     assert doctor["events"] >= 3 and doctor["state_ref"] == "refs/heads/loopx/state"
     assert cli.json("gc")["after_bytes"] > 0
