@@ -1,0 +1,129 @@
+"""Every writing command refuses an unsafe value (exit 1, the field, the rule and the fingerprint
+named, the state ref unmoved) and with --redact writes the redacted value instead."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+import loopx_git
+from loopx_git.safety.scan import fingerprint
+from tests.conftest import GOAL, Cli, git, state_tip
+
+TOKEN = "gh" + "p_" + "aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3z5A"
+HOME = "/home/alice"
+UNSAFE = f"use {TOKEN} from {HOME}/run.sh"
+REDACTED = "use [REDACTED:github-token] from [REDACTED:home-path]/run.sh"
+
+# (command, the field the unsafe value goes into as the user sees it)
+WRITES = [
+    (["goal", "create", "-g", "g2", "--objective", UNSAFE], "objective"),
+    (["goal", "update", "-g", GOAL, "--objective", UNSAFE], "objective"),
+    (["goal", "update", "-g", GOAL, "--add-acceptance", UNSAFE], "acceptance_criteria[0]"),
+    (["todo", "add", "-g", GOAL, "--text", UNSAFE], "text"),
+    (["todo", "update", "-g", GOAL, "-t", "t0", "--status", "blocked", "--reason", UNSAFE], "reason"),
+    (["todo", "complete", "-g", GOAL, "-t", "t0", "--no-follow-up", "--reason", UNSAFE], "reason"),
+    (["todo", "supersede", "-g", GOAL, "-t", "t0", "--by", "t1", "--reason", UNSAFE], "reason"),
+    (["todo", "suggest", "-g", GOAL, "--text", UNSAFE], "text"),
+    (["event", "append", "-g", GOAL, "--kind", "note", "--summary", UNSAFE], "summary"),
+    (["event", "append", "-g", GOAL, "--kind", "note", "--detail", f"why={UNSAFE}"], "details.why"),
+    (["refresh-state", "-g", GOAL, "--classification", "progress", "--evidence", UNSAFE], "evidence[0]"),
+]
+
+
+@pytest.fixture
+def seeded(cli):
+    cli("todo", "add", "-g", GOAL, "--text", "seed", "--todo-id", "t0")
+    cli("todo", "add", "-g", GOAL, "--text", "successor", "--todo-id", "t1")
+    return cli
+
+
+def _ids(args: list[str]) -> str:
+    return " ".join(args[:2])
+
+
+@pytest.mark.parametrize("args, field", WRITES, ids=[_ids(a) + f" {f}" for a, f in WRITES])
+def test_an_unsafe_value_is_refused_and_nothing_is_written(seeded, git_repo, args, field):
+    tip = state_tip(git_repo)
+    result = seeded(*args)
+    assert result.code == 1, result.err
+    assert result.err.startswith("error[unsafe]: ")
+    assert f"field '{field}'" in result.err, result.err
+    assert f"fp={fingerprint(TOKEN)}" in result.err or f"fp={fingerprint(HOME)}" in result.err
+    assert "--redact" in result.err and TOKEN not in result.err and HOME not in result.err
+    assert result.out == ""
+    assert state_tip(git_repo) == tip
+
+
+@pytest.mark.parametrize("args, field", WRITES, ids=[_ids(a) + f" {f}" for a, f in WRITES])
+def test_with_redact_the_redacted_value_is_written(seeded, git_repo, args, field):
+    result = seeded(*args, "--redact", fmt="json")
+    assert result.code == 0, result.err
+    envelope = json.loads(result.out)
+    assert {r["rule"] for r in envelope["redacted"]} == {"github-token", "home-path"}
+    assert TOKEN not in result.out and HOME not in result.out
+    tip = state_tip(git_repo)
+    assert tip == envelope["commit"]
+    assert REDACTED in git(git_repo, "show", tip) + git(git_repo, "log", "-1", "--format=%B", tip)
+    everything = git(git_repo, "log", "-p", "--format=%B", "refs/heads/loopx/state")
+    assert TOKEN not in everything and HOME not in everything
+    assert loopx_git.open(git_repo).verify().ok
+
+
+def test_redact_is_reported_in_text(seeded):
+    result = seeded("todo", "add", "-g", GOAL, "--text", UNSAFE, "--redact")
+    assert result.code == 0 and REDACTED in result.out
+    assert f"redacted field 'text': github-token (block) fp={fingerprint(TOKEN)}" in result.err
+
+
+def test_connect_with_a_goal_refuses_an_unsafe_objective(git_repo, capsys, tmp_path):
+    fresh = tmp_path / "fresh"
+    fresh.mkdir()
+    git(fresh, "init", "-q")
+    run = Cli(fresh, capsys)
+    result = run("connect", "--goal-id", "g", "--objective", UNSAFE, "--no-hooks")
+    assert result.code == 1 and "error[unsafe]" in result.err
+    assert "field 'objective'" in result.err
+    redacted = run.json("connect", "--goal-id", "g", "--objective", UNSAFE, "--no-hooks", "--redact")
+    assert redacted["goal_created"] == "g" and loopx_git.open(fresh).goal("g").objective == REDACTED
+
+
+def test_every_writing_command_offers_redact(cli):
+    writers = [["connect"], ["goal", "create"], ["goal", "update"], ["agent", "register"], ["todo", "add"],
+               ["todo", "claim"], ["todo", "update"], ["todo", "complete"], ["todo", "supersede"], ["todo", "suggest"],
+               ["todo", "promote"], ["event", "append"], ["refresh-state"]]  # fmt: skip
+    for command in writers:
+        assert "--redact" in cli(*command, "--help").out, command
+
+
+def test_warnings_are_written_and_reported(cli):
+    data = cli.json("todo", "add", "-g", GOAL, "--text", "ask ops@acme-corp.io about 10.1.2.3")
+    assert data["record"]["text"] == "ask ops@acme-corp.io about 10.1.2.3"
+    assert {w["rule"] for w in data["warnings"]} == {"email-address", "private-ip"}
+
+
+def test_allow_file_in_the_work_tree_lets_a_false_positive_through(cli, git_repo):
+    (git_repo / ".publicsafe-allow").write_text(f"home-path {fingerprint('/home/alice')}  # a fixture user, not a person\n")
+    data = cli.json("todo", "add", "-g", GOAL, "--text", "see /home/alice/fixture")
+    assert data["record"]["text"] == "see /home/alice/fixture"
+
+
+def test_api_refuses_and_redacts_too(repo, git_repo):
+    from loopx_git.domain.guard import SafetyError
+
+    tip = state_tip(git_repo)
+    with pytest.raises(SafetyError) as err:
+        repo.todo_add(GOAL, UNSAFE)
+    assert err.value.code == "unsafe" and state_tip(git_repo) == tip
+    redacting = loopx_git.open(git_repo, redact=True)
+    written = redacting.todo_add(GOAL, UNSAFE)
+    assert written.record.text == REDACTED and {r.rule for r in written.redactions} == {"github-token", "home-path"}
+
+
+def test_structural_rules_apply_to_event_details(cli, git_repo):
+    tip = state_tip(git_repo)
+    result = cli("event", "append", "-g", GOAL, "--kind", "note", "--detail", "stdout=all of the raw output")
+    assert result.code == 1 and "field 'details.stdout': raw-material-key" in result.err
+    assert state_tip(git_repo) == tip
+    ok = cli.json("event", "append", "-g", GOAL, "--kind", "note", "--detail", "stdout=sha256:" + "ab" * 32)
+    assert ok["changed"] is True
