@@ -189,11 +189,13 @@ def framework_snippet() -> str:
         name: loopx local-state boundary
         entry: loopx hook run boundary
         language: system
+        types: []
         types_or: [file, symlink]
       - id: loopx-public-safety
         name: loopx public-safety scan
         entry: loopx hook run public-safety
         language: system
+        types: []
         types_or: [text, symlink]
       - id: loopx-prepush
         name: loopx pre-push range check
