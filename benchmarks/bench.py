@@ -206,13 +206,88 @@ def bench_startup() -> dict:
     return {"loopx_version_ms": version, "import_pygit2_ms": pygit2_import, "ratio": version / pygit2_import}
 
 
+SENTENCES = [
+    "Rotate the API key for the staging bucket after the token refresh lands",
+    "Fix the password reset flow; see https://example.com/issues/42 for the report",
+    "Tokenizer handles escaped quotes in keys and values",
+    "Ask ops@acme-corp.io whether the 10.0 release can ship on Friday",
+    "Document the secret-free configuration in docs/config.md",
+    "Benchmark the parser on the 100k corpus and record the median",
+]
+
+
+def scan_records(count: int) -> list[str]:
+    """Event files as the store writes them, with text of the kind agents write (keywords such as
+    token, key, password and URLs included, so the prefilter lets rules run)."""
+    from loopx_git.model.event import Note, Validation
+    from loopx_git.store.records import encode
+
+    out = []
+    for i in range(count):
+        cls = Note if i % 3 else Validation
+        event = cls(event_id=f"evt_{i:026d}", goal_id=GOAL, recorded_at="2026-03-01T10:00:00Z", lamport=i + 1,
+                    agent_id="alice", todo_id=f"todo-{i % 500}", summary=SENTENCES[i % len(SENTENCES)],
+                    artifact_refs=[f"tests/test_{i % 40}.py", "docs/guide.md"], details={"attempt": i % 7, "outcome": "pass"})
+        out.append(encode(event).decode())
+    return out
+
+
+def bench_scan(quick: bool) -> dict:
+    """Public-safety scan throughput on JSON event records, against json.loads of the same bytes."""
+    from loopx_git.safety.scan import scan
+
+    records = scan_records(5_000 if quick else 20_000)
+    size = sum(len(r.encode()) for r in records)
+    timed = interleaved_ms({"scan": lambda: [scan(r) for r in records],
+                            "json": lambda: [json.loads(r) for r in records]}, 5 if quick else 9)  # fmt: skip
+    return {"records": len(records), "megabytes": size / 1e6, "scan_mb_per_s": size / 1e6 / (timed["scan"] / 1000),
+            "json_loads_mb_per_s": size / 1e6 / (timed["json"] / 1000), "scan_over_json_loads": timed["scan"] / timed["json"]}
+
+
+def _hook_repo(name: str, files: int, hooks: bool) -> Path:
+    path = fresh_repo(name)
+    for i in range(files):
+        folder = path / ("src" if i % 2 else "docs")
+        folder.mkdir(exist_ok=True)
+        body = (f"def handler_{i}(request):\n    return {{'status': 'ok', 'n': {i}}}\n" * 20 if i % 2
+                else f"# Page {i}\n\nHow to run the parser on the sample corpus.\n" * 20)  # fmt: skip
+        (folder / (f"mod_{i}.py" if i % 2 else f"page_{i}.md")).write_text(body)
+    subprocess.run(["git", "-C", str(path), "add", "-A"], check=True)
+    subprocess.run(["git", "-C", str(path), "commit", "-q", "--no-verify", "-m", "seed"], check=True)
+    if hooks:
+        subprocess.run([sys.executable, "-m", "loopx_git.cli", "--repo", str(path), "connect"], check=True, capture_output=True)
+        subprocess.run(["git", "-C", str(path), "add", "-A"], check=True)
+        subprocess.run(["git", "-C", str(path), "commit", "-q", "-m", "connect"], check=True)
+    return path
+
+
+def bench_hook(quick: bool) -> dict:
+    """`git commit` of 100 changed ordinary files with loopx's pre-commit hook ÷ without hooks."""
+    n = 9 if quick else 25
+    repos = {"hook": _hook_repo("hook-on", 100, True), "plain": _hook_repo("hook-off", 100, False)}
+    samples: dict = {name: [] for name in repos}
+    for k in range(n):
+        for name, path in repos.items():
+            for f in sorted(path.glob("*/*.*")):
+                with f.open("a") as fh:
+                    fh.write(f"# edit {k}\n")
+            subprocess.run(["git", "-C", str(path), "add", "-A"], check=True)
+            start = time.perf_counter()
+            proc = subprocess.run(["git", "-C", str(path), "commit", "-q", "-m", f"edit {k}"], capture_output=True, text=True)
+            samples[name].append((time.perf_counter() - start) * 1000)
+            assert proc.returncode == 0, proc.stderr
+    hook, plain = statistics.median(samples["hook"]), statistics.median(samples["plain"])
+    return {"commit_ms_with_hook": hook, "commit_ms_without": plain, "added_ms": hook - plain, "ratio": hook / plain}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--quick", action="store_true", help="smaller histories, for a smoke run")
-    parser.add_argument("--only", choices=["append", "overhead", "status", "startup"])
+    parser.add_argument("--only", choices=["append", "overhead", "status", "startup", "scan", "hook"])
     args = parser.parse_args()
     benches = {"startup": lambda: bench_startup(), "overhead": lambda: bench_overhead(args.quick),
-               "append": lambda: bench_append(args.quick), "status": lambda: bench_status(args.quick)}
+               "append": lambda: bench_append(args.quick), "status": lambda: bench_status(args.quick),
+               "scan": lambda: bench_scan(args.quick), "hook": lambda: bench_hook(args.quick)}
     for name, fn in benches.items():
         if args.only and name != args.only:
             continue

@@ -6,13 +6,27 @@ A ``Report`` gathers findings; each blob is scanned once however many paths or c
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Iterable, Optional
+from typing import TYPE_CHECKING, Iterable, Optional, Protocol
 
 from loopx_git.safety.boundary import Boundary
 from loopx_git.safety.policy import ALLOW_FILE, Policy, load
 from loopx_git.safety.rules import BLOCK
 from loopx_git.safety.scan import Finding, fingerprint, scan, with_place
-from loopx_git.store.git import GitRepo
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+
+class Reader(Protocol):
+    """What the checks read: ``store.git.GitRepo`` (pygit2) or, on the pre-commit path,
+    ``store.plumbing.IndexReader`` (the git binary, which honours ``GIT_INDEX_FILE``)."""
+
+    workdir: "Optional[Path]"
+
+    def index_entries(self) -> list: ...
+    def index_blob(self, path: str) -> Optional[str]: ...
+    def staged(self) -> list: ...
+    def read_blob(self, oid: str) -> bytes: ...
 
 LOCAL_STATE = "local-state"
 _BINARY_SNIFF = 8000  # as git does: a NUL in the first 8000 bytes means binary
@@ -44,7 +58,7 @@ class Report:
                 "findings": [f.to_json() for f in self.findings], "refused": self.refused}  # fmt: skip
 
 
-def policy_of(git: GitRepo) -> Policy:
+def policy_of(git: Reader) -> Policy:
     """The repository's policy, from the staged ``pyproject.toml`` and ``.publicsafe-allow``
     (what the commit will hold), else the work tree's, else the defaults."""
 
@@ -87,7 +101,7 @@ def decode(data: bytes) -> Optional[str]:
     return data.decode("utf-8", "surrogateescape")
 
 
-def scan_blob(report: Report, git: GitRepo, path: str, oid: str, policy: Policy, *, where: Optional[str] = None) -> None:
+def scan_blob(report: Report, git: Reader, path: str, oid: str, policy: Policy, *, where: Optional[str] = None) -> None:
     """Scan one blob as ``path``; a blob seen before is not read again, its findings are reused."""
     found = report._scanned.get((oid, path))
     if found is None:
@@ -98,7 +112,7 @@ def scan_blob(report: Report, git: GitRepo, path: str, oid: str, policy: Policy,
     report.findings.extend(with_place(f, path=path, where=where) for f in found)
 
 
-def check_staged(git: GitRepo, policy: Policy, only: Optional[set[str]] = None) -> Report:
+def check_staged(git: Reader, policy: Policy, only: Optional[set[str]] = None) -> Report:
     """The pre-commit check: staged paths against the boundary, staged blobs (from the index,
     not the work tree) against the rules, and the whole index once for tracked local state."""
     report = Report()
@@ -113,7 +127,7 @@ def check_staged(git: GitRepo, policy: Policy, only: Optional[set[str]] = None) 
     return report
 
 
-def check_tree(git: GitRepo, policy: Policy) -> Report:
+def check_tree(git: Reader, policy: Policy) -> Report:
     """``loopx check``: every tracked path and blob, as the index holds them."""
     report = Report()
     boundary = boundary_of(policy)

@@ -67,22 +67,29 @@ def _framework_updates(git, state_ref: str):
 def run(name: str, args: list[str], *, repo: str = ".", strict: bool = False,
         stdin: Optional[TextIO] = None, out: Optional[TextIO] = None) -> int:  # fmt: skip
     from loopx_git.hooks import checks
-    from loopx_git.store import layout
-    from loopx_git.store.git import GitRepo
 
     out = out or sys.stderr
-    git = GitRepo.discover(repo)
-    policy = checks.policy_of(git)
     if name in ("pre-commit", "boundary", "public-safety"):
-        only = {os.path.relpath(os.path.abspath(a), git.workdir).replace(os.sep, "/") for a in args} if args else None
-        report = checks.check_staged(git, policy, only)
+        from loopx_git.store.plumbing import IndexReader
+
+        index = IndexReader.discover(repo)
+        try:
+            policy = checks.policy_of(index)
+            only = {os.path.relpath(os.path.abspath(a), index.workdir).replace(os.sep, "/") for a in args} if args else None
+            report = checks.check_staged(index, policy, only)
+        finally:
+            index.close()
         if name == "boundary":
             report.findings = [f for f in report.findings if f.rule == checks.LOCAL_STATE]
         elif name == "public-safety":
             report.findings = [f for f in report.findings if f.rule != checks.LOCAL_STATE]
     else:
         from loopx_git.hooks.prepush import check_push, parse_updates
+        from loopx_git.store import layout
+        from loopx_git.store.git import GitRepo
 
+        git = GitRepo.discover(repo)
+        policy = checks.policy_of(git)
         state_ref = layout.state_ref(git.config_get("loopx.stateRef") or layout.DEFAULT_STATE_REF)
         if name == "pre-push":
             updates = parse_updates((stdin or sys.stdin).read())

@@ -10,7 +10,8 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass
-from typing import Callable, Optional
+from functools import cached_property
+from typing import Callable, Iterator, Optional
 
 BLOCK, WARN = "block", "warn"
 
@@ -53,12 +54,48 @@ class Rule:
     severity: str
     description: str
     keywords: tuple[str, ...]
-    pattern: re.Pattern
+    source: str
+    """The regex; compiled on first use, so a commit that triggers no rule compiles none."""
     fingerprint_only: bool = False
     """Only an exact fingerprint in ``.publicsafe-allow`` may allowlist it: no inline comment,
     no disabled rule, no severity override, no allowed path."""
     accept: Optional[Callable[[re.Match, "Context"], bool]] = None
     """Extra check on a match; False means a look-alike, not a finding."""
+    anchored: bool = False
+    """Match only where a keyword occurs, instead of searching the whole text: for rules whose
+    keywords are common words (``token``, ``@``). A match starts at most ``back`` characters
+    before its keyword (or where ``start`` says)."""
+    back: int = 0
+    start: Optional[Callable[[str, int], int]] = None
+
+    @cached_property
+    def pattern(self) -> re.Pattern:
+        return re.compile(self.source)
+
+    def finditer(self, text: str, low: str) -> Iterator[re.Match]:
+        """The rule's matches in ``text`` (``low`` is ``text.lower()``), in order."""
+        if not self.anchored or not text.isascii():  # lower() keeps positions only for ASCII
+            yield from self.pattern.finditer(text)
+            return
+        positions = sorted({i for k in self.keywords for i in _occurrences(low, k)})
+        end = 0
+        for p in positions:
+            if p < end:
+                continue
+            first = self.start(text, p) if self.start else max(0, p - self.back)
+            for q in range(max(first, end), p + 1):
+                m = self.pattern.match(text, q)
+                if m is not None:
+                    yield m
+                    end = m.end()
+                    break
+
+
+def _occurrences(low: str, keyword: str) -> Iterator[int]:
+    i = low.find(keyword)
+    while i >= 0:
+        yield i
+        i = low.find(keyword, i + 1)
 
 
 @dataclass(frozen=True)
@@ -122,12 +159,21 @@ def _email(m: re.Match, ctx: Context) -> bool:
     return not any(domain == d or domain.endswith("." + d) for d in _EMAIL_SKIP_DOMAINS) and not is_placeholder(local)
 
 
+_LOCAL_TAIL = re.compile(r"[A-Za-z0-9._%+-]{1,64}\Z")
+
+
+def _local_part_start(text: str, at: int) -> int:
+    """Where the local part before the ``@`` at ``at`` begins (``at`` itself if there is none)."""
+    m = _LOCAL_TAIL.search(text, max(0, at - 64), at)
+    return m.start() if m else at
+
+
 def _ipv4_private(m: re.Match, ctx: Context) -> bool:
     return all(int(part) <= 255 for part in m.group("s").split("."))
 
 
-def _r(pattern: str, flags: int = 0) -> re.Pattern:
-    return re.compile(pattern, flags)
+def _r(pattern: str) -> str:
+    return pattern
 
 
 # A key's value, up to a quote, space or separator.
@@ -191,17 +237,17 @@ RULES: tuple[Rule, ...] = (
          _r(r"(?i)\b(?:set-)?cookie" + _Q + r"\s*:\s*" + _Q + r"(?P<s>[A-Za-z0-9_.-]+=[^\s\"';]{8,}(?:;\s*[A-Za-z0-9_.-]+=[^\s\"';]*)*)"),
          accept=_random(3.0)),
     Rule("url-credentials", BLOCK, "user:password inside a URL", ("://",),
-         _r(r"(?i)\b[a-z][a-z0-9+.-]{1,15}://(?P<s>[^\s:/@\"'<>]*:[^\s@/\"'<>]+)@[A-Za-z0-9.-]+"),
+         _r(r"://(?P<s>[^\s:/@\"'<>]*:[^\s@/\"'<>]+)@[A-Za-z0-9.-]+"),
          accept=lambda m, ctx: not is_placeholder(m.group("s").split(":", 1)[1])),
     Rule("generic-secret", BLOCK, "password/secret/token/api_key assignment",
          ("pass", "pwd", "secret", "token", "key", "credential"),
          _r(r"(?i)(?:password|passwd|pwd|secret|token|api[_-]?key|apikey|access[_-]?key|"
             r"private[_-]?key|auth[_-]?key|credentials?)" + _Q + r"\s*(?:=|:=|=>|:)\s*" + _Q + r"(?P<s>" + _VALUE + r"{8,})"),
-         accept=_generic_assignment),
+         accept=_generic_assignment, anchored=True, back=8),
     # --- block: paths that name a person ----------------------------------------------------
     Rule("home-path", BLOCK, "absolute home path", ("/home/", "/users/", "/root"),
          _r(r"(?<![A-Za-z0-9_.~$%/-])(?P<s>(?:/mnt/[a-z]/Users|/[a-z]/Users|/home|/Users)/(?P<user>[A-Za-z0-9._-]+)|/root)(?=[/\"'\s,;:)\]}]|$)"),
-         accept=_home_user),
+         accept=_home_user, anchored=True, back=6),
     Rule("windows-user-path", BLOCK, "Windows user path", ("\\users\\", ":/users/", "\\wsl"),
          _r(r"(?i)(?P<s>(?<![A-Za-z])[A-Z]:(?:\\\\|\\|/)Users(?:\\\\|\\|/)(?P<user>[A-Za-z0-9._ -]+?)"
             r"|(?:\\\\){1,2}wsl(?:\$|\.localhost)(?:\\\\|\\)[^\\\s\"]+(?:\\\\|\\)home(?:\\\\|\\)(?P<wsluser>[A-Za-z0-9._-]+))"
@@ -213,13 +259,15 @@ RULES: tuple[Rule, ...] = (
             r"|AppData(?:\\\\|\\)Local(?:\\\\|\\)Temp)")),
     Rule("email-address", WARN, "e-mail address", ("@",),
          _r(r"(?<![A-Za-z0-9._%+-])(?P<s>[A-Za-z0-9._%+-]{1,64}@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,24})(?![A-Za-z0-9-])"),
-         accept=_email),
+         accept=_email, anchored=True, start=_local_part_start),
     Rule("private-ip", WARN, "RFC 1918 address", ("10.", "192.168.", "172."),
          _r(r"(?<![0-9.])(?P<s>(?:10\.\d{1,3}|192\.168|172\.(?:1[6-9]|2\d|3[01]))\.\d{1,3}\.\d{1,3})(?![0-9]|\.\d)"),
-         accept=_ipv4_private),
+         accept=_ipv4_private, anchored=True),
 )
 
 BY_ID: dict[str, Rule] = {rule.id: rule for rule in RULES}
+KEYWORDS: tuple[str, ...] = tuple(sorted({k for rule in RULES for k in rule.keywords}))
+"""Every prefilter keyword once: a text is searched for each of them one time, not once per rule."""
 
 OTHER_RULE_IDS = ("local-state", "raw-material-key", "field-too-large", "unsafe-ref", "boundary-claim")
 """Rules that are not text patterns: the local-state boundary (safety/boundary.py) and the

@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 from typing import Optional
 
 from loopx_git.safety.policy import DEFAULT_POLICY, Policy
-from loopx_git.safety.rules import BLOCK, RULES, Rule
+from loopx_git.safety.rules import BLOCK, KEYWORDS, RULES, Rule
 
 _INLINE_ALLOW = re.compile(r"publicsafe:\s*allow(?:\[(?P<rules>[a-z0-9,\s-]*)\])?|pragma:\s*allowlist secret|gitleaks:allow")
 
@@ -91,12 +91,11 @@ def _inline_allowed(line: str, rule: Rule) -> bool:
 def _candidates(text: str, policy: Policy):
     lower = text.lower()
     ctx = policy.context
+    present = {keyword for keyword in KEYWORDS if keyword in lower}
     for rule in RULES:
-        if rule.id in policy.disabled and not rule.fingerprint_only:
+        if present.isdisjoint(rule.keywords) or (rule.id in policy.disabled and not rule.fingerprint_only):
             continue
-        if not any(keyword in lower for keyword in rule.keywords):
-            continue
-        for m in rule.pattern.finditer(text):
+        for m in rule.finditer(text, lower):
             if rule.accept is not None and not rule.accept(m, ctx):
                 continue
             start, end = _span(text, m)

@@ -71,6 +71,14 @@ def test_the_index_is_scanned_not_the_work_tree(connected):
     assert run_git(connected, "commit", "-m", "y").returncode == 0
 
 
+@pytest.mark.parametrize("how", [["-a"], ["--", "tracked.py"]], ids=["commit -a", "commit <path>"])
+def test_commit_a_and_partial_commits_are_checked_through_gits_temporary_index(connected, how):
+    assert commit(connected, "tracked.py", "x = 1\n").returncode == 0
+    (connected / "tracked.py").write_text(f"x = '{FAKE_TOKEN}'\n")  # changed, never `git add`ed
+    result = run_git(connected, "commit", "-m", "sneaky", *how)
+    assert result.returncode == 1 and "tracked.py:1:6: github-token (block)" in result.stderr
+
+
 def test_already_tracked_local_state_refuses_later_commits(connected):
     assert commit(connected, ".local/notes.md", "private\n", "--no-verify").returncode == 0
     result = commit(connected, "README.md", "project, edited\n")

@@ -1,0 +1,94 @@
+"""Read-only access to the index through the git binary, for the pre-commit hook.
+
+Two reasons not to use pygit2 here. git runs hooks with its own environment, and for
+``git commit -a`` or ``git commit <path>`` the staged content is in a temporary index named by
+``GIT_INDEX_FILE``, which only git itself honours. And the hook runs on every commit: a few git
+processes start faster than pygit2 imports.
+"""
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+from typing import Optional
+
+from loopx_git.errors import StoreError
+
+GITLINK = 0o160000
+
+
+def _git(cwd: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess:
+    proc = subprocess.run(["git", *args], cwd=cwd, capture_output=True)
+    if check and proc.returncode != 0:
+        raise StoreError(f"git {' '.join(args)} failed: {proc.stderr.decode(errors='replace').strip()}")
+    return proc
+
+
+class IndexReader:
+    """The staged state of one work tree: what the next commit will hold."""
+
+    def __init__(self, workdir: Path):
+        self.workdir = workdir
+        self._entries: Optional[dict[str, tuple[str, int]]] = None
+        self._cat: Optional[subprocess.Popen] = None
+
+    @classmethod
+    def discover(cls, path: str | os.PathLike = ".") -> "IndexReader":
+        proc = _git(Path(path), "rev-parse", "--show-toplevel", check=False)
+        if proc.returncode != 0:
+            raise StoreError(f"{os.fspath(path)!r} is not inside a git work tree", code="no-repo",
+                             hint="the pre-commit check needs a work tree with an index")  # fmt: skip
+        return cls(Path(proc.stdout.decode().strip()))
+
+    def index_entries(self) -> list[tuple[str, str, int]]:
+        """``(path, blob id, mode)`` of every index entry (submodule links left out)."""
+        return [(path, oid, mode) for path, (oid, mode) in self._index().items()]
+
+    def _index(self) -> dict[str, tuple[str, int]]:
+        if self._entries is None:
+            out = _git(self.workdir, "ls-files", "--stage", "-z").stdout.decode("utf-8", "surrogateescape")
+            entries = {}
+            for record in filter(None, out.split("\0")):
+                meta, path = record.split("\t", 1)
+                mode, oid, _stage = meta.split()
+                if int(mode, 8) != GITLINK:
+                    entries[path] = (oid, int(mode, 8))
+            self._entries = entries
+        return self._entries
+
+    def index_blob(self, path: str) -> Optional[str]:
+        found = self._index().get(path)
+        return found[0] if found else None
+
+    def staged(self) -> list[tuple[str, str, int]]:
+        """``(path, blob id, mode)`` the next commit adds or changes; deletions left out."""
+        proc = _git(self.workdir, "diff-index", "--cached", "--no-renames", "-z", "--diff-filter=d", "HEAD", check=False)
+        if proc.returncode != 0:  # no commit yet: everything staged is new
+            return self.index_entries()
+        fields = proc.stdout.decode("utf-8", "surrogateescape").split("\0")
+        out = []
+        for meta, path in zip(fields[0::2], fields[1::2]):
+            _old_mode, new_mode, _old, new, _status = meta.lstrip(":").split()
+            if int(new_mode, 8) != GITLINK:
+                out.append((path, new, int(new_mode, 8)))
+        return out
+
+    def read_blob(self, oid: str) -> bytes:
+        """One object's content, through one long-lived ``git cat-file --batch``."""
+        if self._cat is None:
+            self._cat = subprocess.Popen(["git", "cat-file", "--batch"], cwd=self.workdir,
+                                         stdin=subprocess.PIPE, stdout=subprocess.PIPE)  # fmt: skip
+        assert self._cat.stdin is not None and self._cat.stdout is not None
+        self._cat.stdin.write(oid.encode() + b"\n")
+        self._cat.stdin.flush()
+        header = self._cat.stdout.readline().split()
+        if len(header) != 3:
+            raise StoreError(f"git cat-file cannot read object {oid}")
+        data = self._cat.stdout.read(int(header[2]))
+        self._cat.stdout.read(1)  # the newline after each object
+        return data
+
+    def close(self) -> None:
+        if self._cat is not None:
+            self._cat.communicate()
+            self._cat = None
