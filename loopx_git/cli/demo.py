@@ -47,6 +47,33 @@ def _race(path: Path) -> dict:
     return outcome
 
 
+def _safety(path: Path, repo) -> None:
+    """A token in a note is refused (or redacted on request); a token in a commit is refused by the hook."""
+    from loopx_git.api import StateRepo
+    from loopx_git.errors import LoopxError
+
+    token = "gh" + "p_" + "Demo0nly0N0tARealT0ken0aB3dE5fG7hJ9k"  # assembled: a fake, for the demo only
+    _step("public safety: a token in a note is refused, nothing is written")
+    try:
+        repo.event_append(GOAL, "note", summary=f"deploy with {token}")
+    except LoopxError as exc:
+        render.line(f"refused: {exc.message}")
+    written = StateRepo.open(path, redact=True).event_append(GOAL, "note", summary=f"deploy with {token}")
+    render.line(f"with --redact the note says: {written.record.summary}")
+
+    _step("hooks: connect installs them; a commit holding the token is refused")
+    for name, did in repo.connect_worktree().hooks.items():
+        render.line(f"{name} hook: {did}")
+    (path / "settings.py").write_text(f"GITHUB_TOKEN = '{token}'\n")
+    _git(path, "add", "settings.py")
+    refused = subprocess.run(["git", "-C", str(path), "commit", "-m", "add settings"], capture_output=True, text=True)
+    render.line(f"git commit exited {refused.returncode}:")
+    for line in refused.stderr.splitlines()[:2]:
+        render.line(f"  {line}")
+    _git(path, "rm", "-q", "--cached", "settings.py")
+    (path / "settings.py").unlink()
+
+
 def run_demo(*, keep: bool = False) -> int:
     from loopx_git.api import StateRepo
 
@@ -94,6 +121,8 @@ def run_demo(*, keep: bool = False) -> int:
             render.line(f"woke {event.todo_id}: {event.summary}")
         repo.refresh_state(GOAL, "progress", agent_id=winner, todo_id="todo-parser", delivery_outcome="outcome_progress",
                            recommended_action="claim todo-docs next")
+
+        _safety(path, repo)
 
         _step("status")
         show_card(repo.status(GOAL))

@@ -86,10 +86,12 @@ def _rebuilt(record: Any, data: dict) -> Any:
     """The redacted record, validated again: a redaction must still be a valid record."""
     import pydantic
 
-    from loopx_git.model.record import first_error
-
     try:
         return type(record).model_validate(data)
     except pydantic.ValidationError as exc:
-        raise SafetyError(f"{_where(record)}: cannot redact field {first_error(exc, 'record')}",
-                          hint="that field does not accept a [REDACTED:<rule>] marker; remove the value instead") from exc  # fmt: skip
+        first = exc.errors(include_url=False)[0]
+        field = ".".join(str(p) for p in first["loc"] if not str(p).startswith("function-")) or "record"
+        # the value is not quoted back: it is the secret
+        raise SafetyError(f"{_where(record)}: field '{field}' holds a secret and cannot hold a [REDACTED:<rule>] marker "
+                          f"({first['type']}); nothing was written",
+                          hint="leave the secret out of that field (ids, labels and refs are never redacted)") from exc

@@ -75,8 +75,8 @@ def parse_allow_file(text: str, name: str = ALLOW_FILE) -> tuple[AllowEntry, ...
                           "one entry per line; a reason goes after '#'")  # fmt: skip
         if parts[0] not in KNOWN_RULE_IDS:
             raise _refuse(where, f"unknown rule id {parts[0]!r}", "rule ids are listed by `loopx check --rules`")
-        if not _FINGERPRINT.match(parts[1]):
-            raise _refuse(where, f"{parts[1]!r} is not a 16-hex fingerprint",
+        if not _FINGERPRINT.match(parts[1]):  # not echoed: it may be the very secret pasted by mistake
+            raise _refuse(where, "the second field is not a 16-hex fingerprint",
                           "the allow file holds fingerprints from findings, never the value itself")  # fmt: skip
         entries.append(AllowEntry(parts[0], parts[1], parts[2] if len(parts) == 3 else None))
     return tuple(entries)

@@ -50,7 +50,7 @@ def is_raw_key(key: str) -> bool:
 
 
 def is_ref_key(key: str) -> bool:
-    return key.endswith(("_ref", "_refs"))
+    return key.endswith(("_ref", "_refs")) or key == "evidence"
 
 
 def is_digest_or_ref(value: str) -> bool:

@@ -127,3 +127,11 @@ def test_structural_rules_apply_to_event_details(cli, git_repo):
     assert state_tip(git_repo) == tip
     ok = cli.json("event", "append", "-g", GOAL, "--kind", "note", "--detail", "stdout=sha256:" + "ab" * 32)
     assert ok["changed"] is True
+
+
+def test_a_secret_in_an_id_is_refused_even_with_redact_and_never_echoed(cli, git_repo):
+    tip = state_tip(git_repo)
+    for extra in ([], ["--redact"]):
+        result = cli("todo", "add", "-g", GOAL, "--text", "ok", "--todo-id", TOKEN, *extra)
+        assert result.code == 1 and "field 'todo_id'" in result.err and TOKEN not in result.err
+    assert state_tip(git_repo) == tip

@@ -118,12 +118,13 @@ def test_allow_file_allows_by_fingerprint_and_path_glob():
 @pytest.mark.parametrize("line, problem", [
     ("github-token", "expected '<rule-id> <fingerprint> [path-glob]'"),
     ("no-such-rule 0123456789abcdef", "unknown rule id 'no-such-rule'"),
-    ("github-token ghp_notafingerprint", "is not a 16-hex fingerprint"),
+    ("github-token notafingerprint", "the second field is not a 16-hex fingerprint"),
 ])  # fmt: skip
 def test_allow_file_errors_name_the_line_and_the_rule(line, problem):
     with pytest.raises(ValidationError) as err:
         policies.load(None, f"# header\n{line}\n")
     assert err.value.message.startswith(".publicsafe-allow:2: ") and problem in err.value.message
+    assert "notafingerprint" not in err.value.message  # a pasted secret is never echoed back
 
 
 def test_pyproject_config_disables_overrides_and_allows_paths():
@@ -174,3 +175,13 @@ def test_benign_list_holds_the_look_alikes_named_in_the_issue():
         assert any(re.search(pattern, b) for b in BENIGN), value
     assert len(benign()) == len(BENIGN) * len(FORMATS)
     assert embed("a", "shell") == "export NOTE='a'\n"
+
+
+def test_the_safety_doc_lists_every_rule():
+    from pathlib import Path
+
+    from loopx_git.safety.records import STRUCTURAL_RULES
+
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "safety.md").read_text()
+    for rule_id in [*BY_ID, *STRUCTURAL_RULES]:
+        assert f"| `{rule_id}` |" in doc, rule_id
