@@ -114,10 +114,13 @@ def scan_blob(report: Report, git: Reader, path: str, oid: str, policy: Policy, 
 
 def check_staged(git: Reader, policy: Policy, only: Optional[set[str]] = None) -> Report:
     """The pre-commit check: staged paths against the boundary, staged blobs (from the index,
-    not the work tree) against the rules, and the whole index once for tracked local state."""
+    not the work tree) against the rules, and the whole index once for tracked local state.
+    ``only`` limits the first two to the named paths."""
     report = Report()
     boundary = boundary_of(policy)
-    staged = [(p, o, m) for p, o, m in git.staged() if only is None or p in only]
+    # named files (the pre-commit framework's, `--all-files` too) are checked as the index holds
+    # them, changed or not; otherwise what the commit changes
+    staged = git.staged() if only is None else [e for e in git.index_entries() if e[0] in only]
     staged_paths = {p for p, _, _ in staged}
     check_paths(report, sorted(staged_paths), boundary, policy)
     tracked = (p for p, _, _ in git.index_entries() if p not in staged_paths)

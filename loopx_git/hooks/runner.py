@@ -51,7 +51,7 @@ def print_report(report, out: TextIO, *, label: str, strict: bool = False, quiet
                   "that hold it), or for a false positive add '<rule-id> <fingerprint> # reason' to .publicsafe-allow\n")  # fmt: skip
 
 
-def _framework_updates(git, state_ref: str):
+def _framework_updates(git):
     """The pre-commit framework passes the range in environment variables; without them, push
     everything that no remote-tracking ref has."""
     from loopx_git.hooks.prepush import ZERO, RefUpdate
@@ -95,7 +95,7 @@ def run(name: str, args: list[str], *, repo: str = ".", strict: bool = False,
             updates = parse_updates((stdin or sys.stdin).read())
             remote = args[0] if args else None
         else:
-            updates = _framework_updates(git, state_ref)
+            updates = _framework_updates(git)
             remote = os.environ.get("PRE_COMMIT_REMOTE_NAME")
         report = check_push(git, updates, policy, remote=remote, state_ref=state_ref)
     print_report(report, out, label=name, strict=strict, quiet_when_clean=True)

@@ -182,15 +182,25 @@ class GitRepo:
     def walk_range(self, include: list[str], exclude: list[str]) -> Iterator[CommitInfo]:
         """Commits reachable from ``include`` but from none of ``exclude``, parents first:
         what ``git rev-list include --not exclude`` lists."""
+        include = [c for c in (self._peel_commit(o) for o in include) if c is not None]
         if not include:
             return
         walker = self._repo.walk(include[0], pygit2.enums.SortMode.TOPOLOGICAL | pygit2.enums.SortMode.REVERSE)
         for oid in include[1:]:
             walker.push(oid)
         for oid in exclude:
-            walker.hide(oid)
+            peeled = self._peel_commit(oid)
+            if peeled is not None:
+                walker.hide(peeled)
         for obj in walker:
             yield self.commit(str(obj.id))
+
+    def _peel_commit(self, oid: str) -> Optional[pygit2.Oid]:
+        """The commit an id names (an annotated tag is followed); None for a tree or blob."""
+        try:
+            return self._repo[oid].peel(pygit2.Commit).id
+        except (KeyError, ValueError, pygit2.InvalidSpecError):
+            return None
 
     # -- the index and the work tree (hooks read staged content from here) --------------------------
 

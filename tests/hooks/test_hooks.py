@@ -115,6 +115,21 @@ def test_a_clean_push_passes(connected, remote):
     assert git(remote, "rev-parse", "loopx/state") == git(connected, "rev-parse", "loopx/state")
 
 
+def test_a_pushed_annotated_tag_is_walked_like_a_branch(connected, remote):
+    assert commit(connected, "notes.txt", f"{FAKE_TOKEN}\n", "--no-verify").returncode == 0
+    git(connected, "tag", "-a", "v1", "-m", "release")
+    result = run_git(connected, "push", "origin", "v1")
+    assert result.returncode != 0 and "notes.txt:1:1: github-token (block)" in result.stderr
+
+
+def test_the_hook_runs_through_the_full_cli_too(connected, capsys):
+    (connected / "k.txt").write_text(f"{FAKE_TOKEN}\n")
+    git(connected, "add", "k.txt")
+    result = Cli(connected, capsys)("hook", "run", "pre-commit")
+    assert result.code == 1 and "k.txt:1:1: github-token (block)" in result.err
+    assert Cli(connected, capsys)("hook", "run", "nope").code == 2
+
+
 def test_a_rewritten_state_branch_is_refused(connected, remote):
     state = loopx_git.open(connected)
     state.todo_add("g1", "first")

@@ -70,6 +70,10 @@ def test_try_repo_runs_each_hook(git_repo, hook_repo, env):
     assert "link:1:1: home-path (block) fp=" in dirty.stdout
     assert FAKE_TOKEN not in dirty.stdout
 
+    git(git_repo, "commit", "-q", "--no-verify", "-m", "committed before the hooks")  # --all-files still finds it
+    again = pre_commit("try-repo", str(source), "loopx-public-safety", "--ref", rev, "--all-files", cwd=git_repo, env=env)
+    assert again.returncode == 1 and "notes.jsonl:1:17: github-token (block)" in again.stdout
+
     (git_repo / ".loopx").mkdir()
     (git_repo / ".loopx" / "run.json").write_text("{}\n")
     git(git_repo, "add", "-f", ".loopx/run.json")
