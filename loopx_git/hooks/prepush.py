@@ -13,9 +13,11 @@ from typing import Iterable, Optional
 
 from loopx_git.hooks.checks import Report, boundary_of, check_paths, scan_blob
 from loopx_git.safety.policy import Policy
+from loopx_git.safety.scan import scan, with_place
 from loopx_git.store.git import GitRepo
 
 ZERO = "0" * 40
+COMMIT_MESSAGE = "<commit message>"
 
 
 @dataclass(frozen=True)
@@ -112,3 +114,5 @@ def _check_commit(git: GitRepo, commit, policy: Policy, boundary, report: Report
     check_paths(report, (c.path for c in changed), boundary, policy, where=where)
     for change in changed:
         scan_blob(report, git, change.path, change.new, policy, where=where)
+    # a message is published with its commit: a token pasted into one leaks as surely as a file
+    report.findings.extend(with_place(f, path=COMMIT_MESSAGE, where=where) for f in scan(commit.message, policy))

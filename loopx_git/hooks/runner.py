@@ -117,3 +117,7 @@ def main(argv: list[str]) -> int:
         if exc.hint:
             sys.stderr.write(f"hint: {exc.hint}\n")
         return exc.exit_code
+    except Exception as exc:  # fail closed, but say so in one line instead of a traceback
+        sys.stderr.write(f"loopx hook run {ns.name}: internal error ({type(exc).__name__}: {exc}); stopped to be safe. "
+                         "`git commit --no-verify` / `git push --no-verify` skip the hook; please report this.\n")
+        return 3

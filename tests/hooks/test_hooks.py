@@ -107,6 +107,25 @@ def test_secret_committed_without_hooks_then_deleted_still_refuses_the_push(conn
     assert git(remote, "rev-parse", "main") != git(connected, "rev-parse", "main")
 
 
+def test_a_token_in_a_commit_message_refuses_the_push(connected, remote):
+    (connected / "a.txt").write_text("a\n")
+    run_git(connected, "add", "a.txt")
+    assert run_git(connected, "commit", "-q", "-m", f"use {FAKE_TOKEN} for CI").returncode == 0
+    result = run_git(connected, "push", "origin", "main")
+    assert result.returncode != 0 and "<commit message>:1:5: github-token (block)" in result.stderr
+
+
+def test_framework_prepush_without_refs_checks_everything_the_remote_lacks(connected, remote, monkeypatch):
+    from loopx_git.hooks.runner import run
+
+    for var in ("PRE_COMMIT_FROM_REF", "PRE_COMMIT_TO_REF", "PRE_COMMIT_REMOTE_NAME"):
+        monkeypatch.delenv(var, raising=False)
+    git(connected, "fetch", "-q", "origin")
+    assert run("prepush", [], repo=str(connected)) == 0
+    assert commit(connected, "x.env", f"TOKEN={FAKE_TOKEN}\n", "--no-verify").returncode == 0
+    assert run("prepush", [], repo=str(connected)) == 1
+
+
 def test_a_clean_push_passes(connected, remote):
     assert commit(connected, "docs/guide.md", "# Guide\n\nRun `make`.\n").returncode == 0
     loopx_git.open(connected).todo_add("g1", "write the guide")
