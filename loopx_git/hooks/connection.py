@@ -53,9 +53,20 @@ def connect(git: GitRepo, *, hooks: bool = True, ignore: bool = True, executable
             result.framework_snippet = install.framework_snippet()
         else:
             hooks_dir = git.hooks_dir()
-            exe = executable or install.loopx_executable()
+            exe = executable or _executable_for(git, hooks_dir)
             result.hooks = {name: install.install(hooks_dir, name, exe) for name in install.HOOK_NAMES}
     return result
+
+
+def _executable_for(git: GitRepo, hooks_dir) -> str:
+    """The ``loopx`` a shim runs. A hooks folder inside the work tree (``core.hooksPath =
+    .githooks``) is usually committed, and an absolute path would carry a home folder into a
+    commit: there the shim finds ``loopx`` on PATH instead."""
+    try:
+        hooks_dir.relative_to(git.workdir.resolve())
+    except ValueError:
+        return install.loopx_executable()
+    return "loopx"
 
 
 def disconnect(git: GitRepo) -> dict[str, str]:
@@ -79,12 +90,12 @@ class Health:
 
 
 def health(git: GitRepo) -> Health:
-    exe = install.loopx_executable()
-    out = Health(loopx=exe)
+    out = Health(loopx=install.loopx_executable())
     if git.workdir is None:
         return out
     out.framework = uses_framework(git)
     hooks_dir = git.hooks_dir()
+    exe = _executable_for(git, hooks_dir)
     out.hooks = [install.state(hooks_dir, name, exe) for name in install.HOOK_NAMES]
     gitignore = git.workdir / GITIGNORE
     text = gitignore.read_text(encoding="utf-8") if gitignore.is_file() else ""

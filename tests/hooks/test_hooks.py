@@ -234,9 +234,13 @@ def test_a_hook_in_another_language_is_moved_aside_and_still_runs(git_repo, tmp_
 def test_core_hooks_path_is_honoured(git_repo, capsys):
     git(git_repo, "config", "core.hooksPath", ".githooks")
     assert Cli(git_repo, capsys)("connect").code == 0
-    assert (git_repo / ".githooks" / "pre-commit").exists()
+    shim = (git_repo / ".githooks" / "pre-commit").read_text()
     assert not (git_repo / ".git" / "hooks" / "pre-commit").exists()
+    assert "loopx_bin='loopx'" in shim  # a committed hooks folder gets no absolute path
     assert commit(git_repo, "k.txt", f"{FAKE_TOKEN}\n").returncode == 1
+    git(git_repo, "rm", "-q", "--cached", "k.txt")
+    assert commit(git_repo, ".githooks/pre-commit", shim).returncode == 0  # the shim itself is public-safe
+    assert all(h["current"] for h in Cli(git_repo, capsys).json("doctor")["hooks"])
 
 
 def test_the_shim_fails_open_when_loopx_is_missing(git_repo):
