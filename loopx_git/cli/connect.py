@@ -19,9 +19,11 @@ def register(root: typer.Typer) -> None:
         ignore: bool = typer.Option(True, "--ignore/--no-ignore", help="Keep the local-state block in .gitignore."),
         redact: bool = context.REDACT,
     ) -> None:  # fmt: skip
-        """Connect this repository: create the state branch if it is missing, install the pre-commit and
-        pre-push shims (beside any hooks you have; core.hooksPath is honoured) and add the local-state
-        block to .gitignore. Running it again only updates what changed.
+        """Connect this repository: the state branch, the safety hooks and the .gitignore block.
+
+        Creates the state branch if it is missing, installs the pre-commit and pre-push shims (beside any
+        hooks you have; core.hooksPath is honoured) and adds the local-state block to .gitignore.
+        Running it again only updates what changed.
 
         Under the pre-commit framework (.pre-commit-config.yaml present) it prints the hooks to add instead.
 

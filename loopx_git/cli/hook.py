@@ -39,8 +39,10 @@ def register(root: typer.Typer) -> None:
         strict: bool = typer.Option(False, "--strict", help="Warnings fail the check too."),
         rules: bool = typer.Option(False, "--rules", help="List the rules (ids, severity, what they find) and exit."),
     ) -> None:  # fmt: skip
-        """Check the repository: tracked local state, local state not ignored, and a public-safety scan of every
-        tracked file. Exit 1 on a blocking finding.
+        """Scan the tracked tree for secrets and local state (exit 1 on a blocking finding).
+
+        Reports tracked local state, local state in the work tree that is not ignored, and every finding of the
+        public-safety rules in the tracked files as staged.
 
         Examples:
           loopx check

@@ -36,7 +36,9 @@ def register(root: typer.Typer) -> None:
 
     @root.command("doctor")
     def doctor(ctx: typer.Context) -> None:
-        """Report the installation, the hooks (present and current), the .gitignore block, the state branch
+        """Check the set-up: hooks, ignore block, state branch, remote copies, object store.
+
+        Reports the installation, the hooks (present and current), the .gitignore block, the state branch
         (present, pushed or not) and the object store. Exit 1 when something needs `loopx connect`.
 
         Example: loopx doctor
