@@ -61,7 +61,7 @@ def register(root: typer.Typer) -> None:
 
             print_report(report, sys.stdout, label="check", strict=strict)
         else:
-            render.emit(c, report.to_json(), lambda d: None)
+            render.emit(c, report.to_json(strict), lambda d: None)
         if report.failed(strict):
             raise typer.Exit(1)
 

@@ -28,6 +28,7 @@ class Reader(Protocol):
     def staged(self) -> list: ...
     def read_blob(self, oid: str) -> bytes: ...
 
+
 LOCAL_STATE = "local-state"
 _BINARY_SNIFF = 8000  # as git does: a NUL in the first 8000 bytes means binary
 
@@ -52,8 +53,8 @@ class Report:
     def failed(self, strict: bool = False) -> bool:
         return bool(self.blocking or self.refused or (strict and self.findings))
 
-    def to_json(self) -> dict:
-        return {"ok": not self.failed(), "files_scanned": self.files, "commits_walked": self.commits,
+    def to_json(self, strict: bool = False) -> dict:
+        return {"ok": not self.failed(strict), "files_scanned": self.files, "commits_walked": self.commits,
                 "blocking": len(self.blocking), "warnings": len(self.warnings),
                 "findings": [f.to_json() for f in self.findings], "refused": self.refused}  # fmt: skip
 

@@ -5,7 +5,8 @@ A shim is a marked, versioned section of POSIX shell that runs ``loopx hook run 
 - no hook yet: the hook file is a shebang plus the section;
 - a shell hook already there: the section goes in right after its shebang, so the user's hook
   still runs after it (pre-push input is replayed to it on stdin);
-- a hook in another language: it is moved aside to ``<name>.pre-loopx`` and the shim runs it;
+- a hook in another language, or one that is not executable (switched off): it is moved aside to
+  ``<name>.pre-loopx`` and the shim runs it if it is executable;
 - running connect again replaces the section in place; ``disconnect`` removes only the section
   (and moves a moved-aside hook back).
 
@@ -78,8 +79,8 @@ def section(name: str, executable: str, *, chained: Optional[str] = None) -> lis
             f'  echo "loopx: not installed; the {name} safety check was skipped" >&2',
             "fi",
         ]
-    if chained:
-        lines.append(f'exec "$(dirname "$0")/{chained}" "$@"')
+    if chained:  # run only if executable: a hook you had switched off stays off
+        lines.append(f'if [ -x "$(dirname "$0")/{chained}" ]; then exec "$(dirname "$0")/{chained}" "$@"; fi')
     lines.append(_END.format(name=name))
     return lines
 
@@ -131,10 +132,11 @@ def install(hooks_dir: Path, name: str, executable: str) -> str:
             return "up to date"
         _write(path, new)
         return "updated"
-    if lines and lines[0].startswith("#!") and not _SHELLS.match(lines[0]):
-        path.rename(aside)  # not shell: run it from the shim instead of editing it
+    switched_off = not os.access(path, os.X_OK)
+    if switched_off or (lines and lines[0].startswith("#!") and not _SHELLS.match(lines[0])):
+        path.rename(aside)  # not shell, or not executable: run it (if it may run) instead of editing it
         _write(path, ["#!/bin/sh", *section(name, executable, chained=aside.name)])
-        return f"installed; your hook moved to {aside.name} and still runs"
+        return f"installed; your hook moved to {aside.name}" + (" (not executable, so it stays off)" if switched_off else " and still runs")
     head = lines[:1] if lines and lines[0].startswith("#!") else ["#!/bin/sh"]
     rest = lines[1:] if lines and lines[0].startswith("#!") else lines
     _write(path, head + section(name, executable) + rest)

@@ -231,6 +231,16 @@ def test_a_hook_in_another_language_is_moved_aside_and_still_runs(git_repo, tmp_
     assert not (hooks / "pre-commit.pre-loopx").exists() and "python3" in (hooks / "pre-commit").read_text()
 
 
+def test_a_switched_off_hook_stays_off(git_repo, tmp_path, capsys):
+    hooks = git_repo / ".git" / "hooks"
+    marker = tmp_path / "ran"
+    (hooks / "pre-commit").write_text(f"#!/bin/sh\ntouch '{marker}'\n")  # not executable: git skips it
+    assert Cli(git_repo, capsys)("connect").code == 0
+    assert commit(git_repo, "a.txt", "a\n").returncode == 0 and not marker.exists()
+    assert Cli(git_repo, capsys)("disconnect").code == 0
+    assert not os.access(hooks / "pre-commit", os.X_OK) and "loopx" not in (hooks / "pre-commit").read_text()
+
+
 def test_core_hooks_path_is_honoured(git_repo, capsys):
     git(git_repo, "config", "core.hooksPath", ".githooks")
     assert Cli(git_repo, capsys)("connect").code == 0
