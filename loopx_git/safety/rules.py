@@ -151,10 +151,14 @@ _EMAIL_SKIP_DOMAINS = ("example.com", "example.org", "example.net", "users.norep
 _FILE_SUFFIXES = ("png", "jpg", "jpeg", "gif", "svg", "webp", "ico", "pdf", "js", "css", "py", "json", "yaml", "yml", "md", "txt")
 
 
+_RESERVED_TLDS = ("test", "example", "invalid", "localhost")  # RFC 2606: never a real mailbox
+
+
 def _email(m: re.Match, ctx: Context) -> bool:
     local, domain = m.group("s").rsplit("@", 1)
     domain = domain.lower()
-    if local.lower() in ("git", "noreply", "no-reply") or domain.rsplit(".", 1)[-1] in _FILE_SUFFIXES:
+    tld = domain.rsplit(".", 1)[-1]
+    if local.lower() in ("git", "noreply", "no-reply") or tld in _FILE_SUFFIXES or tld in _RESERVED_TLDS:
         return False
     return not any(domain == d or domain.endswith("." + d) for d in _EMAIL_SKIP_DOMAINS) and not is_placeholder(local)
 
@@ -245,8 +249,8 @@ RULES: tuple[Rule, ...] = (
             r"private[_-]?key|auth[_-]?key|credentials?)" + _Q + r"\s*(?:=|:=|=>|:)\s*" + _Q + r"(?P<s>" + _VALUE + r"{8,})"),
          accept=_generic_assignment, anchored=True, back=8),
     # --- block: paths that name a person ----------------------------------------------------
-    Rule("home-path", BLOCK, "absolute home path", ("/home/", "/users/", "/root"),
-         _r(r"(?<![A-Za-z0-9_.~$%/-])(?P<s>(?:/mnt/[a-z]/Users|/[a-z]/Users|/home|/Users)/(?P<user>[A-Za-z0-9._-]+)|/root)(?=[/\"'\s,;:)\]}]|$)"),
+    Rule("home-path", BLOCK, "absolute home path", ("/home/", "/users/", "/root"),  # publicsafe: allow[home-path]
+         _r(r"(?<![A-Za-z0-9_.~$%/-])(?P<s>(?:/mnt/[a-z]/Users|/[a-z]/Users|/home|/Users)/(?P<user>[A-Za-z0-9._-]+)|/root)(?=[/\"'\s,;:)\]}]|$)"),  # publicsafe: allow[home-path]
          accept=_home_user, anchored=True, back=6),
     Rule("windows-user-path", BLOCK, "Windows user path", ("\\users\\", ":/users/", "\\wsl"),
          _r(r"(?i)(?P<s>(?<![A-Za-z])[A-Z]:(?:\\\\|\\|/)Users(?:\\\\|\\|/)(?P<user>[A-Za-z0-9._ -]+?)"
