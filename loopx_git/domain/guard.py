@@ -12,7 +12,8 @@ from typing import Any
 
 from loopx_git.errors import LoopxError
 from loopx_git.safety.policy import Policy
-from loopx_git.safety.records import FieldFinding, check
+from loopx_git.safety.records import STRUCTURAL_RULES, FieldFinding, check
+from loopx_git.safety.rules import BY_ID
 from loopx_git.safety.scan import redact as redact_text
 from loopx_git.safety.scan import scan
 
@@ -40,9 +41,6 @@ def _where(record: Any) -> str:
 def _refusal(blocking: list[FieldFinding]) -> SafetyError:
     first = blocking[0]
     more = f" (and {len(blocking) - 1} more)" if len(blocking) > 1 else ""
-    from loopx_git.safety.records import STRUCTURAL_RULES
-    from loopx_git.safety.rules import BY_ID
-
     rule = STRUCTURAL_RULES.get(first.rule) or f"{BY_ID[first.rule].description} may not be written to the state branch"
     return SafetyError(
         f"{first.describe()}{more}: {rule}; nothing was written",
@@ -60,9 +58,8 @@ def guard(write: Any, policy: Policy, *, redact: bool = False) -> Guarded:
             clean, found = check(record.model_dump(mode="json"), policy, redact=redact)
             findings.extend(found)
             out.append(_rebuilt(record, clean) if redact and any(f.blocks for f in found) else record)
-    summary = write.summary
-    summary_found = [f for f in scan(summary, policy, inline=False)]
-    findings.extend(FieldFinding("summary", f.rule, f.severity, f.fingerprint, f) for f in summary_found)
+    summary = write.summary  # becomes the commit subject
+    findings.extend(FieldFinding("summary", f.rule, f.severity, f.fingerprint, f) for f in scan(summary, policy, inline=False))
     unique: dict = {}
     for finding in findings:  # a summary repeats a field: report each value once, under its field
         unique.setdefault((finding.rule, finding.fingerprint), finding)
@@ -72,8 +69,9 @@ def guard(write: Any, policy: Policy, *, redact: bool = False) -> Guarded:
         raise _refusal(blocking)
     if not blocking:
         return Guarded(write, [], findings)
-    if any(f.rule in ("boundary-claim",) for f in blocking):
-        raise _refusal([f for f in blocking if f.rule == "boundary-claim"])
+    claims = [f for f in blocking if f.rule == "boundary-claim"]
+    if claims:  # a flag is not a value: there is nothing to redact
+        raise _refusal(claims)
     summary = redact_text(summary, policy)[0]
     result = write.result
     if result is not None and hasattr(result, "model_dump"):

@@ -135,3 +135,24 @@ def test_a_secret_in_an_id_is_refused_even_with_redact_and_never_echoed(cli, git
         result = cli("todo", "add", "-g", GOAL, "--text", "ok", "--todo-id", TOKEN, *extra)
         assert result.code == 1 and "field 'todo_id'" in result.err and TOKEN not in result.err
     assert state_tip(git_repo) == tip
+
+
+def test_boundary_flags_stay_truthful_even_for_a_hand_built_write(repo, git_repo):
+    """No command sets a boundary flag; a write built by hand through `StateRepo.apply` that
+    claims raw material was recorded is refused too, with or without redaction."""
+    from loopx_git.domain.guard import SafetyError
+    from loopx_git.domain.write import EventMaker, Write
+    from loopx_git.model.event import Note
+
+    def build(state):
+        event = EventMaker(state.goals[GOAL], "2026-03-01T11:00:00Z").make(
+            Note, goal_id=GOAL, summary="raw log attached", boundary={"raw_logs_recorded": True})
+        return Write("event note", "raw log", GOAL, None, [event])
+
+    tip = state_tip(git_repo)
+    for redacting in (False, True):
+        repo.redact = redacting
+        with pytest.raises(SafetyError) as err:
+            repo.apply(build)
+        assert "field 'boundary.raw_logs_recorded': boundary-claim" in err.value.message
+    assert state_tip(git_repo) == tip
