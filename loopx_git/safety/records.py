@@ -14,10 +14,13 @@ from loopx_git.safety.policy import DEFAULT_POLICY, Policy
 from loopx_git.safety.rules import BLOCK
 from loopx_git.safety.scan import Finding, fingerprint, marker, scan
 
-_RAW_KEYS = frozenset({"transcript", "stdout", "stderr", "prompt", "prompts", "messages", "password", "passwd",
-                       "secret", "api_key", "apikey", "client_secret", "private_key", "cookie", "cookies",
-                       "authorization", "credentials", "credential", "session_transcript", "trajectory"})  # fmt: skip
-_RAW_SUFFIXES = ("_token", "_password", "_secret", "_api_key", "_transcript", "_stdout", "_stderr", "_prompt")
+_RAW_KEYS = frozenset({"transcript", "session_transcript", "stdout", "stderr", "prompt", "prompts", "messages",
+                       "trajectory", "log", "logs"})  # fmt: skip
+_RAW_SUFFIXES = ("_transcript", "_stdout", "_stderr", "_prompt", "_log")
+_CREDENTIAL_KEYS = frozenset({"password", "passwd", "secret", "api_key", "apikey", "client_secret", "private_key",
+                              "cookie", "cookies", "authorization", "credentials", "credential", "token"})  # fmt: skip
+_CREDENTIAL_SUFFIXES = ("_token", "_password", "_secret", "_api_key", "_private_key")
+_PATH = re.compile(r"^[\w.-]+(?:/[\w.-]+)*$")
 _DIGEST = re.compile(r"^(?:(?:sha1|sha256|sha512|blake2b|md5)[:-])?[0-9a-fA-F]{32,128}$")
 _URL = re.compile(r"^[a-z][a-z0-9+.-]*://", re.I)
 _WINDOWS_ABSOLUTE = re.compile(r"^[A-Za-z]:[\\/]|^\\\\")
@@ -44,17 +47,27 @@ class FieldFinding:
         return {"field": self.field, "rule": self.rule, "severity": self.severity, "fingerprint": self.fingerprint}
 
 
-def is_raw_key(key: str) -> bool:
+def is_credential_key(key: str) -> bool:
     low = key.lower()
-    return low in _RAW_KEYS or low.startswith("raw_") or low.endswith(_RAW_SUFFIXES)
+    return low in _CREDENTIAL_KEYS or low.endswith(_CREDENTIAL_SUFFIXES)
+
+
+def is_raw_key(key: str) -> bool:
+    """A key for raw material or a credential (``transcript``, ``raw_*``, ``stdout``, ``*_token``)."""
+    low = key.lower()
+    return low in _RAW_KEYS or low.startswith("raw_") or low.endswith(_RAW_SUFFIXES) or is_credential_key(low)
 
 
 def is_ref_key(key: str) -> bool:
     return key.endswith(("_ref", "_refs")) or key == "evidence"
 
 
-def is_digest_or_ref(value: str) -> bool:
-    return bool(_DIGEST.match(value)) or ref_problem(value) is None and ("/" in value or "." in value) and " " not in value
+def allowed_under_raw_key(key: str, value: str) -> bool:
+    """What a raw-material key may hold: a digest, or for raw material (not a credential) a
+    relative path to where the material is kept (``logs/run-12.txt``)."""
+    if _DIGEST.match(value):
+        return True
+    return not is_credential_key(key) and bool(_PATH.match(value)) and "/" in value and ref_problem(value) is None
 
 
 def ref_problem(value: str) -> Optional[str]:
@@ -96,7 +109,7 @@ class _Checker:
         return {k: (self.value(name, name, v) if k in ("before", "after") else v) for k, v in item.items()}
 
     def text(self, field: str, key: str, value: str) -> str:
-        if key and is_raw_key(key) and not is_digest_or_ref(value):
+        if key and is_raw_key(key) and not allowed_under_raw_key(key, value):
             self._add(field, "raw-material-key", value)
             return marker("raw-material-key")
         if len(value.encode("utf-8", "surrogatepass")) > self.policy.max_field_bytes:
@@ -129,8 +142,8 @@ def check(record: dict, policy: Policy = DEFAULT_POLICY, *, redact: bool = False
 
 
 STRUCTURAL_RULES = {
-    "raw-material-key": "a key that carries raw material (transcript, raw_*, stdout, stderr, prompt, messages, "
-                        "credential names) holds only a digest or a relative ref",
+    "raw-material-key": "a key for raw material (transcript, raw_*, stdout, stderr, prompt, messages, logs) holds a "
+                        "digest or a relative path; a credential-named key (password, api_key, *_token...) only a digest",
     "field-too-large": "one field holds at most max_field_bytes (4 KiB unless configured), so raw logs stay out",
     "unsafe-ref": "refs are relative to the repository, with no '..'",
     "boundary-claim": "boundary flags say raw material was not recorded; the state branch never holds it",

@@ -10,13 +10,20 @@ from loopx_git.safety.records import check, is_raw_key
 DIGEST = "sha256:" + "ab" * 32
 
 
-@pytest.mark.parametrize("key", ["transcript", "raw_output", "stdout", "stderr", "prompt", "messages", "password",
-                                 "api_key", "github_token", "session_token"])  # fmt: skip
+@pytest.mark.parametrize("key", ["transcript", "raw_output", "stdout", "stderr", "prompt", "messages", "build_log"])
 def test_raw_material_keys_hold_only_digests_or_relative_refs(key):
     _, found = check({"details": {key: "the whole conversation went like this"}})
     assert [(f.field, f.rule) for f in found] == [(f"details.{key}", "raw-material-key")]
     assert check({"details": {key: DIGEST}})[1] == []
     assert check({"details": {key: "logs/run-12.txt"}})[1] == []
+    assert [f.rule for f in check({"details": {key: "/var/log/run.txt"}})[1]] == ["raw-material-key"]
+
+
+@pytest.mark.parametrize("key", ["password", "api_key", "github_token", "session_token", "client_secret", "cookie"])
+def test_credential_keys_hold_only_digests(key):
+    for value in ("S3cret.Pass", "vault/prod/db", "hunter2"):
+        assert [(f.field, f.rule) for f in check({"details": {key: value}})[1]] == [(f"details.{key}", "raw-material-key")]
+    assert check({"details": {key: DIGEST}})[1] == []
 
 
 def test_flags_and_counts_under_raw_keys_are_fine():
