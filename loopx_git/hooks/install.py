@@ -25,6 +25,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
 
+from loopx_git.errors import RuleError
+
 HOOK_NAMES = ("pre-commit", "pre-push")
 SECTION_VERSION = 1
 _BEGIN = "# >>> loopx {name} hook v{version} (installed by `loopx connect`; `loopx disconnect` removes it) >>>"
@@ -104,13 +106,17 @@ def _find_section(lines: list[str], name: str) -> Optional[tuple[int, int, int]]
     for i, line in enumerate(lines):
         m = _BEGIN_RE.match(line)
         if m and m.group("name") == name:
-            end = lines.index(_END.format(name=name), i)
-            return i, end, int(m.group("version"))
+            end_marker = _END.format(name=name)
+            if end_marker not in lines[i:]:
+                raise RuleError(f"the {name} hook has loopx's begin marker but not {end_marker!r}; loopx will not guess "
+                                "where its section ends", code="hook-damaged",
+                                hint="remove the loopx lines from the hook by hand, then run `loopx connect` again")  # fmt: skip
+            return i, lines.index(end_marker, i), int(m.group("version"))
     return None
 
 
 def _write(path: Path, lines: list[str]) -> None:
-    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8", errors="surrogateescape")
     path.chmod(path.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
 
 
@@ -134,6 +140,9 @@ def install(hooks_dir: Path, name: str, executable: str) -> str:
         return "updated"
     switched_off = not os.access(path, os.X_OK)
     if switched_off or (lines and lines[0].startswith("#!") and not _SHELLS.match(lines[0])):
+        if aside.exists():
+            raise RuleError(f"{aside.name} already exists beside the {name} hook; moving your hook there would overwrite it",
+                            code="hook-exists", hint=f"rename or remove {aside} and run `loopx connect` again")  # fmt: skip
         path.rename(aside)  # not shell, or not executable: run it (if it may run) instead of editing it
         _write(path, ["#!/bin/sh", *section(name, executable, chained=aside.name)])
         return f"installed; your hook moved to {aside.name}" + (" (not executable, so it stays off)" if switched_off else " and still runs")

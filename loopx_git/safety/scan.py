@@ -88,8 +88,7 @@ def _inline_allowed(line: str, rule: Rule) -> bool:
     return False
 
 
-def _candidates(text: str, policy: Policy):
-    lower = text.lower()
+def _candidates(text: str, lower: str, policy: Policy):
     ctx = policy.context
     present = {keyword for keyword in KEYWORDS if keyword in lower}
     for rule in RULES:
@@ -107,10 +106,11 @@ def _candidates(text: str, policy: Policy):
 def scan(text: str, policy: Policy = DEFAULT_POLICY, *, path: Optional[str] = None, inline: bool = True) -> list[Finding]:
     """Findings in ``text``, in order, one per span (where two rules match one place, the first
     blocking one wins). ``inline=False`` ignores allow comments (for records, which are not code)."""
-    honour_inline = inline and "allow" in text.lower()
+    lower = text.lower()
+    honour_inline = inline and "allow" in lower
     path_allowed = policy.path_allowed(path)
     found: list[Finding] = []
-    for rule, (start, end) in _candidates(text, policy):
+    for rule, (start, end) in _candidates(text, lower, policy):
         value = text[start:end]
         fp = fingerprint(value)
         if policy.allowed_by_fingerprint(rule.id, fp, path):

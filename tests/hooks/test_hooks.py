@@ -241,6 +241,21 @@ def test_a_switched_off_hook_stays_off(git_repo, tmp_path, capsys):
     assert not os.access(hooks / "pre-commit", os.X_OK) and "loopx" not in (hooks / "pre-commit").read_text()
 
 
+def test_a_damaged_section_or_a_taken_aside_name_is_refused_not_guessed(git_repo, capsys):
+    hooks = git_repo / ".git" / "hooks"
+    cli = Cli(git_repo, capsys)
+    assert cli("connect").code == 0
+    shim = hooks / "pre-commit"
+    shim.write_text(shim.read_text().replace("# <<< loopx pre-commit hook <<<", ""))
+    result = cli("connect")
+    assert result.code == 1 and result.err.startswith("error[hook-damaged]")
+    shim.write_text("#!/usr/bin/env python3\nprint('mine')\n")
+    (hooks / "pre-commit.pre-loopx").write_text("#!/bin/sh\necho older\n")
+    result = cli("connect")
+    assert result.code == 1 and result.err.startswith("error[hook-exists]")
+    assert (hooks / "pre-commit.pre-loopx").read_text() == "#!/bin/sh\necho older\n"
+
+
 def test_core_hooks_path_is_honoured(git_repo, capsys):
     git(git_repo, "config", "core.hooksPath", ".githooks")
     assert Cli(git_repo, capsys)("connect").code == 0
