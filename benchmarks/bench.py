@@ -194,6 +194,24 @@ def bench_status(quick: bool) -> dict:
             "read_blobs_only_ms": read_ms}
 
 
+def bench_push_verify(quick: bool) -> dict:
+    """What the pre-push hook checks on a push of the state branch: the commits after the remote's
+    tip (incremental), against a full `loopx verify` of the same branch."""
+    from loopx_git.views.verify import verify, verify_since
+
+    path = fresh_repo("push-verify")
+    seed(path, todos=2_000 if quick else 10_000, events=20_000 if quick else 100_000)
+    repo = loopx_git.open(path)
+    repo.status(GOAL)
+    base = repo.tip
+    repo.todo_add(GOAL, "one more todo to push")
+    repo.close()
+    repo = loopx_git.open(path)
+    since_ms = median_ms(lambda: verify_since(repo.git, repo.ref, repo.tip, base), 5)
+    full_ms = median_ms(lambda: verify(repo.git, repo.ref), 1)
+    return {"incremental_ms": since_ms, "full_verify_ms": full_ms, "ratio": since_ms / full_ms}
+
+
 def bench_startup() -> dict:
     def run(*cmd: str) -> None:
         subprocess.run(cmd, check=True, capture_output=True)
@@ -283,11 +301,12 @@ def bench_hook(quick: bool) -> dict:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--quick", action="store_true", help="smaller histories, for a smoke run")
-    parser.add_argument("--only", choices=["append", "overhead", "status", "startup", "scan", "hook"])
+    parser.add_argument("--only", choices=["append", "overhead", "status", "startup", "scan", "hook", "push-verify"])
     args = parser.parse_args()
     benches = {"startup": lambda: bench_startup(), "overhead": lambda: bench_overhead(args.quick),
                "append": lambda: bench_append(args.quick), "status": lambda: bench_status(args.quick),
-               "scan": lambda: bench_scan(args.quick), "hook": lambda: bench_hook(args.quick)}
+               "scan": lambda: bench_scan(args.quick), "hook": lambda: bench_hook(args.quick),
+               "push-verify": lambda: bench_push_verify(args.quick)}
     for name, fn in benches.items():
         if args.only and name != args.only:
             continue

@@ -13,11 +13,11 @@ from loopx_git.domain import todo as todo_ops
 from loopx_git.domain.guard import guard
 from loopx_git.domain.write import Write
 from loopx_git.model.ids import utc_now
-from loopx_git.model.state import FOLD_VERSION, PAYLOAD_KINDS, State, extend, fold, require_goal
+from loopx_git.model.state import State, fold, require_goal
 from loopx_git.store import hygiene, layout, transaction
-from loopx_git.store.cache import FoldCache
 from loopx_git.store.documents import render_touched, root_document, touched
 from loopx_git.store.git import GitRepo
+from loopx_git.views.folded import state_reader
 from loopx_git.store.reader import StateReader
 from loopx_git.store.records import encode
 from loopx_git.store.yaml_doc import render
@@ -59,7 +59,7 @@ class StateRepo:
         self._policy = None
 
     def _new_reader(self) -> StateReader:
-        return StateReader(self.git, FoldCache(self.git.git_dir, self.ref, FOLD_VERSION), fold, extend, PAYLOAD_KINDS)
+        return state_reader(self.git, self.ref)
 
     @classmethod
     def open(cls, path: str | Path = ".", *, state_ref: Optional[str] = None, redact: bool = False) -> "StateRepo":

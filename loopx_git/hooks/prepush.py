@@ -68,9 +68,12 @@ def _check_state_push(git: GitRepo, update: RefUpdate, state_ref: str, report: R
             report.refused.append(f"{update.remote_ref}: not a fast-forward of the remote's {update.remote_sha[:12]}; "
                                   "the state branch is append-only and is never rewritten")  # fmt: skip
             return
-    from loopx_git.views.verify import verify
+    from loopx_git.views.verify import verify, verify_since
 
-    result = verify(git, state_ref, tip=update.local_sha)
+    if update.creates:
+        result = verify(git, state_ref, tip=update.local_sha)
+    else:  # the remote's tip passed this check when it was pushed: check what this push adds
+        result = verify_since(git, state_ref, update.local_sha, update.remote_sha)
     for problem in result.problems[:20]:
         report.refused.append(f"{update.remote_ref}: verify: {problem.code} {problem.path or ''} {problem.message}".rstrip())
 

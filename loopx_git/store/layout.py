@@ -65,3 +65,19 @@ def record_kind(path: str) -> Optional[str]:
     if RUN_PATH_RE.match(path):
         return "run"
     return None
+
+
+_DOCUMENT_RE = re.compile(r"^goals/(?P<goal>[^/]+)/(?:(?P<goal_doc>goal)|(?P<folder>todos|suggested|agents)/(?P<id>[^/]+))\.yaml$")
+_FOLDER_KIND = {"todos": "todo", "suggested": "suggested", "agents": "agent"}
+
+
+def document_entity(path: str) -> Optional[tuple[str, str, str]]:
+    """The entity (kind, goal id, id) a document path renders, or None for any other path."""
+    if path == ROOT_DOCUMENT:
+        return ("root", "", "")
+    m = _DOCUMENT_RE.match(path)
+    if m is None:
+        return None
+    if m.group("goal_doc"):
+        return ("goal", m.group("goal"), m.group("goal"))
+    return (_FOLDER_KIND[m.group("folder")], m.group("goal"), m.group("id"))

@@ -71,12 +71,55 @@ def verify(git: GitRepo, ref: str, progress: Progress = _noop, *, tip: Optional[
                         conflicts=conflicts)  # fmt: skip
 
 
+def verify_since(git: GitRepo, ref: str, tip: str, since: str) -> VerifyReport:
+    """Check what the commits after ``since`` add, up to ``tip``: the invariants of ``verify``,
+    for those commits only. ``since`` is an ancestor already checked — the remote's tip, for the
+    pre-push hook — so a push costs what it adds, not what the history holds: records are read
+    and documents rendered only where the new commits touch them, and the fold of the older
+    history comes through the cache. A deleted or changed record is reported as such; the
+    document drift it also causes is left to a full ``loopx verify``."""
+    from collections import Counter
+
+    from loopx_git.store.documents import render_touched, touched
+    from loopx_git.views.folded import state_reader
+
+    problems: list[Problem] = []
+    added_in: dict[str, str] = {}
+    others: dict[str, str] = {}
+    commits = list(git.walk_range([tip], [since]))
+    for commit in commits:
+        _check_append_only(git, commit.oid, commit.tree, commit.parents, added_in, problems, others)
+    tree = git.commit(tip).tree
+    problems += [Problem(code="stray-file", path=p, commit=c, message="a file in a record folder that is not a record path")
+                 for p, c in others.items() if _in_record_folder(p) and git.tree_entry(tree, p)]  # fmt: skip
+    files = [(p, git.tree_entry(tree, p)) for p in sorted(added_in)]
+    events, runs = _parse_records(git, [(p, o) for p, o in files if o], added_in, problems, _noop)
+    if events:  # ids are file names: count them without reading a blob
+        names = Counter(p.rsplit("/", 1)[1] for p, _ in git.walk_files(tree, "goals") if layout.record_kind(p) == "event")
+        for event in events:
+            if names[f"{event.event_id}.json"] > 1:
+                path = layout.event_path(event.goal_id, event.event_id, event.recorded_at)
+                problems.append(Problem(code="duplicate-event-id", path=path, commit=added_in.get(path),
+                                        message=f"event id {event.event_id} is used by another event file too"))
+    state = state_reader(git, ref).state_at(tip)
+    entities = touched(events) | {e for e in map(layout.document_entity, others) if e is not None}
+    docs = {p: o for p in {*render_touched(state, entities), *(p for p in others if layout.is_document(p))}
+            if (o := git.tree_entry(tree, p)) is not None}  # fmt: skip
+    documents = _check_documents(git, tree, render_touched(state, entities), problems, docs)
+    conflicts = [c for g in state.goals.values() for c in g.conflicts]
+    return VerifyReport(ok=not problems, ref=ref, tip=tip, commits_checked=len(commits), records_checked=len(events) + len(runs),
+                        documents_checked=documents, problems=problems, conflicts=conflicts)  # fmt: skip
+
+
 def _check_append_only(git: GitRepo, oid: str, tree: str, parents: tuple[str, ...], added_in: dict[str, str],
-                       problems: list[Problem]) -> None:  # fmt: skip
+                       problems: list[Problem], others: Optional[dict[str, str]] = None) -> None:  # fmt: skip
+    """Records are only ever added. ``others`` collects the other paths the commit changed."""
     for parent in parents or (None,):
         base = git.commit(parent).tree if parent else None
         for change in git.changes(base, tree):
             if not layout.is_record(change.path):
+                if others is not None:
+                    others.setdefault(change.path, oid)
                 continue
             if change.old is None:
                 added_in.setdefault(change.path, oid)
@@ -88,10 +131,19 @@ def _check_append_only(git: GitRepo, oid: str, tree: str, parents: tuple[str, ..
                                         message="an event or run record was changed after it was committed"))
 
 
+def _in_record_folder(path: str) -> bool:
+    return bool(layout.record_kind(path)) or "/events/" in path or "/runs/" in path
+
+
 def _read_records(git: GitRepo, tree: str, added_in: dict[str, str], problems: list[Problem], progress: Progress):
+    files = [(p, o) for p, o in git.walk_files(tree, "goals") if _in_record_folder(p)]
+    return _parse_records(git, files, added_in, problems, progress)
+
+
+def _parse_records(git: GitRepo, files: list[tuple[str, str]], added_in: dict[str, str], problems: list[Problem],
+                   progress: Progress):  # fmt: skip
     events: list[EventBase] = []
     runs: list[RunRecord] = []
-    files = [(p, o) for p, o in git.walk_files(tree, "goals") if layout.record_kind(p) or "/events/" in p or "/runs/" in p]
     for n, (path, oid) in enumerate(files, 1):
         kind = layout.record_kind(path)
         try:
@@ -119,8 +171,11 @@ def _check_unique(events: list[EventBase], added_in: dict[str, str], problems: l
         seen[event.event_id] = path
 
 
-def _check_documents(git: GitRepo, tree: str, expected: dict[str, bytes], problems: list[Problem]) -> int:
-    actual = {p: o for p, o in git.walk_files(tree) if layout.is_document(p)}
+def _check_documents(git: GitRepo, tree: str, expected: dict[str, bytes], problems: list[Problem],
+                     actual: Optional[dict[str, str]] = None) -> int:  # fmt: skip
+    """Documents against the fold: every document on the branch, or only ``actual`` (path -> blob)."""
+    if actual is None:
+        actual = {p: o for p, o in git.walk_files(tree) if layout.is_document(p)}
     for path in sorted(expected.keys() | actual.keys()):
         if path not in actual:
             problems.append(Problem(code="document-missing", path=path, message="the fold implies this document, "

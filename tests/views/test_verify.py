@@ -16,6 +16,7 @@ def worktree(repo, git_repo, tmp_path) -> Path:
     repo.todo_add(GOAL, "first", todo_id="t1", now=NOW)
     repo.todo_claim(GOAL, "t1", "alice", now=NOW)
     repo.close()
+    BASES[git_repo] = git(git_repo, "rev-parse", "loopx/state").strip()
     path = tmp_path / "state-checkout"
     git(git_repo, "worktree", "add", "-q", str(path), "loopx/state")
     return path
@@ -27,9 +28,29 @@ def commit_all(path: Path, message: str) -> str:
     return git(path, "rev-parse", "HEAD").strip()
 
 
+BASES: dict = {}
+"""The state tip before a test edits the branch by hand: what a remote would already hold."""
+
+
 def problems(git_repo):
-    report = loopx_git.open(git_repo).verify()
-    return {(p.code, p.path): p for p in report.problems}, report
+    """What the full verify finds; checked against the incremental verify of the pre-push hook,
+    which must find the same problems in the commits after the base."""
+    from loopx_git.views.verify import verify_since
+
+    repo = loopx_git.open(git_repo)
+    report = repo.verify()
+    found = {(p.code, p.path): p for p in report.problems}
+    if git_repo in BASES:
+        since = verify_since(repo.git, repo.ref, repo.tip, BASES[git_repo])
+        quick = {(p.code, p.path, p.commit) for p in since.problems}
+        full = {(p.code, p.path, p.commit) for p in report.problems}
+        assert since.ok == report.ok and since.commits_checked < report.commits_checked
+        assert quick <= full
+        if any(code in ("record-deleted", "record-changed") for code, _, _ in quick):
+            assert {code for code, _, _ in full - quick} <= {"document-drift"}  # the deletion's consequence
+        else:
+            assert quick == full
+    return found, report
 
 
 def event_files(path: Path) -> list[Path]:
@@ -99,3 +120,13 @@ def test_missing_and_orphan_documents(worktree, git_repo):
     found, _ = problems(git_repo)
     assert ("document-missing", f"goals/{GOAL}/todos/t1.yaml") in found
     assert ("document-orphan", f"goals/{GOAL}/todos/ghost.yaml") in found
+
+
+def test_incremental_verify_of_clean_new_commits(repo, git_repo):
+    from loopx_git.views.verify import verify_since
+
+    base = repo.tip
+    repo.todo_add(GOAL, "second", todo_id="t2", now=NOW)
+    repo.todo_complete(GOAL, "t2", evidence=["tests/test_x.py"], now=NOW)
+    report = verify_since(repo.git, repo.ref, repo.tip, base)
+    assert report.ok and report.commits_checked == 2 and report.records_checked >= 2 and report.documents_checked >= 1
