@@ -16,8 +16,8 @@ BLOCK_BEGIN = "# >>> loopx local state (managed by `loopx connect`; extra patter
 BLOCK_END = "# <<< loopx local state <<<"
 
 
-@lru_cache(maxsize=512)
-def _compile(glob: str) -> re.Pattern:
+def _translate(glob: str) -> str:
+    """A glob as a regex fragment: ``*`` and ``?`` stay inside one folder, ``**`` crosses folders."""
     out, i = [], 0
     while i < len(glob):
         if glob.startswith("**/", i):
@@ -35,7 +35,12 @@ def _compile(glob: str) -> re.Pattern:
         else:
             out.append(re.escape(glob[i]))
             i += 1
-    return re.compile("".join(out) + r"\Z")
+    return "".join(out)
+
+
+@lru_cache(maxsize=512)
+def _compile(glob: str) -> re.Pattern:
+    return re.compile(_translate(glob) + r"\Z")
 
 
 def glob_match(glob: str, path: str) -> bool:
@@ -58,15 +63,34 @@ def matches(pattern: str, path: str) -> bool:
     return any(glob_match(body, part) for i, part in enumerate(parts) if not folder or i < last)
 
 
+def _path_regex(pattern: str) -> str:
+    """``matches(pattern, path)`` as one regex over the whole path."""
+    folder = pattern.endswith("/")
+    body = _translate(pattern.strip("/"))
+    if pattern.startswith("/") or "/" in pattern.strip("/"):
+        return f"^{body}/.+$" if folder else f"^{body}(?:/.*)?$"
+    return f"(?:^|/){body}/" if folder else f"(?:^|/){body}(?:/|$)"
+
+
 class Boundary:
-    """The patterns in force: the defaults plus a repository's own."""
+    """The patterns in force: the defaults plus a repository's own, compiled into one regex so
+    that checking every path of a large index stays cheap."""
 
     def __init__(self, extra: Iterable[str] = ()):
         self.patterns = DEFAULT_PATTERNS + tuple(p for p in extra if p not in DEFAULT_PATTERNS)
+        self._regex = re.compile("|".join(f"(?P<p{i}>{_path_regex(p)})" for i, p in enumerate(self.patterns)))
+        # a literal every match must contain: most paths hold none of them and skip the regex
+        needles = [max(re.split(r"[*?/]", p), key=len) for p in self.patterns]
+        self._needles = tuple(needles) if all(len(n) >= 2 for n in needles) else None
 
     def violates(self, path: str) -> str | None:
         """The first pattern that covers ``path``, or None."""
-        return next((p for p in self.patterns if matches(p, path)), None)
+        if self._needles is not None and not any(n in path for n in self._needles):
+            return None
+        m = self._regex.search(path)
+        if m is None:
+            return None
+        return self.patterns[min(int(name[1:]) for name, value in m.groupdict().items() if value is not None)]
 
 
 def render_block(patterns: Iterable[str]) -> list[str]:

@@ -98,3 +98,13 @@ def test_ignore_block_is_updated_where_it_stands():
     assert lines[0] == "a" and lines[-1] == "b" and "extra/" in lines
     assert lines.count(BLOCK_BEGIN) == 1 and lines.count(BLOCK_END) == 1
     assert not has_ignore_block(text, DEFAULT_PATTERNS + ("extra/",))
+
+
+def test_the_compiled_boundary_agrees_with_each_pattern():
+    boundary = Boundary(["secrets.local/", "/private/*.md", "**/cache/*.bin"])
+    paths = [".loopx/x", "a/.loopx/b", ".loopx", "x/.local", "x/.local/y", ".codex/goals/a", "a/.codex/goals/b",
+             "raw.log", "d/raw1.log", "draw.log", "raw.jsonl", "x.transcript", "x.transcript.txt", "a/b.transcript/c",
+             "private/x.md", "a/private/x.md", "secrets.local/k", "a/secrets.local/k", "secrets.local",
+             "cache/a.bin", "x/y/cache/a.bin", "x/cache/a.txt", "src/app.py"]  # fmt: skip
+    for path in paths:
+        assert boundary.violates(path) == next((p for p in boundary.patterns if matches(p, path)), None), path
