@@ -48,21 +48,6 @@ def glob_match(glob: str, path: str) -> bool:
     return _compile(glob).match(path) is not None
 
 
-def matches(pattern: str, path: str) -> bool:
-    """Whether ``path`` (relative, ``/``-separated) is covered by one ``.gitignore``-style pattern."""
-    folder = pattern.endswith("/")
-    body = pattern.strip("/")
-    anchored = pattern.startswith("/") or "/" in body
-    parts = path.split("/")
-    if anchored:
-        depth = body.count("/") + 1
-        head = "/".join(parts[:depth])
-        return glob_match(body, head) and (len(parts) > depth or not folder)
-    # unanchored: any component; a folder pattern must match a folder, not the file itself
-    last = len(parts) - 1
-    return any(glob_match(body, part) for i, part in enumerate(parts) if not folder or i < last)
-
-
 def _path_regex(pattern: str) -> str:
     """``matches(pattern, path)`` as one regex over the whole path."""
     folder = pattern.endswith("/")
@@ -70,6 +55,16 @@ def _path_regex(pattern: str) -> str:
     if pattern.startswith("/") or "/" in pattern.strip("/"):
         return f"^{body}/.+$" if folder else f"^{body}(?:/.*)?$"
     return f"(?:^|/){body}/" if folder else f"(?:^|/){body}(?:/|$)"
+
+
+@lru_cache(maxsize=512)
+def _pattern_regex(pattern: str) -> re.Pattern:
+    return re.compile(_path_regex(pattern))
+
+
+def matches(pattern: str, path: str) -> bool:
+    """Whether ``path`` (relative, ``/``-separated) is covered by one ``.gitignore``-style pattern."""
+    return _pattern_regex(pattern).search(path) is not None
 
 
 class Boundary:
