@@ -60,7 +60,7 @@ def register(root: typer.Typer) -> None:
         data["problems"] = advice
 
         def text(d: dict) -> None:
-            render.kv([("loopx", d["loopx_executable"]), ("state branch", f"{d['state_ref']} at {(d['tip'] or 'missing')[:12]}")])
+            render.kv([("loopx", f"{d['loopx_version']} at {d['loopx_executable']}"), ("state branch", f"{d['state_ref']} at {(d['tip'] or 'missing')[:12]}")])
             for copy in d["remote_copies"] or [{"ref": "(no remote-tracking copy; nothing pushed or fetched yet)", "relation": "-"}]:
                 render.kv([("remote copy", f"{copy['ref']}: {copy['relation']}")])
             for hook in d["hooks"]:

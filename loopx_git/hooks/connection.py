@@ -85,7 +85,9 @@ class Health:
     loopx: str = ""
 
     def to_json(self) -> dict:
-        return {"loopx_executable": self.loopx, "pre_commit_framework": self.framework,
+        from loopx_git import __version__
+
+        return {"loopx_version": __version__, "loopx_executable": self.loopx, "pre_commit_framework": self.framework,
                 "hooks": [h.to_json() for h in self.hooks], "ignore_block_present": self.ignore_block}  # fmt: skip
 
 
