@@ -133,6 +133,68 @@ class StateRepo:
 
         return connection.disconnect(self.git)
 
+    # -- many clones ------------------------------------------------------------------------------
+
+    def remote(self, name: str = "origin"):
+        from loopx_git.store.remote import Remote
+
+        return Remote(self.git, name, self.ref)
+
+    def track(self, remote: str = "origin") -> bool:
+        """Add the fetch refspec so a plain ``git fetch`` brings the state branch too."""
+        return self.remote(remote).ensure_refspec()
+
+    def pull(self, remote: str = "origin"):
+        """Fetch the remote state branch; fast-forward or merge. Never pushes."""
+        from loopx_git import sync
+
+        return sync.pull(self, self.remote(remote))
+
+    def push(self, remote: str = "origin"):
+        """Push local state commits; refused if the remote moved since the last fetch."""
+        from loopx_git import sync
+
+        return sync.push(self, self.remote(remote))
+
+    def sync(self, remote: str = "origin"):
+        """Pull, then push, retried when another clone pushed in between."""
+        from loopx_git import sync
+
+        return sync.sync(self, self.remote(remote))
+
+    def todo_claim_synced(self, goal_id: str, todo_id: str, agent_id: str, *, remote: str = "origin") -> WriteResult:
+        """Fetch, claim, push as one step: of several clones racing for a todo, one wins."""
+        from loopx_git import sync
+
+        return sync.claim_synced(self, self.remote(remote), goal_id, todo_id, agent_id)
+
+    def repair(self) -> WriteResult:
+        """One commit that re-derives every document from the fold (after a plain-git merge that
+        left documents drifted); no commit when they all agree."""
+        from loopx_git.store.documents import render_all
+
+        empty = Write("repair", "documents", "", None)
+
+        def attempt() -> WriteResult:
+            tip = self.tip
+            if tip is None:
+                return WriteResult(None, empty)
+            tree = self.git.commit(tip).tree
+            expected = render_all(self._reader.state_at(tip))
+            actual = {p: o for p, o in self.git.walk_files(tree) if layout.is_document(p)}
+            txn = transaction.Transaction("repair", "re-derive documents from the events")
+            for path, data in expected.items():
+                if path not in actual or self.git.read_blob(actual[path]) != data:
+                    txn.add(path, data)
+            txn.removed = sorted(p for p in actual if p not in expected)
+            if not txn.files and not txn.removed:
+                return WriteResult(None, empty)
+            txn.summary = f"re-derive {len(txn.files)} document(s), remove {len(txn.removed)} orphan(s)"
+            done = Write("repair", txn.summary, "", None, result={"rederived": sorted(txn.files), "removed": txn.removed})
+            return WriteResult(transaction.commit(self.git, self.ref, tip, txn), done)
+
+        return transaction.retrying(attempt)
+
     def apply(self, build: Callable[[State], Write]) -> WriteResult:
         """Run one domain operation as one commit: read the tip, validate against its state,
         commit with compare-and-swap; on a lost race, all of it again on the new tip."""
@@ -286,6 +348,20 @@ class StateRepo:
             else:
                 relation = "diverged"
             out.append({"remote": remote, "ref": name, "remote_tip": oid, "relation": relation})
+        return out
+
+    def remote_status(self) -> list[dict]:
+        """For each configured remote, whether it has the state branch at all (asked of the remote
+        with ``git ls-remote``; ``None`` with the error when it cannot be reached)."""
+        from loopx_git.errors import LoopxError
+
+        out = []
+        for name in self.git.remotes():
+            try:
+                tip = self.remote(name).remote_tip()
+                out.append({"remote": name, "has_state_branch": tip is not None, "remote_tip": tip, "error": None})
+            except LoopxError as exc:
+                out.append({"remote": name, "has_state_branch": None, "remote_tip": None, "error": exc.message})
         return out
 
     def object_stats(self) -> hygiene.ObjectStats:

@@ -17,6 +17,7 @@ def register(root: typer.Typer) -> None:
         objective: Optional[str] = typer.Option(None, "--objective"),
         hooks: bool = typer.Option(True, "--hooks/--no-hooks", help="Install the pre-commit and pre-push shims."),
         ignore: bool = typer.Option(True, "--ignore/--no-ignore", help="Keep the local-state block in .gitignore."),
+        remote: Optional[str] = typer.Option(None, "--remote", help="Also make `git fetch REMOTE` bring the state branch."),
         redact: bool = context.REDACT,
     ) -> None:  # fmt: skip
         """Connect this repository: the state branch, the safety hooks and the .gitignore block.
@@ -30,6 +31,7 @@ def register(root: typer.Typer) -> None:
         Examples:
           loopx connect --goal-id parser --objective 'A streaming JSON parser'
           loopx connect --no-hooks
+          loopx connect --remote origin && loopx sync
         """
         from loopx_git.errors import ValidationError
 
@@ -42,8 +44,10 @@ def register(root: typer.Typer) -> None:
             if goal_id and not repo.goal_exists(goal_id):
                 created = repo.goal_create(goal_id, objective or "")
             worktree = repo.connect_worktree(hooks=hooks, ignore=ignore)
+            tracked = repo.track(remote) if remote else None
             data = {"state_ref": repo.ref, "created": result.changed, "tip": repo.tip,
-                    "goal_created": created.record.goal_id if created else None, **worktree.to_json()}  # fmt: skip
+                    "goal_created": created.record.goal_id if created else None, **worktree.to_json(),
+                    "remote": remote, "refspec_added": tracked}  # fmt: skip
 
         def text(d: dict) -> None:
             render.line(("created " if d["created"] else "already connected: ") + d["state_ref"])
@@ -53,6 +57,8 @@ def register(root: typer.Typer) -> None:
                 render.line(f"{name} hook: {did}")
             if d["ignore_block"]:
                 render.line(f".gitignore local-state block: {d['ignore_block']}")
+            if d["remote"]:
+                render.line(f"remote {d['remote']}: fetch refspec " + ("added" if d["refspec_added"] else "already there"))
             if d["framework_snippet"]:
                 render.line("this repository uses the pre-commit framework; add to .pre-commit-config.yaml under repos:")
                 render.line(d["framework_snippet"].rstrip())

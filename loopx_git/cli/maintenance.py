@@ -35,7 +35,8 @@ def register(root: typer.Typer) -> None:
             raise typer.Exit(1)
 
     @root.command("doctor")
-    def doctor(ctx: typer.Context) -> None:
+    def doctor(ctx: typer.Context, remotes: bool = typer.Option(True, "--remotes/--offline",
+               help="Ask each remote whether it has the state branch (git ls-remote).")) -> None:  # fmt: skip
         """Check the set-up: hooks, ignore block, state branch, remote copies, object store.
 
         Reports the installation, the hooks (present and current), the .gitignore block, the state branch
@@ -51,6 +52,7 @@ def register(root: typer.Typer) -> None:
             events = sum(g.event_count for g in state.goals.values())
             data = {
                 "state_ref": repo.ref, "tip": repo.tip, "remote_copies": repo.remote_copies(),
+                "remotes": repo.remote_status() if remotes else [],
                 "goals": sorted(state.goals), "events": events, **health.to_json(),
                 "loose_objects": stats.loose_objects, "loose_bytes": stats.loose_bytes, "packs": stats.packs,
                 "pack_bytes": stats.pack_bytes,
@@ -63,6 +65,10 @@ def register(root: typer.Typer) -> None:
             render.kv([("loopx", f"{d['loopx_version']} at {d['loopx_executable']}"), ("state branch", f"{d['state_ref']} at {(d['tip'] or 'missing')[:12]}")])
             for copy in d["remote_copies"] or [{"ref": "(no remote-tracking copy; nothing pushed or fetched yet)", "relation": "-"}]:
                 render.kv([("remote copy", f"{copy['ref']}: {copy['relation']}")])
+            for r in d["remotes"]:
+                has = {True: "has the state branch", False: "has no state branch (loopx sync creates it)",
+                       None: f"unreachable: {r['error']}"}[r["has_state_branch"]]  # fmt: skip
+                render.kv([(f"remote {r['remote']}", has)])
             for hook in d["hooks"]:
                 said = ("current" if hook["current"] else f"outdated (v{hook['version']})") if hook["installed"] else "missing"
                 render.kv([(f"{hook['hook']} hook", said + (f", chained with {hook['chained']}" if hook["chained"] else ""))])

@@ -76,15 +76,28 @@ def add(
 
 
 @app.command("claim")
-def claim(ctx: typer.Context, goal_id: str = GOAL_ID, todo_id: str = TODO_ID,
-          agent_id: str = typer.Option(..., "--agent-id", help="The registered agent claiming it."), redact: bool = context.REDACT) -> None:  # fmt: skip
+def claim(
+    ctx: typer.Context, goal_id: str = GOAL_ID, todo_id: str = TODO_ID,
+    agent_id: str = typer.Option(..., "--agent-id", help="The registered agent claiming it."),
+    sync: bool = typer.Option(False, "--sync", help="Fetch, claim and push as one step (one winner across clones)."),
+    remote: str = typer.Option("origin", "--remote", help="The remote for --sync."),
+    redact: bool = context.REDACT,
+) -> None:  # fmt: skip
     """Claim an open, unclaimed todo (claiming your own again changes nothing).
 
-    Example: loopx todo claim -g parser -t todo-tok --agent-id alice
+    With --sync the claim is published at once: of several machines racing for the todo through one
+    remote, exactly one wins and the others are told who holds it.
+
+    Examples:
+      loopx todo claim -g parser -t todo-tok --agent-id alice
+      loopx todo claim -g parser -t todo-tok --agent-id alice --sync --remote origin
     """
     c = context.get(ctx)
     with c.session(redact=redact) as repo:
-        result = repo.todo_claim(goal_id, todo_id, agent_id)
+        if sync:
+            result = repo.todo_claim_synced(goal_id, todo_id, agent_id, remote=remote)
+        else:
+            result = repo.todo_claim(goal_id, todo_id, agent_id)
     render.write_result(c, result, _said("claimed"))
 
 

@@ -8,7 +8,7 @@ import os
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator, Mapping, Optional
+from typing import Iterable, Iterator, Mapping, Optional
 
 import pygit2
 
@@ -253,28 +253,40 @@ class GitRepo:
     def write_blob(self, data: bytes) -> str:
         return str(self._repo.create_blob(data))
 
-    def write_tree(self, base: Optional[str], files: Mapping[str, bytes]) -> str:
-        """A new tree: ``base`` with ``files`` (path -> content) added or replaced.
-        Only the directories on the changed paths are rebuilt."""
+    def write_tree(self, base: Optional[str], files: Mapping[str, bytes], *, blobs: Mapping[str, str] = {},
+                   remove: Iterable[str] = ()) -> str:  # fmt: skip
+        """A new tree: ``base`` with ``files`` (path -> content) and ``blobs`` (path -> id of a blob
+        already stored) added or replaced, and the ``remove`` paths taken out. Only the directories
+        on the changed paths are rebuilt; a directory left empty goes too."""
         nested: dict = {}
-        for path, data in files.items():
+        entries = [(p, self.write_blob(d)) for p, d in files.items()] + list(blobs.items()) + [(p, None) for p in remove]
+        for path, oid in entries:
             node = nested
             *dirs, name = path.split("/")
             for part in dirs:
                 node = node.setdefault(part, {})
-            node[name] = self.write_blob(data)
-        return self._build(base, nested)
+            node[name] = oid
+        return self._build(base, nested) or str(self._repo.TreeBuilder().write())
 
-    def _build(self, base: Optional[str], nested: dict) -> str:
+    def _build(self, base: Optional[str], nested: dict) -> Optional[str]:
         base_tree = self._repo[base] if base else None
         builder = self._repo.TreeBuilder(base_tree) if base_tree is not None else self._repo.TreeBuilder()
         for name, value in nested.items():
             if isinstance(value, dict):
                 existing = base_tree[name].id if base_tree is not None and name in base_tree else None
                 child = self._build(str(existing) if existing is not None else None, value)
-                builder.insert(name, pygit2.Oid(hex=child), TREE_MODE)
+                if child is None:
+                    if builder.get(name) is not None:
+                        builder.remove(name)
+                else:
+                    builder.insert(name, pygit2.Oid(hex=child), TREE_MODE)
+            elif value is None:
+                if builder.get(name) is not None:
+                    builder.remove(name)
             else:
                 builder.insert(name, pygit2.Oid(hex=value), FILE_MODE)
+        if len(builder) == 0:
+            return None
         return str(builder.write())
 
     def signature(self) -> pygit2.Signature:
@@ -299,11 +311,37 @@ class GitRepo:
 
     # -- the git binary, for what libgit2 does not do (packing) -----------------------------------
 
-    def run_git(self, *args: str) -> str:
+    def git_command(self, *args: str, stdin: Optional[str] = None, timeout: Optional[float] = None,
+                    quiet_auth: bool = False) -> subprocess.CompletedProcess:  # fmt: skip
+        """Run the ``git`` binary in this repository (its work tree, or the git dir when bare), as a
+        user would: their config, credential helpers, SSH setup and hooks apply. ``quiet_auth``
+        makes git fail rather than prompt for a password (for a report, not a push)."""
         env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_DIR")}
-        proc = subprocess.run(
-            ["git", "--git-dir", str(self.git_dir), *args], capture_output=True, text=True, env=env, check=False
-        )
+        if quiet_auth:
+            env.update(GIT_TERMINAL_PROMPT="0", GIT_SSH_COMMAND=env.get("GIT_SSH_COMMAND", "ssh -o BatchMode=yes"))
+        try:
+            return subprocess.run(["git", *args], cwd=self.workdir or self.git_dir, capture_output=True, text=True,
+                                  env=env, input=stdin, check=False, timeout=timeout)  # fmt: skip
+        except subprocess.TimeoutExpired:
+            return subprocess.CompletedProcess(["git", *args], 124, "", f"timed out after {timeout:.0f} s")
+
+    def remotes(self) -> list[str]:
+        proc = self.git_command("remote")
+        return proc.stdout.split() if proc.returncode == 0 else []
+
+    def run_git(self, *args: str) -> str:
+        proc = self.git_command(*args)
         if proc.returncode != 0:
             raise StoreError(f"git {' '.join(args)} failed: {proc.stderr.strip()}")
         return proc.stdout
+
+    def merge_base(self, a: str, b: str) -> Optional[str]:
+        found = self._repo.merge_base(a, b)
+        return str(found) if found is not None else None
+
+    def move_ref(self, ref: str, new: str, expected: Optional[str]) -> None:
+        """Point ``ref`` at ``new`` only if it is at ``expected`` (absent, when None): a
+        compare-and-swap under git's ref lock."""
+        proc = self.git_command("update-ref", "-m", "loopx", ref, new, expected or "")
+        if proc.returncode != 0:
+            raise RefMoved(proc.stderr.strip())

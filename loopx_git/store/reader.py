@@ -67,7 +67,9 @@ class StateReader:
         return state if self._extend(state, events, runs) else None
 
     def all_records(self, tip: str) -> Records:
-        tree = self._git.commit(tip).tree
+        return self.records_in(self._git.commit(tip).tree)
+
+    def records_in(self, tree: str) -> Records:
         events: list[EventHead] = []
         runs: list[RunRecord] = []
         for goal_id in self._git.list_dir(tree, "goals"):
@@ -75,6 +77,17 @@ class StateReader:
             for path, oid in self._git.walk_files(tree, f"{goal_dir}/events"):
                 events.append(parse_for_fold(self._git.read_blob(oid), path, self._payload_kinds))
             for path, oid in self._git.walk_files(tree, f"{goal_dir}/runs"):
+                runs.append(parse_run(self._git.read_blob(oid), path))
+        return events, runs
+
+    def parse(self, files: Iterable[tuple[str, str]]) -> Records:
+        """Records of the given (path, blob id) files, parsed as the fold reads them."""
+        events: list[EventHead] = []
+        runs: list[RunRecord] = []
+        for path, oid in files:
+            if layout.record_kind(path) == "event":
+                events.append(parse_for_fold(self._git.read_blob(oid), path, self._payload_kinds))
+            else:
                 runs.append(parse_run(self._git.read_blob(oid), path))
         return events, runs
 

@@ -27,6 +27,8 @@ class Transaction:
     agent_id: Optional[str] = None
     event_ids: list[str] = field(default_factory=list)
     files: dict[str, bytes] = field(default_factory=dict)
+    removed: list[str] = field(default_factory=list)
+    """Documents to take out (an orphan that ``repair`` removes); never a record."""
 
     def add(self, path: str, data: bytes) -> None:
         self.files[path] = data
@@ -51,7 +53,9 @@ def commit(git: GitRepo, ref: str, parent: Optional[str], txn: Transaction) -> s
         for path in txn.files:
             if layout.is_record(path) and git.tree_entry(base_tree, path) is not None:
                 raise StoreError(f"{path} already exists on {ref}; records are append-only", code="record-exists")
-    tree = git.write_tree(base_tree, txn.files)
+    if any(layout.is_record(path) for path in txn.removed):
+        raise StoreError("records are append-only; a transaction never removes one", code="record-removed")
+    tree = git.write_tree(base_tree, txn.files, remove=txn.removed)
     return git.commit_on_ref(ref, tree, [parent] if parent else [], txn.message())
 
 

@@ -1,0 +1,75 @@
+"""``loopx sync``, ``pull``, ``push`` and ``repair``: the state branch across clones."""
+from __future__ import annotations
+
+import typer
+
+from loopx_git.cli import context, render
+
+REMOTE = typer.Option("origin", "--remote", "-r", help="The git remote to sync with.")
+
+
+def _pulled(d: dict) -> None:
+    said = {"up-to-date": "already up to date", "ahead": "local is ahead of the remote", "fast-forward": "fast-forwarded",
+            "merged": f"merged {d['events_from_remote']} record(s) from the remote",
+            "no-remote-branch": "the remote has no state branch yet"}[d["action"]]  # fmt: skip
+    render.line(f"{d['remote']}: {said}" + (f"; pushed {(d['local_tip'] or '')[:12]}" if d.get("pushed") else ""))
+    for conflict in d.get("conflicts", []):
+        render.line(f"conflict {conflict['kind']} ({conflict['event_id']}): {conflict['message']}", style="yellow")
+
+
+def register(root: typer.Typer) -> None:
+    @root.command("sync")
+    def sync_cmd(ctx: typer.Context, remote: str = REMOTE) -> None:
+        """Pull the remote state branch (fast-forward or merge), then push; retried if another clone pushed first.
+
+        Merges union both sides' events and re-derive the documents; conflicting facts (two claims of one todo)
+        are kept as recorded conflicts, shown here and in `status`. Never a force push; the work tree is not touched.
+
+        Example: loopx sync --remote origin
+        """
+        c = context.get(ctx)
+        with c.session() as repo:
+            result = repo.sync(remote)
+        render.emit(c, result.to_json(), _pulled)
+
+    @root.command("pull")
+    def pull_cmd(ctx: typer.Context, remote: str = REMOTE) -> None:
+        """Fetch the remote state branch and fast-forward or merge into the local one (never pushes).
+
+        Example: loopx pull
+        """
+        from loopx_git.sync import SyncResult
+
+        c = context.get(ctx)
+        with c.session() as repo:
+            result = SyncResult(remote, repo.pull(remote))
+        render.emit(c, result.to_json(), _pulled)
+
+    @root.command("push")
+    def push_cmd(ctx: typer.Context, remote: str = REMOTE) -> None:
+        """Push local state commits to the remote; refused if the remote moved since the last pull.
+
+        Example: loopx push
+        """
+        c = context.get(ctx)
+        with c.session() as repo:
+            outcome = repo.push(remote)
+            data = {"remote": remote, "pushed": outcome.pushed, "tip": repo.tip}
+        if not outcome.ok:
+            from loopx_git.errors import ConflictError
+
+            raise ConflictError(f"the remote moved since the last pull ({outcome.reason})", code="push-lost",
+                                hint="run `loopx sync` to merge and push")  # fmt: skip
+        render.emit(c, data, lambda d: render.line(f"{d['remote']}: " + ("pushed" if d["pushed"] else "nothing to push")))
+
+    @root.command("repair")
+    def repair_cmd(ctx: typer.Context) -> None:
+        """Re-derive every document from the events in one commit (after a plain-git merge left them drifted).
+
+        Example: loopx repair && loopx verify
+        """
+        c = context.get(ctx)
+        with c.session() as repo:
+            result = repo.repair()
+        render.write_result(c, result, lambda r: render.line(
+            f"repaired: {r.write.summary}" if r.changed else "documents agree with the events; nothing to repair"))

@@ -1,0 +1,211 @@
+"""Many clones, one history: pull, merge and push of the state branch.
+
+- **pull** fetches the remote's state branch, checks what it adds (valid records, nothing edited
+  or deleted), and fast-forwards or merges. A merge commit's tree is the union of both sides'
+  record files plus every document the two sides' new events touch, re-derived from the merged
+  fold; documents are never line-merged. The fold orders events by (Lamport clock, time, id), so
+  merging either way round gives the same tree, and clones that sync in any order converge.
+- **push** is compare-and-swap: it carries the remote tip last fetched as the expected old value
+  and fails if the remote moved. **sync** is pull + push, retried (bounded) when the push loses.
+- **claim_synced** is fetch → claim → push as one step; a claim whose push loses the race is
+  taken back (it was never published) and tried again on the new remote state, so of two
+  machines racing for one todo exactly one wins.
+
+Nothing here touches the work tree or the index.
+"""
+from __future__ import annotations
+
+import random
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Optional
+
+from loopx_git.errors import ConflictError, LoopxError
+from loopx_git.model.state import extend, fold
+from loopx_git.store import layout
+from loopx_git.store.documents import render_touched, touched
+from loopx_git.store.git import RefMoved
+from loopx_git.store.remote import Remote
+
+if TYPE_CHECKING:
+    from loopx_git.api import StateRepo, WriteResult
+
+SYNC_ATTEMPTS = 5
+SYNC_SCHEMA = "loopx_sync_result_v0"
+
+
+class SyncRefused(LoopxError):
+    """The remote side breaks an invariant (an invalid, edited or clashing record): nothing is merged."""
+
+    code = "remote-refused"
+
+
+@dataclass
+class PullResult:
+    action: str
+    """``up-to-date`` | ``ahead`` | ``fast-forward`` | ``merged`` | ``no-remote-branch``"""
+    remote_tip: Optional[str]
+    local_tip: Optional[str]
+    events_from_remote: int = 0
+    conflicts: list = field(default_factory=list)
+
+
+@dataclass
+class SyncResult:
+    remote: str
+    pull: PullResult
+    pushed: bool = False
+    attempts: int = 1
+    push_refused: str = ""
+
+    def to_json(self) -> dict:
+        return {"schema_version": SYNC_SCHEMA, "remote": self.remote, "action": self.pull.action,
+                "remote_tip": self.pull.remote_tip, "local_tip": self.pull.local_tip,
+                "events_from_remote": self.pull.events_from_remote, "pushed": self.pushed, "attempts": self.attempts,
+                "conflicts": [c.model_dump(mode="json") for c in self.pull.conflicts]}  # fmt: skip
+
+
+def _refuse_problems(report, side: str) -> None:
+    if report.problems:
+        first = report.problems[0]
+        more = f" (and {len(report.problems) - 1} more)" if len(report.problems) > 1 else ""
+        where = f"commit {first.commit[:12]}, " if first.commit else ""
+        raise SyncRefused(f"{side}: {first.code} at {where}{first.path}: {first.message}{more}; nothing was merged",
+                          hint="the other clone must fix its branch (`loopx verify` there says what is wrong)")  # fmt: skip
+
+
+def _check_incoming(repo: "StateRepo", tip: str, since: Optional[str], *, merging: bool) -> None:
+    from loopx_git.views.verify import verify, verify_since
+
+    if since is None:
+        report = verify(repo.git, repo.ref, tip=tip)
+    else:  # a merge re-derives the documents; a fast-forward takes them as they are
+        report = verify_since(repo.git, repo.ref, tip, since, documents=not merging)
+    _refuse_problems(report, "the remote state branch")
+
+
+def pull(repo: "StateRepo", remote: Remote) -> PullResult:
+    """Fetch and bring the local state branch up to the remote's (never the other way round)."""
+    git = repo.git
+    theirs = remote.fetch()
+    ours = repo.tip
+    if theirs is None:
+        return PullResult("no-remote-branch", None, ours)
+    if ours == theirs:
+        return PullResult("up-to-date", theirs, ours)
+    if ours is not None and git.is_ancestor(theirs, ours):
+        return PullResult("ahead", theirs, ours)
+    if ours is None or git.is_ancestor(ours, theirs):
+        _check_incoming(repo, theirs, ours, merging=False)
+        git.move_ref(repo.ref, theirs, ours)
+        return PullResult("fast-forward", theirs, theirs)
+    base = git.merge_base(ours, theirs)
+    _check_incoming(repo, theirs, base, merging=True)
+    return merge(repo, ours, theirs, remote.name)
+
+
+def merge(repo: "StateRepo", ours: str, theirs: str, label: str) -> PullResult:
+    """One merge commit (parents: ours, theirs) whose tree is the union of both sides' records and
+    the re-derived documents of every entity either side's new events touch."""
+    git = repo.git
+    ours_tree, theirs_tree = git.commit(ours).tree, git.commit(theirs).tree
+    incoming, outgoing, clashes = [], [], []
+    for change in git.changes(ours_tree, theirs_tree):
+        if layout.record_kind(change.path) is None:
+            continue
+        if change.old is None:
+            incoming.append((change.path, change.new))
+        elif change.new is None:
+            outgoing.append((change.path, change.old))
+        else:
+            clashes.append(change.path)
+    if clashes:
+        raise SyncRefused(f"{clashes[0]} holds different content here and on the remote: a record id was reused "
+                          "with different content; nothing was merged", code="record-clash")  # fmt: skip
+    names = Counter(p.rsplit("/", 1)[1] for p, _ in git.walk_files(ours_tree, "goals") if layout.record_kind(p))
+    reused = [p for p, _ in incoming if names[p.rsplit("/", 1)[1]]]
+    if reused:
+        raise SyncRefused(f"{reused[0]}: its record id is already used here by another file; nothing was merged",
+                          code="record-clash")  # fmt: skip
+    reader = repo.reader
+    their_events, their_runs = reader.parse(incoming)
+    our_events, _ = reader.parse(outgoing)
+    tree = git.write_tree(ours_tree, {}, blobs=dict(incoming))
+    merged = reader.state_at(ours).copy_for({e.goal_id for e in their_events} | {r.goal_id for r in their_runs})
+    if not extend(merged, their_events, their_runs):  # their events interleave with ours: fold all, in order
+        merged = fold(*reader.records_in(tree))
+    documents = render_touched(merged, touched(their_events) | touched(our_events))
+    tree = git.write_tree(tree, documents)
+    message = (f"loopx: merge {label} ({len(their_events)} events from the remote, {len(our_events)} local)\n\n"
+               f"Loopx-Merge: {theirs}\n")  # fmt: skip
+    commit = git.commit_on_ref(repo.ref, tree, [ours, theirs], message)
+    reader.remember(commit, merged)
+    conflicts = [c for g in merged.goals.values() for c in g.conflicts]
+    return PullResult("merged", theirs, commit, len(their_events) + len(their_runs), conflicts)
+
+
+@dataclass(frozen=True)
+class Pushed:
+    ok: bool
+    pushed: bool = False
+    reason: str = ""
+
+    @property
+    def lost_race(self) -> bool:
+        return not self.ok and any(r in self.reason for r in ("stale info", "fetch first", "non-fast-forward"))
+
+
+def push(repo: "StateRepo", remote: Remote) -> Pushed:
+    """Push the local tip if it descends from the remote tip last fetched, and the remote is still
+    there. A refusal other than a lost race (a hook's, say) is an error."""
+    ours, seen = repo.tip, repo.git.ref_target(remote.tracking_ref)
+    if ours is None or ours == seen:
+        return Pushed(True)
+    if seen is not None and not repo.git.is_ancestor(seen, ours):
+        raise ConflictError(f"the remote state branch has commits this clone has not merged ({seen[:12]})",
+                            code="behind-remote", hint="run `loopx pull` (or `loopx sync`) first")  # fmt: skip
+    result = remote.push(ours, seen)
+    outcome = Pushed(result.ok, result.ok, result.reason)
+    if not outcome.ok and not outcome.lost_race:
+        raise ConflictError(f"the remote refused the push: {result.reason}", code="push-refused")
+    return outcome
+
+
+def _backoff(attempt: int) -> None:
+    time.sleep(random.uniform(0, min(1.0, 0.05 * 2**attempt)))
+
+
+def sync(repo: "StateRepo", remote: Remote, *, attempts: int = SYNC_ATTEMPTS) -> SyncResult:
+    """Pull, then push; when the push loses to another clone, pull (merge) and push again."""
+    reason = ""
+    for attempt in range(1, attempts + 1):
+        pulled = pull(repo, remote)
+        outcome = push(repo, remote)
+        if outcome.ok:
+            return SyncResult(remote.name, pulled, pushed=outcome.pushed, attempts=attempt)
+        reason = outcome.reason
+        _backoff(attempt)
+    raise ConflictError(f"the remote kept moving; gave up after {attempts} attempts ({reason})", code="push-lost",
+                        hint="another clone is syncing busily; try again")  # fmt: skip
+
+
+def claim_synced(repo: "StateRepo", remote: Remote, goal_id: str, todo_id: str, agent_id: str,
+                 *, attempts: int = SYNC_ATTEMPTS) -> "WriteResult":  # fmt: skip
+    """Fetch, claim, push, as one step. A claim that loses the push race is taken back (it was
+    never published) and tried again on the new remote state, where it may be refused."""
+    for attempt in range(1, attempts + 1):
+        pull(repo, remote)
+        base, before = repo.tip, repo.state()
+        result = repo.todo_claim(goal_id, todo_id, agent_id)  # refused here if the winner's claim arrived
+        if push(repo, remote).ok:
+            return result
+        if result.changed:
+            try:
+                repo.git.move_ref(repo.ref, base, result.commit)
+            except RefMoved as exc:
+                raise ConflictError("the local state branch moved while the claim was being pushed",
+                                    code="claim-unsettled") from exc  # fmt: skip
+            repo.reader.remember(base, before)
+        _backoff(attempt)
+    raise ConflictError(f"could not publish the claim after {attempts} attempts", code="push-lost")
