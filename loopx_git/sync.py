@@ -145,6 +145,9 @@ def merge(repo: "StateRepo", ours: str, theirs: str, label: str) -> PullResult:
     return PullResult("merged", theirs, commit, len(their_events) + len(their_runs), conflicts)
 
 
+_LOST_RACE = ("stale info", "fetch first", "non-fast-forward", "cannot lock ref", "atomic transaction failed")
+
+
 @dataclass(frozen=True)
 class Pushed:
     ok: bool
@@ -153,7 +156,9 @@ class Pushed:
 
     @property
     def lost_race(self) -> bool:
-        return not self.ok and any(r in self.reason for r in ("stale info", "fetch first", "non-fast-forward"))
+        # a remote that moved: refused by the lease, by git's fast-forward rule, or (two pushes at
+        # once) by the remote's own ref lock
+        return not self.ok and any(r in self.reason for r in _LOST_RACE)
 
 
 def push(repo: "StateRepo", remote: Remote) -> Pushed:

@@ -251,3 +251,11 @@ def test_push_refused_by_a_hook_is_an_error_not_a_retry(alice, capsys):
         with pytest.raises(ConflictError) as err:
             a.sync()
     assert err.value.code == "push-refused"
+
+
+def test_claim_sync_from_the_cli_publishes_the_claim(alice, bob, remote, capsys):
+    won = Cli(bob, capsys).json("todo", "claim", "-g", GOAL, "-t", "t1", "--agent-id", "bob", "--sync")
+    assert won["record"]["claimed_by"] == "bob"
+    assert git(remote, "rev-parse", "loopx/state") == git(bob, "rev-parse", "loopx/state")
+    lost = Cli(alice, capsys)("todo", "claim", "-g", GOAL, "-t", "t1", "--agent-id", "alice", "--sync")
+    assert lost.code == 1 and "error[claim-held]" in lost.err and "'bob'" in lost.err
