@@ -212,6 +212,74 @@ def bench_push_verify(quick: bool) -> dict:
     return {"incremental_ms": since_ms, "full_verify_ms": full_ms, "ratio": since_ms / full_ms}
 
 
+def _notes(repo, count: int, label: str, per_commit: int = 10) -> None:
+    """``count`` note events through the real write path, ``per_commit`` to a commit."""
+    for start in range(0, count, per_commit):
+        def build(state, start=start):
+            maker = EventMaker(state.goals[GOAL], format_utc(datetime.now(timezone.utc)))
+            events = [maker.make(Note, goal_id=GOAL, agent_id="bench", summary=f"{label} {start + i}")
+                      for i in range(min(per_commit, count - start))]  # fmt: skip
+            return Write("bench notes", f"{len(events)} notes", GOAL, None, events)
+
+        repo.apply(build)
+
+
+def bench_sync(quick: bool) -> dict:
+    """Two clones that each added 1000 events since they last met: `loopx pull` (fetch, check the
+    incoming records, merge with re-derived documents) ÷ plain git doing the merge of the same
+    branches without a work tree (`git fetch` + `git merge-tree --write-tree` + `git commit-tree`)."""
+    added = 200 if quick else 1000
+    remote = WORK / "sync-remote.git"
+    shutil.rmtree(remote, ignore_errors=True)
+    subprocess.run(["git", "init", "-q", "--bare", str(remote)], check=True)
+    a, b = fresh_repo("sync-a"), fresh_repo("sync-b")
+    for path in (a, b):
+        subprocess.run(["git", "-C", str(path), "remote", "add", "origin", str(remote)], check=True)
+    ra = loopx_git.open(a)
+    ra.connect()
+    ra.goal_create(GOAL, "benchmark goal")
+    _notes(ra, 1000, "base")
+    ra.sync()
+    rb = loopx_git.open(b)
+    rb.pull()
+    _notes(ra, added, "from a")
+    ra.sync()
+    _notes(rb, added, "from b")
+    ra.close()
+    rb.close()
+    b_tip = rb.tip
+    cache_dir = b / ".git" / "loopx"
+    saved = {f: f.read_bytes() for f in cache_dir.glob("*.pickle")}
+    tracking = "refs/remotes/origin/loopx/state"
+
+    def reset() -> None:
+        subprocess.run(["git", "-C", str(b), "update-ref", "refs/heads/loopx/state", b_tip], check=True)
+        subprocess.run(["git", "-C", str(b), "update-ref", "-d", tracking], check=True)
+        for f, data in saved.items():
+            f.write_bytes(data)
+
+    def loopx_pull() -> None:
+        repo = loopx_git.open(b)
+        assert repo.pull().action == "merged"
+        repo.close()
+
+    def git_merge() -> None:
+        run = lambda *args: subprocess.run(["git", "-C", str(b), *args], check=True, capture_output=True, text=True).stdout
+        run("fetch", "-q", "origin", f"+refs/heads/loopx/state:{tracking}")
+        tree = run("merge-tree", "--write-tree", "refs/heads/loopx/state", tracking).split()[0]
+        run("commit-tree", tree, "-p", "refs/heads/loopx/state", "-p", tracking, "-m", "merge")
+
+    samples: dict = {"loopx": [], "git": []}
+    for _ in range(5 if quick else 9):
+        for name, fn in (("loopx", loopx_pull), ("git", git_merge)):
+            reset()
+            start = time.perf_counter()
+            fn()
+            samples[name].append((time.perf_counter() - start) * 1000)
+    lx, gm = statistics.median(samples["loopx"]), statistics.median(samples["git"])
+    return {"events_each_side": added, "loopx_pull_ms": lx, "git_fetch_merge_tree_ms": gm, "ratio": lx / gm}
+
+
 def bench_startup() -> dict:
     def run(*cmd: str) -> None:
         subprocess.run(cmd, check=True, capture_output=True)
@@ -301,12 +369,12 @@ def bench_hook(quick: bool) -> dict:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--quick", action="store_true", help="smaller histories, for a smoke run")
-    parser.add_argument("--only", choices=["append", "overhead", "status", "startup", "scan", "hook", "push-verify"])
+    parser.add_argument("--only", choices=["append", "overhead", "status", "startup", "scan", "hook", "push-verify", "sync"])
     args = parser.parse_args()
     benches = {"startup": lambda: bench_startup(), "overhead": lambda: bench_overhead(args.quick),
                "append": lambda: bench_append(args.quick), "status": lambda: bench_status(args.quick),
                "scan": lambda: bench_scan(args.quick), "hook": lambda: bench_hook(args.quick),
-               "push-verify": lambda: bench_push_verify(args.quick)}
+               "push-verify": lambda: bench_push_verify(args.quick), "sync": lambda: bench_sync(args.quick)}
     for name, fn in benches.items():
         if args.only and name != args.only:
             continue

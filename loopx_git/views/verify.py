@@ -86,14 +86,14 @@ def verify_since(git: GitRepo, ref: str, tip: str, since: str, *, documents: boo
     problems: list[Problem] = []
     added_in: dict[str, str] = {}
     others: dict[str, str] = {}
+    blobs: dict[str, str] = {}
     commits = list(git.walk_range([tip], [since]))
     for commit in commits:
-        _check_append_only(git, commit.oid, commit.tree, commit.parents, added_in, problems, others)
+        _check_append_only(git, commit.oid, commit.tree, commit.parents, added_in, problems, others, blobs)
     tree = git.commit(tip).tree
     problems += [Problem(code="stray-file", path=p, commit=c, message="a file in a record folder that is not a record path")
                  for p, c in others.items() if _in_record_folder(p) and git.tree_entry(tree, p)]  # fmt: skip
-    files = [(p, git.tree_entry(tree, p)) for p in sorted(added_in)]
-    events, runs = _parse_records(git, [(p, o) for p, o in files if o], added_in, problems, _noop)
+    events, runs = _parse_records(git, sorted(blobs.items()), added_in, problems, _noop)
     if events:  # ids are file names: count them without reading a blob
         names = Counter(p.rsplit("/", 1)[1] for p, _ in git.walk_files(tree, "goals") if layout.record_kind(p) == "event")
         for event in events:
@@ -114,8 +114,10 @@ def verify_since(git: GitRepo, ref: str, tip: str, since: str, *, documents: boo
 
 
 def _check_append_only(git: GitRepo, oid: str, tree: str, parents: tuple[str, ...], added_in: dict[str, str],
-                       problems: list[Problem], others: Optional[dict[str, str]] = None) -> None:  # fmt: skip
-    """Records are only ever added. ``others`` collects the other paths the commit changed."""
+                       problems: list[Problem], others: Optional[dict[str, str]] = None,
+                       blobs: Optional[dict[str, str]] = None) -> None:  # fmt: skip
+    """Records are only ever added. ``others`` collects the other paths the commit changed, and
+    ``blobs`` the blob id of each record added."""
     for parent in parents or (None,):
         base = git.commit(parent).tree if parent else None
         for change in git.changes(base, tree):
@@ -125,6 +127,8 @@ def _check_append_only(git: GitRepo, oid: str, tree: str, parents: tuple[str, ..
                 continue
             if change.old is None:
                 added_in.setdefault(change.path, oid)
+                if blobs is not None:
+                    blobs[change.path] = change.new
             elif change.new is None:
                 problems.append(Problem(code="record-deleted", path=change.path, commit=oid,
                                         message="an event or run record was deleted; records are append-only"))
