@@ -262,6 +262,54 @@ class StateRepo:
     def refresh_state(self, goal_id: str, classification: str, *, now: Optional[str] = None, **kw: Any) -> WriteResult:
         return self.apply(lambda s: run_ops.refresh_state(s, goal_id=goal_id, classification=classification, now=self._now(now), **kw))
 
+    def preview(self, build: Callable[[State], Write]) -> WriteResult:
+        """What ``apply(build)`` would write, checked the same way, without writing it."""
+        write = build(self.state())
+        guarded = guard(write, self.policy, redact=self.redact)
+        return WriteResult(None, guarded.write, tuple(guarded.redactions), tuple(guarded.warnings))
+
+    def rollback(self, goal_id: str, *, event_id: Optional[str] = None, commit: Optional[str] = None,
+                 reason: Optional[str] = None, trigger: str = "mistaken_transition", dry_run: bool = False,
+                 force_later_changes: bool = False, actor: Optional[str] = None, now: Optional[str] = None) -> WriteResult:  # fmt: skip
+        """Compensate an event (with the events it caused) or a commit of the state branch: a
+        rollback_packet_v0 plus compensating events, as one commit. A commit of the project itself
+        gets a packet with a gated ``git_revert`` step and a todo; nothing is reverted."""
+        from loopx_git.domain import rollback as ops
+        from loopx_git.errors import ValidationError
+
+        if (event_id is None) == (commit is None):
+            raise ValidationError("fields 'event' and 'commit': give exactly one", code="invalid-field")
+        events = self.events(goal_id)
+        if commit is not None:
+            sha = self.git.rev_parse(commit)
+            tip = self.tip
+            if tip is None or not self.git.is_ancestor(sha, tip):
+                return self._write_or_preview(dry_run, lambda s: ops.rollback_commit(
+                    s, goal_id=goal_id, commit_ref=sha, reason=reason, trigger=trigger, actor=actor, now=self._now(now)))
+            added = set(self.git.added_records(sha))
+            targets = [e for e in events if layout.event_path(e.goal_id, e.event_id, e.recorded_at) in added]
+            refs = [sha]
+        else:
+            targets, refs = _rollback_targets(events, event_id), []
+        later = ops.later_changes(targets, events)
+        return self._write_or_preview(dry_run, lambda s: ops.rollback(
+            s, goal_id=goal_id, targets=targets, later=later, reason=reason, trigger=trigger,
+            force_later_changes=force_later_changes, commit_refs=refs, actor=actor, now=self._now(now)))
+
+    def record_rollback(self, goal_id: str, packet: dict, *, actor: Optional[str] = None, now: Optional[str] = None) -> WriteResult:
+        """Record a packet written elsewhere (a reviewer's plan) as it is. Nothing in it is executed:
+        its steps wait for their owners, and a history_rewrite is never automatic."""
+        from loopx_git.domain import rollback as ops
+
+        return self.apply(lambda s: ops.record(s, goal_id=goal_id, packet=packet, actor=actor, now=self._now(now)))
+
+    def _write_or_preview(self, dry_run: bool, build: Callable[[State], Write]) -> WriteResult:
+        return self.preview(build) if dry_run else self.apply(build)
+
+    def rollbacks(self, goal_id: str) -> list:
+        gs = require_goal(self.state(), goal_id)
+        return sorted(gs.rollbacks.values(), key=lambda p: (p.created_at, p.packet_id))
+
     # -- views -----------------------------------------------------------------------------------
 
     def goals(self) -> list:
@@ -371,3 +419,24 @@ class StateRepo:
         """Pack everything now (``git gc``) and return the object store's size after."""
         hygiene.pack(self.git, full=True)
         return self.object_stats()
+
+
+def _rollback_targets(events: list, event_id: str) -> list:
+    """The event to undo and the events it caused in the same write (a completion's wake-ups, a
+    supersede's successor link); for a rollback packet, its compensating events."""
+    from loopx_git.errors import NotFoundError
+
+    by_id = {e.event_id: e for e in events}
+    if event_id not in by_id:
+        raise NotFoundError(f"event_id '{event_id}' is not an event of this goal", code="not-found")
+    target = by_id[event_id]
+    if target.event_kind == "rollback_plan":
+        return [e for e in events if getattr(e, "packet_id", None) == target.packet.packet_id]
+    chosen, ids = [], {event_id}
+    for event in events[events.index(target):]:
+        cause = event.causality.caused_by if event.causality else None
+        if event.event_id in ids or cause in ids:
+            ids.add(event.event_id)
+            if event.changes:
+                chosen.append(event)
+    return chosen

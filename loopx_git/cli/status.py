@@ -28,6 +28,10 @@ def show_card(card) -> None:
     if card.conflicts:
         render.table(["kind", "todo", "agent", "message"],
                      [(c.kind, c.todo_id, c.agent_id, c.message) for c in card.conflicts], title="Conflicts")
+    if card.open_rollbacks:
+        render.table(["packet", "trigger", "waiting steps", "summary"],
+                     [(r.packet_id, r.trigger, ", ".join(r.pending_steps), r.summary) for r in card.open_rollbacks],
+                     title="Open rollback plans")  # fmt: skip
     render.table(["#", "kind", "agent", "todo", "summary"],
                  [(e.lamport, e.event_kind, e.agent_id, e.todo_id, e.summary) for e in card.latest_events],
                  title="Latest events")  # fmt: skip

@@ -11,7 +11,9 @@ from typing import Annotated, Literal, Optional, Union
 from pydantic import AfterValidator, ConfigDict, Field, TypeAdapter, field_validator
 
 from loopx_git.model.ids import Id, UtcTimestamp
+from loopx_git.model.boundary import Boundary
 from loopx_git.model.record import JsonScalar, JsonValue, Line, Record, Token
+from loopx_git.model.rollback import RollbackPacket
 
 EVENT_SCHEMA = "loopx_rollout_event_v0"
 
@@ -75,17 +77,6 @@ class CodeRefs(Record):
 
 class Handoff(Record):
     to_agent_id: Id
-
-
-class Boundary(Record):
-    """The six booleans that prove what a record does not contain."""
-
-    raw_task_text_recorded: bool = False
-    raw_logs_recorded: bool = False
-    raw_trajectory_recorded: bool = False
-    raw_session_transcript_recorded: bool = False
-    credential_values_recorded: bool = False
-    absolute_paths_recorded: bool = False
 
 
 class FieldChange(Record):
@@ -242,17 +233,42 @@ class Note(_Event):
     event_kind: Literal["note"] = "note"
 
 
+# --- rollback: a packet, and the compensating events it writes ---------------------------------
+
+
+class RollbackPlan(_Event):
+    """A rollback_packet_v0 recorded on the branch; its document is goals/<goal>/rollbacks/<id>.yaml."""
+
+    event_kind: Literal["rollback_plan"] = "rollback_plan"
+    packet: RollbackPacket
+
+
+class TodoCompensate(_TodoEvent):
+    """Restores fields of a todo to their values before the event it compensates."""
+
+    event_kind: Literal["todo_compensate"] = "todo_compensate"
+    compensates: Id
+    packet_id: Id
+
+
+class GoalCompensate(_Event):
+    event_kind: Literal["goal_compensate"] = "goal_compensate"
+    compensates: Id
+    packet_id: Id
+
+
 EVENT_CLASSES: tuple[type[_Event], ...] = (
     GoalCreate, GoalUpdate, AgentRegister,
     TodoAdd, TodoClaim, TodoUpdate, TodoResume, TodoComplete, TodoSupersede, TodoSuggest, TodoPromote,
     PrMerge, Validation, RefreshState, HandoffEvent, Quota, Repair, Failure, Note,
+    RollbackPlan, TodoCompensate, GoalCompensate,
 )  # fmt: skip
 
 RolloutEvent = Annotated[Union[EVENT_CLASSES], Field(discriminator="event_kind")]  # type: ignore[valid-type]
 EVENT_ADAPTER: TypeAdapter = TypeAdapter(RolloutEvent)
 
 EVENT_KINDS: tuple[str, ...] = tuple(cls.model_fields["event_kind"].default for cls in EVENT_CLASSES)
-ENTITY_KINDS = frozenset(k for k in EVENT_KINDS if k.startswith(("goal_", "agent_", "todo_")))
+ENTITY_KINDS = frozenset(k for k in EVENT_KINDS if k.startswith(("goal_", "agent_", "todo_", "rollback_")))
 """Kinds that change a document; only their own commands write them."""
 APPENDABLE_KINDS = tuple(k for k in EVENT_KINDS if k not in ENTITY_KINDS and k != "refresh_state")
 """Kinds ``loopx event append`` accepts: facts that change no document by themselves."""

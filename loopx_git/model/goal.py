@@ -54,7 +54,7 @@ def apply(state: "GoalState", event: EventBase) -> None:
     after = {c.field: c.after for c in event.changes}
     if kind == "goal_create":
         state.goal = Goal.model_validate({"goal_id": event.goal_id, **after})
-    elif kind == "goal_update":
+    elif kind in ("goal_update", "goal_compensate"):
         state.check_before(event, state.goal)
         state.goal = state.goal.model_copy(update=after) if state.goal else None
     elif kind == "agent_register":

@@ -335,6 +335,23 @@ class GitRepo:
             raise StoreError(f"git {' '.join(args)} failed: {proc.stderr.strip()}")
         return proc.stdout
 
+    def rev_parse(self, spec: str) -> str:
+        """The commit ``spec`` names (a sha, a ref, ``HEAD~2``...)."""
+        proc = self.git_command("rev-parse", "--verify", "--quiet", "--end-of-options", f"{spec}^{{commit}}")
+        if proc.returncode != 0:
+            from loopx_git.errors import NotFoundError
+
+            raise NotFoundError(f"field 'commit': {spec!r} names no commit in this repository", code="not-found")
+        return proc.stdout.strip()
+
+    def added_records(self, commit: str) -> list[str]:
+        """Paths of the record files ``commit`` adds to its first parent's tree."""
+        info = self.commit(commit)
+        base = self.commit(info.parents[0]).tree if info.parents else None
+        from loopx_git.store import layout
+
+        return [c.path for c in self.changes(base, info.tree) if c.old is None and layout.is_record(c.path)]
+
     def merge_base(self, a: str, b: str) -> Optional[str]:
         found = self._repo.merge_base(a, b)
         return str(found) if found is not None else None

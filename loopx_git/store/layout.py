@@ -50,6 +50,10 @@ def agent_document(goal_id: str, agent_id: str) -> str:
     return f"goals/{goal_id}/agents/{agent_id}.yaml"
 
 
+def rollback_document(goal_id: str, packet_id: str) -> str:
+    return f"goals/{goal_id}/rollbacks/{packet_id}.yaml"
+
+
 def is_record(path: str) -> bool:
     """Append-only files: never changed or deleted once committed."""
     return bool(EVENT_PATH_RE.match(path) or RUN_PATH_RE.match(path))
@@ -67,8 +71,8 @@ def record_kind(path: str) -> Optional[str]:
     return None
 
 
-_DOCUMENT_RE = re.compile(r"^goals/(?P<goal>[^/]+)/(?:(?P<goal_doc>goal)|(?P<folder>todos|suggested|agents)/(?P<id>[^/]+))\.yaml$")
-_FOLDER_KIND = {"todos": "todo", "suggested": "suggested", "agents": "agent"}
+_DOCUMENT_RE = re.compile(r"^goals/(?P<goal>[^/]+)/(?:(?P<goal_doc>goal)|(?P<folder>todos|suggested|agents|rollbacks)/(?P<id>[^/]+))\.yaml$")
+_FOLDER_KIND = {"todos": "todo", "suggested": "suggested", "agents": "agent", "rollbacks": "rollback"}
 
 
 def document_entity(path: str) -> Optional[tuple[str, str, str]]:

@@ -44,6 +44,15 @@ class NextAction(Record):
     basis: str = Field(description="claimed | runnable | none")
 
 
+class OpenRollback(Record):
+    """A rollback plan with steps that wait for a gate or a person."""
+
+    packet_id: str
+    trigger: str
+    summary: str
+    pending_steps: list[str]
+
+
 class GoalCard(Record):
     schema_version: str = STATUS_SCHEMA
     projection_is_writable: bool = False
@@ -57,6 +66,7 @@ class GoalCard(Record):
     latest_events: list[EventDigest]
     latest_delivery_outcome: Optional[RunRecord] = None
     conflicts: list[Conflict]
+    open_rollbacks: list[OpenRollback] = Field(default_factory=list)
     event_count: int
     run_count: int
 
@@ -118,5 +128,8 @@ def goal_card(state: State, goal_id: str, agent_id: Optional[str] = None) -> Goa
         agent_todos=[t for t in scoped if t.role == "agent"][:SECTION_LIMIT],
         active_claims=claims, next_actions=next_actions(gs, agents, live), latest_events=recent[:SECTION_LIMIT],
         latest_delivery_outcome=gs.latest_outcome_run, conflicts=conflicts,
+        open_rollbacks=[OpenRollback(packet_id=p.packet_id, trigger=p.trigger.kind, summary=p.trigger.summary,
+                                     pending_steps=[f"{st.step_id} ({st.kind})" for st in p.pending_steps])
+                        for p in sorted(gs.rollbacks.values(), key=lambda p: p.created_at) if p.is_open],
         event_count=gs.event_count, run_count=gs.run_count,
     )  # fmt: skip

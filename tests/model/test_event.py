@@ -36,6 +36,17 @@ PAYLOADS = {
     "repair": {"summary": "re-derived documents"},
     "failure": {"summary": "CI failed", "labels": ["ci"]},
     "note": {},
+    "rollback_plan": {"packet": {"packet_id": "rb1", "goal_id": "g1", "created_at": BASE["recorded_at"],
+                                 "trigger": {"kind": "operator_request", "summary": "undo a claim"},
+                                 "decision": {"owner": "user", "required": False, "reason": "mistake",
+                                              "default_safe_action": "apply_state_compensation"},
+                                 "plan": [{"step_id": "s1", "kind": "state_compensation", "action": "release",
+                                           "requires_gate": False, "destructive": False,
+                                           "automatable_by_agent": True}]}},
+    "todo_compensate": {"todo_id": "t1", "compensates": "evt_1", "packet_id": "rb1",
+                        "changes": [{"field": "claimed_by", "before": "alice", "after": None}]},
+    "goal_compensate": {"compensates": "evt_2", "packet_id": "rb1",
+                        "changes": [{"field": "status", "before": "paused", "after": "active"}]},
 }
 
 
@@ -62,7 +73,8 @@ def test_json_round_trip(kind):
 PRE = {
     "goal_update": ["goal_create"], "todo_claim": ["todo_add"], "todo_update": ["todo_add"],
     "todo_resume": ["todo_add"], "todo_complete": ["todo_add"], "todo_supersede": ["todo_add"],
-    "todo_promote": ["todo_suggest"],
+    "todo_promote": ["todo_suggest"], "todo_compensate": ["todo_add", "todo_claim"],
+    "goal_compensate": ["goal_create", "goal_update"],
 }  # fmt: skip
 
 
@@ -86,6 +98,9 @@ def test_fold_step(kind):
         "todo_promote": lambda: goal.suggested["s1"].promoted and goal.todos["s1"].status == "open",
         "pr_merge": lambda: ("org/repo", 7) in goal.merged_prs,
         "quota": lambda: "gpu" in goal.capacities,
+        "rollback_plan": lambda: goal.rollbacks["rb1"].trigger.kind == "operator_request",
+        "todo_compensate": lambda: goal.todos["t1"].claimed_by is None and not goal.conflicts,
+        "goal_compensate": lambda: goal.goal.status == "active" and not goal.conflicts,
     }.get(kind, lambda: goal.todos == {} and not goal.conflicts)
     assert expected()
 

@@ -1,0 +1,132 @@
+"""``loopx rollback``: compensate an event or a commit; ``rollback list|show|record``."""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from loopx_git.cli import context, render
+
+app = typer.Typer(help="Rollback as compensation: a rollback_packet_v0 plus compensating events; history stays.",
+                  invoke_without_command=True, no_args_is_help=True)  # fmt: skip
+
+
+def _transitions(write) -> list[dict]:
+    return [{"event_kind": e.event_kind, "todo_id": e.todo_id, "compensates": getattr(e, "compensates", None),
+             "changes": [{"field": c.field, "from": c.before, "to": c.after} for c in e.changes]}
+            for e in write.events if e.event_kind != "rollback_plan"]  # fmt: skip
+
+
+@app.callback()
+def rollback(
+    ctx: typer.Context,
+    goal_id: Optional[str] = typer.Option(None, "--goal-id", "-g", help="Goal id."),
+    event: Optional[str] = typer.Option(None, "--event", help="The event to undo (with the events it caused)."),
+    commit: Optional[str] = typer.Option(None, "--commit", help="A commit: of the state branch (compensated), or of the "
+                                         "project (a gated git_revert plan and a todo)."),
+    reason: Optional[str] = typer.Option(None, "--reason", help="Why: the packet's trigger summary and decision reason."),
+    trigger: str = typer.Option("mistaken_transition", "--trigger", help="public_boundary_leak | mistaken_transition | "
+                                "regression | failed_validation | operator_request | external_incident"),
+    dry_run: bool = typer.Option(False, "--dry-run", help="Print the packet and the compensating transitions; write nothing."),
+    force_later_changes: bool = typer.Option(False, "--force-later-changes",
+                                             help="Compensate even though the entities changed since the target."),
+    agent_id: Optional[str] = typer.Option(None, "--agent-id", help="Who is acting."),
+    redact: bool = context.REDACT,
+) -> None:  # fmt: skip
+    """Undo an event or a commit by compensation: one commit of a rollback_packet_v0 and the events that restore
+    the affected entities (a claim released, a completed todo reopened, a superseded todo restored).
+
+    The original events stay. Rolling back an entity that changed since refuses unless --force-later-changes.
+    A rollback of a rollback restores the compensated state again.
+
+    Examples:
+      loopx rollback -g parser --event evt_01h... --reason 'claimed by mistake' --dry-run
+      loopx rollback -g parser --commit 1a2b3c4 --reason 'wrong todo completed'
+      loopx rollback list -g parser
+    """
+    if ctx.invoked_subcommand is not None:
+        return
+    from loopx_git.errors import ValidationError
+
+    if goal_id is None:
+        raise ValidationError("field 'goal_id': required (--goal-id)", code="invalid-field")
+    c = context.get(ctx)
+    with c.session(redact=redact) as repo:
+        result = repo.rollback(goal_id, event_id=event, commit=commit, reason=reason, trigger=trigger, dry_run=dry_run,
+                               force_later_changes=force_later_changes, actor=agent_id)  # fmt: skip
+    if dry_run:
+        data = {"dry_run": True, "packet": render.to_data(result.record), "transitions": _transitions(result.write)}
+
+        def text(d: dict) -> None:
+            render.line(f"would write rollback {d['packet']['packet_id']} ({d['packet']['trigger']['kind']}):")
+            _show_transitions(d["transitions"])
+            render.note("dry run: nothing written")
+
+        render.emit(c, data, text)
+        return
+
+    def said(r) -> None:
+        render.line(f"rollback {r.write.summary}")
+        _show_transitions(_transitions(r.write))
+
+    render.write_result(c, result, said)
+
+
+def _show_transitions(transitions: list[dict]) -> None:
+    for t in transitions:
+        fields = ", ".join(f"{ch['field']}: {ch['from']!r} -> {ch['to']!r}" for ch in t["changes"] if ch["field"] != "updated_at")
+        render.line(f"  {t['event_kind']} {t['todo_id'] or ''} (compensates {t['compensates']}): {fields}".replace("  ", " ", 1))
+
+
+@app.command("list")
+def list_packets(ctx: typer.Context, goal_id: str = typer.Option(..., "--goal-id", "-g")) -> None:
+    """Rollback packets of a goal, oldest first; `open` when a step waits for a gate or a person.
+
+    Example: loopx rollback list -g parser
+    """
+    c = context.get(ctx)
+    with c.session() as repo:
+        packets = repo.rollbacks(goal_id)
+    render.emit(c, packets, lambda ps: render.table(
+        ["packet", "created", "trigger", "open", "steps", "summary"],
+        [(p.packet_id, p.created_at, p.trigger.kind, "yes" if p.is_open else "no", ", ".join(s.kind for s in p.plan),
+          p.trigger.summary) for p in ps]))  # fmt: skip
+
+
+@app.command("show")
+def show(ctx: typer.Context, goal_id: str = typer.Option(..., "--goal-id", "-g"),
+         packet_id: str = typer.Option(..., "--packet-id")) -> None:  # fmt: skip
+    """One rollback packet. Example: loopx rollback show -g parser --packet-id rb_01h..."""
+    from loopx_git.errors import NotFoundError
+
+    c = context.get(ctx)
+    with c.session() as repo:
+        found = {p.packet_id: p for p in repo.rollbacks(goal_id)}
+    if packet_id not in found:
+        raise NotFoundError(f"packet_id '{packet_id}' is not a rollback packet of goal '{goal_id}'", code="not-found")
+    render.emit(c, found[packet_id], lambda p: render.kv([(k, v) for k, v in p.model_dump(mode="json").items()]))
+
+
+@app.command("record")
+def record(ctx: typer.Context, goal_id: str = typer.Option(..., "--goal-id", "-g"),
+           packet: Path = typer.Option(..., "--packet", help="A rollback_packet_v0 JSON file.", exists=True, dir_okay=False),
+           agent_id: Optional[str] = typer.Option(None, "--agent-id"), redact: bool = context.REDACT) -> None:  # fmt: skip
+    """Record a packet written elsewhere, as it is. Nothing in it runs: its steps wait for their owners, and a
+    history_rewrite step is never executed by loopx.
+
+    Example: loopx rollback record -g parser --packet plans/rollback.json
+    """
+    import json
+
+    from loopx_git.errors import ValidationError
+
+    try:
+        data = json.loads(packet.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise ValidationError(f"field 'packet': {packet.name} is not JSON ({exc})", code="invalid-field") from exc
+    c = context.get(ctx)
+    with c.session(redact=redact) as repo:
+        result = repo.record_rollback(goal_id, data, actor=agent_id)
+    render.write_result(c, result, lambda r: render.line(f"recorded rollback {r.record.packet_id} "
+                                                         f"({len(r.record.pending_steps)} step(s) left to their owners)"))
