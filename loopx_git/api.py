@@ -168,6 +168,22 @@ class StateRepo:
 
         return sync.claim_synced(self, self.remote(remote), goal_id, todo_id, agent_id)
 
+    def propose(self, branch: Optional[str] = None, *, remote: str = "origin") -> dict:
+        """Push the local state commits to a proposal branch on the remote, for pull-request review;
+        the remote state branch is left alone. A proposal branch only moves forward too."""
+        from loopx_git.errors import ConflictError, NotFoundError
+
+        tip = self.tip
+        if tip is None:
+            raise NotFoundError("there is no state branch to propose", code="no-state", hint="run `loopx connect`")
+        self.remote(remote)  # a clear error for an unknown remote
+        ref = layout.state_ref(branch or f"loopx/proposals/{tip[:12]}")
+        proc = self.git.git_command("push", "--porcelain", remote, f"{tip}:{ref}")
+        if proc.returncode != 0:
+            raise ConflictError(f"the remote refused the proposal push to {ref}: {proc.stderr.strip()}",
+                                code="push-refused", hint="pick another --branch, or pull the proposal first")  # fmt: skip
+        return {"remote": remote, "branch": ref, "tip": tip, "state_branch": self.ref}
+
     def repair(self) -> WriteResult:
         """One commit that re-derives every document from the fold (after a plain-git merge that
         left documents drifted); no commit when they all agree."""

@@ -7,7 +7,7 @@ from typing import Optional
 
 import typer
 
-from loopx_git.cli import connect, event, goal, hook, maintenance, rollback, run, status, sync, todo
+from loopx_git.cli import connect, event, goal, hook, maintenance, review, rollback, run, status, sync, todo
 from loopx_git.cli.context import Ctx, OutputFormat
 
 EXIT_OK, EXIT_REFUSED, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
@@ -56,6 +56,7 @@ event.register(app)
 run.register(app)
 status.register(app)
 sync.register(app)
+review.register(app)
 maintenance.register(app)
 
 
