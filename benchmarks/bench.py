@@ -280,6 +280,37 @@ def bench_sync(quick: bool) -> dict:
     return {"events_each_side": added, "loopx_pull_ms": lx, "git_fetch_merge_tree_ms": gm, "ratio": lx / gm}
 
 
+def bench_review(quick: bool) -> dict:
+    """`review-diff` over 1000 commits (todos added, claimed, completed, notes) ÷ `git log -p` of the
+    same range, the plain-git way to read what changed."""
+    commits = 200 if quick else 1000
+    path = fresh_repo("review")
+    repo = loopx_git.open(path)
+    repo.connect()
+    repo.goal_create(GOAL, "benchmark goal")
+    repo.agent_register(GOAL, "alice")
+    base = repo.tip
+    for i in range(commits // 4):
+        repo.todo_add(GOAL, f"todo {i}", todo_id=f"t{i}")
+        repo.todo_claim(GOAL, f"t{i}", "alice")
+        repo.todo_complete(GOAL, f"t{i}", evidence=[f"tests/test_{i}.py"], actor="alice")
+        repo.event_append(GOAL, "note", summary=f"note {i}", agent_id="alice")
+    tip = repo.tip
+    repo.close()
+    from loopx_git.views.review_diff import review
+
+    def loopx_review() -> None:
+        fresh = loopx_git.open(path)
+        assert len(review(fresh.git, fresh.ref, base, tip).commits) == commits
+
+    def git_log() -> None:
+        subprocess.run(["git", "-C", str(path), "log", "-p", f"{base}..{tip}"], check=True, capture_output=True)
+
+    timed = interleaved_ms({"loopx": loopx_review, "git": git_log}, 3 if quick else 5)
+    return {"commits": commits, "review_diff_ms": timed["loopx"], "git_log_p_ms": timed["git"],
+            "ratio": timed["loopx"] / timed["git"]}
+
+
 def bench_startup() -> dict:
     def run(*cmd: str) -> None:
         subprocess.run(cmd, check=True, capture_output=True)
@@ -369,12 +400,13 @@ def bench_hook(quick: bool) -> dict:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--quick", action="store_true", help="smaller histories, for a smoke run")
-    parser.add_argument("--only", choices=["append", "overhead", "status", "startup", "scan", "hook", "push-verify", "sync"])
+    parser.add_argument("--only", choices=["append", "overhead", "status", "startup", "scan", "hook", "push-verify", "sync", "review"])
     args = parser.parse_args()
     benches = {"startup": lambda: bench_startup(), "overhead": lambda: bench_overhead(args.quick),
                "append": lambda: bench_append(args.quick), "status": lambda: bench_status(args.quick),
                "scan": lambda: bench_scan(args.quick), "hook": lambda: bench_hook(args.quick),
-               "push-verify": lambda: bench_push_verify(args.quick), "sync": lambda: bench_sync(args.quick)}
+               "push-verify": lambda: bench_push_verify(args.quick), "sync": lambda: bench_sync(args.quick),
+               "review": lambda: bench_review(args.quick)}
     for name, fn in benches.items():
         if args.only and name != args.only:
             continue

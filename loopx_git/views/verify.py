@@ -105,9 +105,10 @@ def verify_since(git: GitRepo, ref: str, tip: str, since: str, *, documents: boo
     if documents:  # a merge re-derives every touched document, so it checks the records only
         state = state_reader(git, ref).state_at(tip)
         entities = touched(events) | {e for e in map(layout.document_entity, others) if e is not None}
-        docs = {p: o for p in {*render_touched(state, entities), *(p for p in others if layout.is_document(p))}
+        expected = render_touched(state, entities)
+        docs = {p: o for p in {*expected, *(p for p in others if layout.is_document(p))}
                 if (o := git.tree_entry(tree, p)) is not None}  # fmt: skip
-        checked = _check_documents(git, tree, render_touched(state, entities), problems, docs)
+        checked = _check_documents(git, tree, expected, problems, docs)
         conflicts = [c for g in state.goals.values() for c in g.conflicts]
     return VerifyReport(ok=not problems, ref=ref, tip=tip, commits_checked=len(commits), records_checked=len(events) + len(runs),
                         documents_checked=checked, problems=problems, conflicts=conflicts)  # fmt: skip

@@ -10,7 +10,7 @@ import loopx_git
 from loopx_git.errors import ConflictError
 from loopx_git.sync import SyncRefused, merge
 from tests.conftest import Cli, git
-from tests.sync.helpers import GOAL, bare, clone, event_ids, tree_of
+from tests.sync.helpers import GOAL, bare, clone, tree_of
 
 
 @pytest.fixture
