@@ -259,3 +259,24 @@ def test_claim_sync_from_the_cli_publishes_the_claim(alice, bob, remote, capsys)
     assert git(remote, "rev-parse", "loopx/state") == git(bob, "rev-parse", "loopx/state")
     lost = Cli(alice, capsys)("todo", "claim", "-g", GOAL, "-t", "t1", "--agent-id", "alice", "--sync")
     assert lost.code == 1 and "error[claim-held]" in lost.err and "'bob'" in lost.err
+
+
+@pytest.mark.parametrize("damage, code", [("invalid", "invalid-record"), ("delete", "record-deleted")])
+def test_an_invalid_or_deleted_record_on_the_remote_is_refused(alice, bob, tmp_path, damage, code):
+    work = tmp_path / "damage"
+    git(alice, "worktree", "add", "-q", str(work), "loopx/state")
+    events = sorted(work.glob("goals/g1/events/**/*.json"))
+    if damage == "invalid":
+        bad = events[0].parent / "evt_notavalidrecord.json"
+        bad.write_text('{"event_kind": "note"}\n')
+    else:
+        events[0].unlink()
+    git(work, "add", "-A")
+    git(work, "commit", "-q", "-m", "damage")
+    git(alice, "push", "-q", "origin", "loopx/state")
+    with loopx_git.open(bob) as b:
+        b.todo_add(GOAL, "diverge", todo_id="tb")
+        tip = b.tip
+        with pytest.raises(SyncRefused) as err:
+            b.sync()
+        assert b.tip == tip and code in err.value.message and "commit " in err.value.message
