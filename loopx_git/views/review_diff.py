@@ -13,6 +13,7 @@ from loopx_git.model.record import Record
 from loopx_git.model.run import RunRecord
 from loopx_git.store import layout
 from loopx_git.store.git import GitRepo
+from loopx_git.views.verify import Problem
 
 REVIEW_SCHEMA = "loopx_review_diff_v0"
 SECTIONS = ("todos", "goal", "gates", "handoffs", "rollbacks", "runs", "facts")
@@ -36,15 +37,6 @@ class Change(Record):
     event_id: Optional[str] = None
 
 
-class Issue(Record):
-    """A record that fails verification (``code``) or a safety rule (``rule`` and ``fingerprint``)."""
-
-    code: str
-    path: str
-    commit: Optional[str] = None
-    message: str
-
-
 class ReviewDiff(Record):
     schema_version: str = REVIEW_SCHEMA
     base: str
@@ -54,7 +46,8 @@ class ReviewDiff(Record):
     ok: bool
     commits: list[CommitRow]
     changes: list[Change]
-    issues: list[Issue]
+    issues: list[Problem]
+    """Records that fail verification (the verify codes) or a safety rule (``safety:<rule>``)."""
 
     def goals(self) -> list[str]:
         return sorted({c.goal_id for c in self.changes})
@@ -142,7 +135,7 @@ def review(git: GitRepo, ref: str, base: str, head: str, policy=None) -> ReviewD
     base_sha, head_sha = git.rev_parse(base), git.rev_parse(head)
     commits = list(git.walk_range([head_sha], [base_sha]))
     changes: list[Change] = []
-    issues: list[Issue] = []
+    issues: list[Problem] = []
     blocking = False
     for commit in commits:
         for path in git.added_records(commit.oid):
@@ -158,9 +151,9 @@ def review(git: GitRepo, ref: str, base: str, head: str, policy=None) -> ReviewD
                 changes.append(_change(record, commit.oid))
             for finding in check(record.model_dump(mode="json"), policy or DEFAULT_POLICY)[1]:
                 blocking = blocking or finding.blocks
-                issues.append(Issue(code=f"safety:{finding.rule}", path=path, commit=commit.oid, message=finding.describe()))
+                issues.append(Problem(code=f"safety:{finding.rule}", path=path, commit=commit.oid, message=finding.describe()))
     report = verify_since(git, ref, head_sha, base_sha)
-    issues += [Issue(code=p.code, path=p.path, commit=p.commit, message=p.message) for p in report.problems]
+    issues += report.problems
     return ReviewDiff(base=base, head=head, base_sha=base_sha, head_sha=head_sha, ok=report.ok and not blocking,
                       commits=[CommitRow(sha=c.oid, subject=c.message.split("\n", 1)[0]) for c in commits],
                       changes=changes, issues=issues)  # fmt: skip

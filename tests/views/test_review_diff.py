@@ -70,11 +70,17 @@ def test_links_follow_the_origin_remote(repo, git_repo, capsys):
     assert f"(https://github.com/example/parser/commit/{state_tip(git_repo)})" in out
 
 
+def checkout(git_repo, tmp_path, name) -> Path:
+    """A work tree of the state branch, to change it by plain git as a careless tool would."""
+    work = tmp_path / name
+    git(git_repo, "worktree", "add", "-q", str(work), "loopx/state")
+    return work
+
+
 def test_a_range_with_an_edited_event_fails_the_review(repo, git_repo, tmp_path, capsys):
     base = repo.tip
     repo.todo_add(GOAL, "x", todo_id="tx")
-    work = tmp_path / "edit"
-    git(git_repo, "worktree", "add", "-q", str(work), "loopx/state")
+    work = checkout(git_repo, tmp_path, "edit")
     event = sorted(work.glob("goals/g1/events/**/*.json"))[-1]
     data = json.loads(event.read_text())
     data["summary"] = "edited"
@@ -87,8 +93,7 @@ def test_a_range_with_an_edited_event_fails_the_review(repo, git_repo, tmp_path,
 def test_a_secret_that_reached_a_branch_is_an_issue(repo, git_repo, tmp_path, capsys):
     base = repo.tip
     repo.todo_add(GOAL, "x", todo_id="tx")
-    work = tmp_path / "leak"
-    git(git_repo, "worktree", "add", "-q", str(work), "loopx/state")
+    work = checkout(git_repo, tmp_path, "leak")
     source = sorted(work.glob("goals/g1/events/**/*.json"))[-1]
     data = json.loads(source.read_text())
     data["event_id"] = data["event_id"][:-1] + ("x" if data["event_id"][-1] != "x" else "y")
