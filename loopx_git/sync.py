@@ -57,7 +57,6 @@ class SyncResult:
     pull: PullResult
     pushed: bool = False
     attempts: int = 1
-    push_refused: str = ""
 
     def to_json(self) -> dict:
         return {"schema_version": SYNC_SCHEMA, "remote": self.remote, "action": self.pull.action,
