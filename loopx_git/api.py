@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Optional
+from typing import Any, Callable, Optional, Sequence
 
 from loopx_git.domain import event as event_ops
 from loopx_git.domain import goal as goal_ops
@@ -326,6 +326,42 @@ class StateRepo:
         gs = require_goal(self.state(), goal_id)
         return sorted(gs.rollbacks.values(), key=lambda p: (p.created_at, p.packet_id))
 
+    # -- the loop ledger ---------------------------------------------------------------------------
+
+    def ledger_add(self, goal_id: str, claim: str, action: str, *, entry_id: Optional[str] = None,
+                   actor: Optional[str] = None, now: Optional[str] = None) -> WriteResult:  # fmt: skip
+        from loopx_git.domain import ledger as ops
+
+        return self.apply(lambda s: ops.add_entry(s, goal_id=goal_id, claim=claim, action=action, entry_id=entry_id,
+                                                  actor=actor, now=self._now(now)))  # fmt: skip
+
+    def ledger_next(self, goal_id: str, *, agent_id: Optional[str] = None, now: Optional[str] = None) -> WriteResult:
+        """Select exactly one runnable entry (marked active); ``record`` is its action contract, or
+        None when nothing is runnable."""
+        from loopx_git.domain import ledger as ops
+
+        return self.apply(lambda s: ops.select_next(s, goal_id=goal_id, agent_id=agent_id, now=self._now(now)))
+
+    def ledger_record(self, goal_id: str, entry_id: str, *, status: str, verdict: str, next: str,
+                      evidence: Sequence = (), agent_id: Optional[str] = None, question: Optional[str] = None,
+                      now: Optional[str] = None) -> WriteResult:  # fmt: skip
+        """Write an iteration's result back. ``evidence`` items are ``Evidence`` or ``KIND:REF`` strings."""
+        from loopx_git.domain import ledger as ops
+
+        items = [_evidence(e) for e in evidence]
+        return self.apply(lambda s: ops.record_result(s, goal_id=goal_id, entry_id=entry_id, status=status, verdict=verdict,
+                                                      next_=next, evidence=items, agent_id=agent_id, question=question,
+                                                      now=self._now(now)))  # fmt: skip
+
+    def ledger(self, goal_id: str) -> list:
+        gs = require_goal(self.state(), goal_id)
+        return sorted(gs.ledger.values(), key=lambda e: (e.created_at, e.id))
+
+    def ledger_entry(self, goal_id: str, entry_id: str):
+        from loopx_git.domain.ledger import require_entry
+
+        return require_entry(require_goal(self.state(), goal_id), entry_id)
+
     # -- views -----------------------------------------------------------------------------------
 
     def goals(self) -> list:
@@ -456,3 +492,21 @@ def _rollback_targets(events: list, event_id: str) -> list:
             if event.changes:
                 chosen.append(event)
     return chosen
+
+
+def _evidence(item: Any):
+    """An ``Evidence`` from itself, a dict, or ``KIND:REF``; a bad one is refused naming the field."""
+    import pydantic
+
+    from loopx_git.errors import ValidationError
+    from loopx_git.model.ledger import Evidence
+    from loopx_git.model.record import first_error
+
+    if isinstance(item, Evidence):
+        return item
+    try:
+        return Evidence.model_validate(item) if isinstance(item, dict) else Evidence.parse(str(item))
+    except pydantic.ValidationError as exc:
+        raise ValidationError(f"field 'evidence': {first_error(exc, 'evidence')}", code="invalid-field") from exc
+    except ValueError as exc:
+        raise ValidationError(f"field 'evidence': {exc}", code="invalid-field") from exc

@@ -7,7 +7,7 @@ from typing import Optional
 
 import typer
 
-from loopx_git.cli import connect, event, goal, hook, maintenance, review, rollback, run, status, sync, todo
+from loopx_git.cli import connect, event, goal, hook, ledger, maintenance, review, rollback, run, status, sync, todo
 from loopx_git.cli.context import Ctx, OutputFormat
 
 EXIT_OK, EXIT_REFUSED, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
@@ -51,6 +51,7 @@ app.add_typer(todo.app, name="todo")
 app.add_typer(event.app, name="event")
 app.add_typer(hook.app, name="hook")
 app.add_typer(rollback.app, name="rollback")
+app.add_typer(ledger.app, name="ledger")
 hook.register(app)
 event.register(app)
 run.register(app)

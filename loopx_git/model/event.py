@@ -13,6 +13,7 @@ from pydantic import AfterValidator, ConfigDict, Field, TypeAdapter, field_valid
 from loopx_git.model.ids import Id, UtcTimestamp
 from loopx_git.model.boundary import Boundary
 from loopx_git.model.record import JsonScalar, JsonValue, Line, Record, Token
+from loopx_git.model.ledger import Evidence
 from loopx_git.model.rollback import RollbackPacket
 
 EVENT_SCHEMA = "loopx_rollout_event_v0"
@@ -233,6 +234,30 @@ class Note(_Event):
     event_kind: Literal["note"] = "note"
 
 
+# --- the loop ledger: an entry added, selected by one iteration, written back -------------------
+
+
+class _LedgerEvent(_Event):
+    entry_id: Id
+
+
+class LedgerAdd(_LedgerEvent):
+    event_kind: Literal["ledger_add"] = "ledger_add"
+
+
+class LedgerSelect(_LedgerEvent):
+    """An iteration took the entry: it is active for ``agent_id`` until written back."""
+
+    event_kind: Literal["ledger_select"] = "ledger_select"
+
+
+class LedgerRecord(_LedgerEvent):
+    """The write-back: status, verdict, next, and the evidence it adds."""
+
+    event_kind: Literal["ledger_record"] = "ledger_record"
+    evidence: list[Evidence] = Field(default_factory=list)
+
+
 # --- rollback: a packet, and the compensating events it writes ---------------------------------
 
 
@@ -261,14 +286,14 @@ EVENT_CLASSES: tuple[type[_Event], ...] = (
     GoalCreate, GoalUpdate, AgentRegister,
     TodoAdd, TodoClaim, TodoUpdate, TodoResume, TodoComplete, TodoSupersede, TodoSuggest, TodoPromote,
     PrMerge, Validation, RefreshState, HandoffEvent, Quota, Repair, Failure, Note,
-    RollbackPlan, TodoCompensate, GoalCompensate,
+    RollbackPlan, TodoCompensate, GoalCompensate, LedgerAdd, LedgerSelect, LedgerRecord,
 )  # fmt: skip
 
 RolloutEvent = Annotated[Union[EVENT_CLASSES], Field(discriminator="event_kind")]  # type: ignore[valid-type]
 EVENT_ADAPTER: TypeAdapter = TypeAdapter(RolloutEvent)
 
 EVENT_KINDS: tuple[str, ...] = tuple(cls.model_fields["event_kind"].default for cls in EVENT_CLASSES)
-ENTITY_KINDS = frozenset(k for k in EVENT_KINDS if k.startswith(("goal_", "agent_", "todo_", "rollback_")))
+ENTITY_KINDS = frozenset(k for k in EVENT_KINDS if k.startswith(("goal_", "agent_", "todo_", "rollback_", "ledger_")))
 """Kinds that change a document; only their own commands write them."""
 APPENDABLE_KINDS = tuple(k for k in EVENT_KINDS if k not in ENTITY_KINDS and k != "refresh_state")
 """Kinds ``loopx event append`` accepts: facts that change no document by themselves."""

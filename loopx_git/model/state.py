@@ -11,11 +11,13 @@ from typing import Callable, Iterable, Optional
 
 from loopx_git.errors import NotFoundError
 from loopx_git.model import goal as goal_family
+from loopx_git.model import ledger as ledger_family
 from loopx_git.model import rollback as rollback_family
 from loopx_git.model import todo as todo_family
 from loopx_git.model.event import ENTITY_KINDS, EventBase, EventHead, event_order_key
 from loopx_git.model.goal import Agent, Goal
 from loopx_git.model.ids import Id
+from loopx_git.model.ledger import LedgerEntry
 from loopx_git.model.record import Line, Record, Token
 from loopx_git.model.rollback import RollbackPacket
 from loopx_git.model.run import RunRecord, run_order_key
@@ -23,7 +25,7 @@ from loopx_git.model.table import RecordTable
 from loopx_git.model.todo import ResumeCondition, SuggestedTodo, TodoItem, TodoStatus
 
 RECENT_EVENTS = 20
-FOLD_VERSION = "5"  # bump when the fold's meaning changes: cached folds of older versions are dropped
+FOLD_VERSION = "6"  # bump when the fold's meaning changes: cached folds of older versions are dropped
 
 
 class Conflict(Record):
@@ -83,6 +85,7 @@ class GoalState:
     capacities: set[str] = field(default_factory=set)
     conflicts: list[Conflict] = field(default_factory=list)
     rollbacks: dict[str, RollbackPacket] = field(default_factory=dict)
+    ledger: dict[str, LedgerEntry] = field(default_factory=dict)
     recent: deque = field(default_factory=lambda: deque(maxlen=RECENT_EVENTS))
     lamport: int = 0
     event_count: int = 0
@@ -104,6 +107,7 @@ class GoalState:
             capacities=set(self.capacities),
             conflicts=list(self.conflicts),
             rollbacks=dict(self.rollbacks),
+            ledger=dict(self.ledger),
             recent=deque(self.recent, maxlen=RECENT_EVENTS),
         )
 
@@ -226,6 +230,8 @@ def _family(kind: str) -> Callable[[GoalState, EventBase], None]:
         return goal_family.apply
     if kind == "rollback_plan":
         return rollback_family.apply
+    if kind.startswith("ledger_"):
+        return ledger_family.apply
     return _apply_fact
 
 

@@ -30,6 +30,8 @@ def touched(events: Iterable[EventBase]) -> set[Entity]:
             out.add(("todo", event.goal_id, event.todo_id or ""))
         elif kind == "goal_compensate":
             out.add(("goal", event.goal_id, event.goal_id))
+        elif kind.startswith("ledger_"):
+            out.add(("ledger", event.goal_id, event.entry_id))  # type: ignore[attr-defined]
         elif kind == "rollback_plan":
             out.add(("rollback", event.goal_id, event.packet.packet_id))  # type: ignore[attr-defined]
     return out
@@ -59,6 +61,8 @@ def render_entity(state: State, entity: Entity) -> tuple[str, bytes] | None:
         return layout.todo_document(goal_id, entity_id), render(_dump(goal_state.todos[entity_id]))
     if kind == "suggested" and entity_id in goal_state.suggested:
         return layout.suggested_document(goal_id, entity_id), render(_dump(goal_state.suggested[entity_id]))
+    if kind == "ledger" and entity_id in goal_state.ledger:
+        return layout.ledger_document(goal_id, entity_id), render(_dump(goal_state.ledger[entity_id]))
     if kind == "rollback" and entity_id in goal_state.rollbacks:
         return layout.rollback_document(goal_id, entity_id), render(_dump(goal_state.rollbacks[entity_id]))
     return None
@@ -81,6 +85,7 @@ def all_entities(state: State) -> Iterable[Entity]:
         yield from (("todo", goal_id, t) for t in goal_state.todos)
         yield from (("suggested", goal_id, t) for t in goal_state.suggested)
         yield from (("rollback", goal_id, r) for r in goal_state.rollbacks)
+        yield from (("ledger", goal_id, e) for e in goal_state.ledger)
 
 
 def render_all(state: State) -> dict[str, bytes]:

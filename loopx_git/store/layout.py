@@ -50,6 +50,10 @@ def agent_document(goal_id: str, agent_id: str) -> str:
     return f"goals/{goal_id}/agents/{agent_id}.yaml"
 
 
+def ledger_document(goal_id: str, entry_id: str) -> str:
+    return f"goals/{goal_id}/ledger/{entry_id}.yaml"
+
+
 def rollback_document(goal_id: str, packet_id: str) -> str:
     return f"goals/{goal_id}/rollbacks/{packet_id}.yaml"
 
@@ -71,8 +75,8 @@ def record_kind(path: str) -> Optional[str]:
     return None
 
 
-_DOCUMENT_RE = re.compile(r"^goals/(?P<goal>[^/]+)/(?:(?P<goal_doc>goal)|(?P<folder>todos|suggested|agents|rollbacks)/(?P<id>[^/]+))\.yaml$")
-_FOLDER_KIND = {"todos": "todo", "suggested": "suggested", "agents": "agent", "rollbacks": "rollback"}
+_DOCUMENT_RE = re.compile(r"^goals/(?P<goal>[^/]+)/(?:(?P<goal_doc>goal)|(?P<folder>todos|suggested|agents|rollbacks|ledger)/(?P<id>[^/]+))\.yaml$")
+_FOLDER_KIND = {"todos": "todo", "suggested": "suggested", "agents": "agent", "rollbacks": "rollback", "ledger": "ledger"}
 
 
 def document_entity(path: str) -> Optional[tuple[str, str, str]]:

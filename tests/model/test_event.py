@@ -47,6 +47,16 @@ PAYLOADS = {
                         "changes": [{"field": "claimed_by", "before": "alice", "after": None}]},
     "goal_compensate": {"compensates": "evt_2", "packet_id": "rb1",
                         "changes": [{"field": "status", "before": "paused", "after": "active"}]},
+    "ledger_add": {"entry_id": "e1", "changes": [{"field": "claim", "after": "CI is red because of X"},
+                                                 {"field": "action", "after": "fix_x"},
+                                                 {"field": "created_at", "after": BASE["recorded_at"]},
+                                                 {"field": "updated_at", "after": BASE["recorded_at"]}]},
+    "ledger_select": {"entry_id": "e1", "agent_id": "alice",
+                      "changes": [{"field": "status", "before": "pending", "after": "active"},
+                                  {"field": "selected_by", "after": "alice"}]},
+    "ledger_record": {"entry_id": "e1", "evidence": [{"kind": "test_path", "ref": "tests/test_x.py"}],
+                      "changes": [{"field": "status", "before": "active", "after": "done"},
+                                  {"field": "verdict", "after": "MATCH"}, {"field": "next", "after": "resume"}]},
 }
 
 
@@ -74,7 +84,8 @@ PRE = {
     "goal_update": ["goal_create"], "todo_claim": ["todo_add"], "todo_update": ["todo_add"],
     "todo_resume": ["todo_add"], "todo_complete": ["todo_add"], "todo_supersede": ["todo_add"],
     "todo_promote": ["todo_suggest"], "todo_compensate": ["todo_add", "todo_claim"],
-    "goal_compensate": ["goal_create", "goal_update"],
+    "goal_compensate": ["goal_create", "goal_update"], "ledger_select": ["ledger_add"],
+    "ledger_record": ["ledger_add", "ledger_select"],
 }  # fmt: skip
 
 
@@ -101,6 +112,9 @@ def test_fold_step(kind):
         "rollback_plan": lambda: goal.rollbacks["rb1"].trigger.kind == "operator_request",
         "todo_compensate": lambda: goal.todos["t1"].claimed_by is None and not goal.conflicts,
         "goal_compensate": lambda: goal.goal.status == "active" and not goal.conflicts,
+        "ledger_add": lambda: goal.ledger["e1"].status == "pending" and goal.ledger["e1"].action == "fix_x",
+        "ledger_select": lambda: goal.ledger["e1"].status == "active" and goal.ledger["e1"].selected_by == "alice",
+        "ledger_record": lambda: goal.ledger["e1"].verdict == "MATCH" and len(goal.ledger["e1"].evidence) == 1,
     }.get(kind, lambda: goal.todos == {} and not goal.conflicts)
     assert expected()
 

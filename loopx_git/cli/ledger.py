@@ -1,0 +1,109 @@
+"""``loopx ledger``: the loop ledger (project-telos.loop-ledger/v1) and its iteration protocol."""
+from __future__ import annotations
+
+from typing import List, Optional
+
+import typer
+
+from loopx_git.cli import context, render
+
+app = typer.Typer(help="The loop ledger: durable memory of fresh-context iterations (one action each, evidence first).",
+                  no_args_is_help=True)  # fmt: skip
+
+GOAL_ID = typer.Option(..., "--goal-id", "-g", help="Goal id.")
+
+
+def _entry_rows(entries) -> None:
+    render.table(["entry", "status", "verdict", "next", "evidence", "action", "claim"],
+                 [(e.id, e.status, e.verdict, e.next, len(e.evidence), e.action, e.claim) for e in entries])  # fmt: skip
+
+
+def _show(entry) -> None:
+    data = entry.model_dump(mode="json")
+    data["evidence"] = [f"{e['kind']}:{e['ref']}" + (f" ({e['summary']})" if e.get("summary") else "") for e in data["evidence"]]
+    render.kv(list(data.items()))
+
+
+@app.command("add")
+def add(
+    ctx: typer.Context, goal_id: str = GOAL_ID,
+    claim: str = typer.Option(..., "--claim", help="What is believed and must be verified."),
+    action: str = typer.Option(..., "--action", help="The one action an iteration takes for it."),
+    entry_id: Optional[str] = typer.Option(None, "--entry-id", help="Choose the id (default: generated)."),
+    agent_id: Optional[str] = typer.Option(None, "--agent-id"), redact: bool = context.REDACT,
+) -> None:  # fmt: skip
+    """Add a pending ledger entry.
+
+    Example: loopx ledger add -g parser --entry-id fix-ci --claim 'CI fails on a stale asset check' --action update_asset_check
+    """
+    c = context.get(ctx)
+    with c.session(redact=redact) as repo:
+        result = repo.ledger_add(goal_id, claim, action, entry_id=entry_id, actor=agent_id)
+    render.write_result(c, result, lambda r: render.line(f"added {r.record.id} (pending): {r.record.action}"))
+
+
+@app.command("list")
+def list_entries(ctx: typer.Context, goal_id: str = GOAL_ID) -> None:
+    """Ledger entries, oldest first. Example: loopx ledger list -g parser"""
+    c = context.get(ctx)
+    with c.session() as repo:
+        entries = repo.ledger(goal_id)
+    render.emit(c, entries, _entry_rows)
+
+
+@app.command("show")
+def show(ctx: typer.Context, goal_id: str = GOAL_ID, entry_id: str = typer.Option(..., "--entry-id")) -> None:
+    """One ledger entry. Example: loopx ledger show -g parser --entry-id fix-ci"""
+    c = context.get(ctx)
+    with c.session() as repo:
+        entry = repo.ledger_entry(goal_id, entry_id)
+    render.emit(c, entry, _show)
+
+
+@app.command("next")
+def next_(ctx: typer.Context, goal_id: str = GOAL_ID, agent_id: Optional[str] = typer.Option(None, "--agent-id"),
+          redact: bool = context.REDACT) -> None:  # fmt: skip
+    """Select exactly one runnable entry (pending, or next=resume|retry), mark it active and print its action
+    contract. Refused while this agent's previous selection has no write-back, or while an entry waits for a
+    person (UNVERIFIABLE or ask_user).
+
+    Example: loopx --format json ledger next -g parser --agent-id alice
+    """
+    c = context.get(ctx)
+    with c.session(redact=redact) as repo:
+        result = repo.ledger_next(goal_id, agent_id=agent_id)
+    if result.record is None:
+        render.emit(c, {"selected": None}, lambda d: render.line("nothing runnable in the ledger"))
+        return
+    contract = result.record
+
+    def text(d) -> None:
+        entry = d["entry"]
+        render.line(f"selected {entry['id']} (iteration {d['iteration']}): {entry['action']}")
+        render.line(f"  claim: {entry['claim']}")
+        render.line(f"  rule: {d['rule']}")
+
+    render.emit(c, contract, text)
+
+
+@app.command("record")
+def record(
+    ctx: typer.Context, goal_id: str = GOAL_ID, entry_id: str = typer.Option(..., "--entry-id"),
+    status: str = typer.Option(..., "--status", help="pending | blocked | done"),
+    verdict: str = typer.Option(..., "--verdict", help="MATCH | DRIFT | UNVERIFIABLE"),
+    next_: str = typer.Option(..., "--next", help="resume | ask_user | retry | stop"),
+    evidence: List[str] = typer.Option([], "--evidence", help="KIND:REF, repeatable; KIND is test_path, diff_ref, "
+                                       "command_output (sha256:<hex>), url, artifact_id or receipt_hash."),
+    question: Optional[str] = typer.Option(None, "--question", help="With --next ask_user: what the person must answer."),
+    agent_id: Optional[str] = typer.Option(None, "--agent-id"), redact: bool = context.REDACT,
+) -> None:  # fmt: skip
+    """Write an iteration's result back. `done` needs evidence; an UNVERIFIABLE entry becomes MATCH only with new
+    evidence; UNVERIFIABLE and ask_user stop the loop until a person answers.
+
+    Example: loopx ledger record -g parser --entry-id fix-ci --status done --verdict MATCH --next resume --evidence test_path:tests/test_assets.py
+    """
+    c = context.get(ctx)
+    with c.session(redact=redact) as repo:
+        result = repo.ledger_record(goal_id, entry_id, status=status, verdict=verdict, next=next_, evidence=evidence,
+                                    agent_id=agent_id, question=question)  # fmt: skip
+    render.write_result(c, result, lambda r: render.line(f"recorded {r.write.summary}"))
