@@ -107,3 +107,45 @@ def record(
         result = repo.ledger_record(goal_id, entry_id, status=status, verdict=verdict, next=next_, evidence=evidence,
                                     agent_id=agent_id, question=question)  # fmt: skip
     render.write_result(c, result, lambda r: render.line(f"recorded {r.write.summary}"))
+
+
+def register_fire(root: typer.Typer) -> None:
+    @root.command("fire", context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
+    def fire_cmd(
+        ctx: typer.Context, goal_id: str = GOAL_ID,
+        max_iterations: Optional[int] = typer.Option(None, "--max-iterations", help="Required: at most this many iterations."),
+        timeout: Optional[float] = typer.Option(None, "--timeout", help="Required: seconds for the whole fire."),
+        iteration_timeout: Optional[float] = typer.Option(None, "--iteration-timeout",
+                                                          help="Seconds for one run of COMMAND (default: --timeout)."),
+        approver_ceiling: Optional[str] = typer.Option(None, "--approver-ceiling",
+                                                       help="Required: read_only | workspace_write | repo_push."),
+        agent_id: Optional[str] = typer.Option(None, "--agent-id", help="The agent the iterations act as."),
+        command: List[str] = typer.Argument(None, metavar="-- COMMAND [ARGS]...", help="Run once per iteration."),
+    ) -> None:  # fmt: skip
+        """One bounded headless run of the loop, for a scheduler: each iteration selects one ledger entry, runs
+        COMMAND with its action contract (JSON) on stdin and LOOPX_LEDGER_ENTRY set, and writes COMMAND's JSON answer
+        back before the next selection.
+
+        Ends with one terminal status, recorded on the state branch: ok (exit 0), error (1), needs_attention (4),
+        cancelled (130). Dangerous actions (history_rewrite, force_push, delete_branch, deploy, publish,
+        credential_access) are always denied; others above --approver-ceiling too.
+
+        Example: loopx fire -g parser --max-iterations 3 --timeout 900 --approver-ceiling workspace_write -- ./agent-step.sh
+        """
+        from loopx_git.fire import Bounds, exit_code, fire
+
+        c = context.get(ctx)
+        bounds = Bounds(max_iterations, timeout, iteration_timeout, approver_ceiling)
+        with c.session() as repo:
+            summary = fire(repo, goal_id, list(command or []) + list(ctx.args), bounds, agent_id=agent_id)
+
+        def text(s) -> None:
+            render.line(f"fire {s.fire_id}: {s.terminal_status} ({s.stop_condition}) after {s.iterations_run} "
+                        f"iteration(s) in {s.duration_seconds:.1f} s")  # fmt: skip
+            for row in s.entries:
+                render.line(f"  {row.entry_id}: {row.outcome} -> {row.status} {row.verdict or ''} next={row.next or ''}")
+            for d in s.denials:
+                render.line(f"  denied {d.kind} ({d.level}): {d.reason}", style="yellow")
+
+        render.emit(c, summary, text)
+        raise typer.Exit(exit_code(summary))

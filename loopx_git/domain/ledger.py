@@ -123,3 +123,16 @@ def record_result(state: State, *, goal_id: str, entry_id: str, status: str, ver
     written = entry.model_copy(update={"status": status, "verdict": verdict, "next": next_, "selected_by": None,
                                        "updated_at": now, "evidence": entry.evidence + new})  # fmt: skip
     return Write("ledger record", f"{entry_id} {status} {verdict} next={next_}", goal_id, agent_id, [event], result=written)
+
+
+def record_fire(state: State, *, goal_id: str, summary, agent_id: Optional[str], now: str) -> Write:
+    """The record of a fire's end: terminal status, stop condition, iterations, entries touched."""
+    from loopx_git.model.event import FireRecord
+
+    gs = require_goal(state, goal_id)
+    event = EventMaker(gs, now).make(
+        FireRecord, goal_id=goal_id, agent_id=agent_id, fire=summary,
+        summary=f"fire {summary.fire_id}: {summary.terminal_status} ({summary.stop_condition}, "
+                f"{summary.iterations_run} iteration(s))",
+    )  # fmt: skip
+    return Write("fire", f"{summary.fire_id} {summary.terminal_status}", goal_id, agent_id, [event], result=summary)

@@ -13,6 +13,7 @@ from pydantic import AfterValidator, ConfigDict, Field, TypeAdapter, field_valid
 from loopx_git.model.ids import Id, UtcTimestamp
 from loopx_git.model.boundary import Boundary
 from loopx_git.model.record import JsonScalar, JsonValue, Line, Record, Token
+from loopx_git.model.fire import FireSummary
 from loopx_git.model.ledger import Evidence
 from loopx_git.model.rollback import RollbackPacket
 
@@ -258,6 +259,13 @@ class LedgerRecord(_LedgerEvent):
     evidence: list[Evidence] = Field(default_factory=list)
 
 
+class FireRecord(_Event):
+    """How a bounded headless fire ended (a fact: it changes no document)."""
+
+    event_kind: Literal["fire"] = "fire"
+    fire: FireSummary
+
+
 # --- rollback: a packet, and the compensating events it writes ---------------------------------
 
 
@@ -286,7 +294,7 @@ EVENT_CLASSES: tuple[type[_Event], ...] = (
     GoalCreate, GoalUpdate, AgentRegister,
     TodoAdd, TodoClaim, TodoUpdate, TodoResume, TodoComplete, TodoSupersede, TodoSuggest, TodoPromote,
     PrMerge, Validation, RefreshState, HandoffEvent, Quota, Repair, Failure, Note,
-    RollbackPlan, TodoCompensate, GoalCompensate, LedgerAdd, LedgerSelect, LedgerRecord,
+    RollbackPlan, TodoCompensate, GoalCompensate, LedgerAdd, LedgerSelect, LedgerRecord, FireRecord,
 )  # fmt: skip
 
 RolloutEvent = Annotated[Union[EVENT_CLASSES], Field(discriminator="event_kind")]  # type: ignore[valid-type]
@@ -295,7 +303,7 @@ EVENT_ADAPTER: TypeAdapter = TypeAdapter(RolloutEvent)
 EVENT_KINDS: tuple[str, ...] = tuple(cls.model_fields["event_kind"].default for cls in EVENT_CLASSES)
 ENTITY_KINDS = frozenset(k for k in EVENT_KINDS if k.startswith(("goal_", "agent_", "todo_", "rollback_", "ledger_")))
 """Kinds that change a document; only their own commands write them."""
-APPENDABLE_KINDS = tuple(k for k in EVENT_KINDS if k not in ENTITY_KINDS and k != "refresh_state")
+APPENDABLE_KINDS = tuple(k for k in EVENT_KINDS if k not in ENTITY_KINDS and k not in ("refresh_state", "fire"))
 """Kinds ``loopx event append`` accepts: facts that change no document by themselves."""
 
 EventBase = _Event

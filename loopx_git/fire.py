@@ -1,0 +1,204 @@
+"""``loopx fire``: one bounded headless run of the loop, as a scheduler (cron, a systemd timer, a
+CI schedule) starts it.
+
+Each iteration selects one ledger entry (``ledger next``), runs COMMAND once with the entry's action
+contract on stdin and ``LOOPX_LEDGER_ENTRY`` in its environment, reads one JSON object from its
+stdout, judges the actions it requests against the approver ceiling, and writes the result back to
+the ledger before the next selection. Every fire is bounded (iterations, a whole-fire timeout, a
+per-iteration timeout), cancellable (SIGINT/SIGTERM), and ends with exactly one terminal status,
+recorded on the state branch.
+"""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Optional
+
+from loopx_git.errors import LoopxError, ValidationError
+from loopx_git.model.fire import EXIT_CODES, FireSummary, IterationResult, IterationRow, judge
+from loopx_git.model.ids import new_id, utc_now
+
+if TYPE_CHECKING:
+    from loopx_git.api import StateRepo
+
+STDOUT_LIMIT = 1 << 20  # one JSON object; anything longer is not an answer
+KILL_GRACE = 2.0
+
+
+@dataclass
+class Bounds:
+    max_iterations: Optional[int]
+    timeout: Optional[float]
+    iteration_timeout: Optional[float]
+    ceiling: Optional[str]
+
+    def check(self) -> None:
+        """A scheduled run is bounded or it does not start (headless_fire_unbounded)."""
+        from loopx_git.errors import RuleError
+
+        if not self.max_iterations or self.max_iterations < 1 or not self.timeout or self.timeout <= 0:
+            raise RuleError("a fire needs --max-iterations (>= 1) and --timeout (seconds > 0); rule: a headless fire is "
+                            "bounded, never an open-ended loop", code="headless_fire_unbounded")  # fmt: skip
+        if self.iteration_timeout is not None and self.iteration_timeout <= 0:
+            raise RuleError("--iteration-timeout must be > 0 seconds", code="headless_fire_unbounded")
+        if self.ceiling not in ("read_only", "workspace_write", "repo_push"):
+            raise ValidationError(f"field 'approver_ceiling': {self.ceiling!r} is not read_only, workspace_write or "
+                                  "repo_push; rule: a scheduled run states what it may approve", code="invalid-field")
+
+
+@dataclass
+class _Run:
+    """One fire in progress."""
+
+    started: float = field(default_factory=time.monotonic)
+    started_at: str = field(default_factory=utc_now)
+    child: Optional[subprocess.Popen] = None
+    cancelled: bool = False
+    rows: list = field(default_factory=list)
+    denials: list = field(default_factory=list)
+
+    def cancel(self, signum: int, frame) -> None:  # a signal handler
+        self.cancelled = True
+        _stop(self.child)
+
+
+def _stop(child: Optional[subprocess.Popen]) -> None:
+    """Terminate COMMAND and everything it started (its own process group), then kill what is left."""
+    if child is None or child.poll() is not None:
+        return
+    try:
+        os.killpg(child.pid, signal.SIGTERM)
+        child.wait(KILL_GRACE)
+    except subprocess.TimeoutExpired:
+        os.killpg(child.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+
+
+def _run_command(run: _Run, command: list[str], contract: dict, entry_id: str, goal_id: str, fire_id: str,
+                 timeout: float) -> tuple[str, Optional[bytes]]:  # fmt: skip
+    """``(outcome, stdout)``: outcome is ``ok``, ``timeout``, ``command_failed`` or ``cancelled``."""
+    env = {**os.environ, "LOOPX_LEDGER_ENTRY": entry_id, "LOOPX_GOAL_ID": goal_id, "LOOPX_FIRE_ID": fire_id}
+    try:
+        run.child = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env,
+                                     start_new_session=True)  # fmt: skip
+    except OSError as exc:
+        raise ValidationError(f"field 'command': {command[0]!r} cannot be started ({exc.strerror})", code="invalid-field")
+    try:
+        out, _ = run.child.communicate(json.dumps(contract).encode(), timeout=timeout)
+    except subprocess.TimeoutExpired:
+        _stop(run.child)
+        run.child.communicate()
+        return "timeout", None
+    finally:
+        code = run.child.poll()
+        run.child = None
+    if run.cancelled:
+        return "cancelled", None
+    if code != 0:
+        return "command_failed", None
+    return "ok", out[:STDOUT_LIMIT]
+
+
+def _parse(out: bytes) -> IterationResult:
+    text = out.decode("utf-8", "replace").strip()
+    return IterationResult.model_validate_json(text.splitlines()[-1] if text else "")
+
+
+def fire(repo: "StateRepo", goal_id: str, command: list[str], bounds: Bounds, *, agent_id: Optional[str] = None) -> FireSummary:
+    """Run one bounded fire and return its record (already written to the state branch)."""
+    bounds.check()
+    if not command:
+        raise ValidationError("field 'command': give the command after --", code="invalid-field")
+    repo.goal(goal_id)  # a missing goal is refused before anything runs
+    fire_id = new_id("fire")
+    run = _Run()
+    previous = {sig: signal.signal(sig, run.cancel) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        terminal, stop = _loop(repo, goal_id, command, bounds, agent_id, fire_id, run)
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+    summary = FireSummary(
+        fire_id=fire_id, terminal_status=terminal, stop_condition=stop, iterations_run=len(run.rows),
+        max_iterations=bounds.max_iterations, timeout_seconds=bounds.timeout,
+        iteration_timeout_seconds=bounds.iteration_timeout or bounds.timeout, approver_ceiling=bounds.ceiling,
+        command=Path(command[0]).name, duration_seconds=round(time.monotonic() - run.started, 3), entries=run.rows,
+        denials=run.denials, started_at=run.started_at, ended_at=utc_now(),
+    )  # fmt: skip
+    from loopx_git.domain.ledger import record_fire
+
+    repo.apply(lambda s: record_fire(s, goal_id=goal_id, summary=summary, agent_id=agent_id, now=utc_now()))
+    return summary
+
+
+def _write_back(repo, goal_id: str, entry_id: str, agent_id: Optional[str], outcome: str, run: _Run, **result) -> None:
+    repo.ledger_record(goal_id, entry_id, agent_id=agent_id, **result)
+    run.rows.append(IterationRow(entry_id=entry_id, outcome=outcome, status=result["status"], verdict=result["verdict"],
+                                 next=result["next"]))  # fmt: skip
+
+
+def _failed(repo, goal_id: str, entry_id: str, agent_id: Optional[str], outcome: str, run: _Run) -> None:
+    """The entry back to runnable-later: blocked, DRIFT, retry — never left active."""
+    _write_back(repo, goal_id, entry_id, agent_id, outcome, run, status="blocked", verdict="DRIFT", next="retry",
+                question=None, evidence=())  # fmt: skip
+
+
+def _loop(repo, goal_id: str, command: list[str], bounds: Bounds, agent_id: Optional[str], fire_id: str,
+          run: _Run) -> tuple[str, str]:  # fmt: skip
+    per_iteration = bounds.iteration_timeout or bounds.timeout
+    for _ in range(bounds.max_iterations):
+        if run.cancelled:
+            return "cancelled", "cancelled"
+        remaining = bounds.timeout - (time.monotonic() - run.started)
+        if remaining <= 0:
+            return "ok", "budget_exhausted"
+        try:
+            contract = repo.ledger_next(goal_id, agent_id=agent_id).record
+        except LoopxError as exc:
+            return ("needs_attention", "ask_user") if exc.code == "needs_attention" else ("error", exc.code)
+        if contract is None:
+            return "ok", "ledger_empty"
+        entry_id = contract["entry"]["id"]
+        outcome, out = _run_command(run, command, contract, entry_id, goal_id, fire_id, min(per_iteration, remaining))
+        if outcome != "ok":
+            _failed(repo, goal_id, entry_id, agent_id, outcome, run)
+            return ("cancelled", "cancelled") if outcome == "cancelled" else ("error", outcome)
+        try:
+            result = _parse(out or b"")
+        except ValueError:
+            _failed(repo, goal_id, entry_id, agent_id, "bad_output", run)
+            return "error", "bad_output"
+        denials = judge(result.requested_actions, bounds.ceiling)
+        if denials:
+            run.denials.extend(denials)
+            reason = "dangerous_action" if any(d.reason == "dangerous_action" for d in denials) else "policy_denied"
+            listed = ", ".join(f"{d.kind} ({d.level})" for d in denials)
+            _write_back(repo, goal_id, entry_id, agent_id, "denied", run, status="blocked", verdict="DRIFT",
+                        next="ask_user", evidence=(), question=f"{reason}: {listed} needs a person")  # fmt: skip
+            return "needs_attention", reason
+        try:
+            _write_back(repo, goal_id, entry_id, agent_id, "written_back", run, status=result.status,
+                        verdict=result.verdict, next=result.next, evidence=result.evidence, question=result.question)
+        except LoopxError as exc:  # the protocol refused the result (no evidence for done, inherited confidence...)
+            _failed(repo, goal_id, entry_id, agent_id, exc.code, run)
+            return "error", exc.code
+        if result.next == "ask_user" or result.verdict == "UNVERIFIABLE":
+            return "needs_attention", "ask_user" if result.next == "ask_user" else "UNVERIFIABLE"
+        if result.next == "stop":
+            return "ok", "stop"
+        if result.status == "blocked":
+            return "ok", "blocked"
+        if run.cancelled:
+            return "cancelled", "cancelled"
+    return "ok", "max_iterations"
+
+
+def exit_code(summary: FireSummary) -> int:
+    return EXIT_CODES[summary.terminal_status]
+
