@@ -149,3 +149,38 @@ def register_fire(root: typer.Typer) -> None:
 
         render.emit(c, summary, text)
         raise typer.Exit(exit_code(summary))
+
+
+@app.command("conformance")
+def conformance(ctx: typer.Context, file: str = typer.Argument(..., metavar="FILE.json",
+                help="The seed's contract document, one case, or a `loopx fire` record (JSON).")) -> None:  # fmt: skip
+    """Check a document against the loop-ledger contract and print the seed's failure codes (exit 1 if any).
+
+    Examples:
+      loopx ledger conformance examples/loop-ledger/seed-conformance.json
+      loopx --format json fire ... > fire.json; loopx ledger conformance fire.json
+    """
+    import json
+    from pathlib import Path
+
+    from loopx_git.errors import ValidationError
+    from loopx_git.views.conformance import check
+
+    path = Path(file)
+    try:
+        document = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise ValidationError(f"field 'file': {file} cannot be read as JSON ({exc})", code="invalid-field") from exc
+    if not isinstance(document, dict):
+        raise ValidationError(f"field 'file': {file} holds {type(document).__name__}, not a JSON object", code="invalid-field")
+    report = check(document)
+    c = context.get(ctx)
+
+    def text(r: dict) -> None:
+        for name, codes in r["cases"].items():
+            render.line(f"{name}: {'pass' if not codes else ', '.join(codes)}", style=None if not codes else "red")
+        render.line("conformant" if r["ok"] else f"failure codes: {', '.join(r['failure_codes'])}")
+
+    render.emit(c, report, text)
+    if not report["ok"]:
+        raise typer.Exit(1)
