@@ -170,3 +170,14 @@ def test_a_missing_or_unknown_ceiling_is_refused(ledger, git_repo, tmp_path, cap
                                        script(tmp_path, "done.py", DONE))  # fmt: skip
         assert result.code == 1 and "approver_ceiling" in result.err
     assert state_tip(git_repo) == tip
+
+
+def test_status_shows_the_question_and_the_last_fire(ledger, git_repo, tmp_path, capsys):
+    asks = answer(status="blocked", verdict="DRIFT", next="ask_user", question="which hero image is current?")
+    fire(Cli(git_repo, capsys), script(tmp_path, "ask.py", asks))
+    card = Cli(git_repo, capsys).json("status", "-g", GOAL)
+    assert card["ledger_attention"] == [{"entry_id": "e1", "verdict": "DRIFT", "next": "ask_user",
+                                         "question": "which hero image is current?"}]  # fmt: skip
+    assert card["last_fire"]["terminal_status"] == "needs_attention"
+    text = Cli(git_repo, capsys)("status", "-g", GOAL).out
+    assert "which hero image is current?" in text and "last fire: needs_attention" in text

@@ -28,6 +28,13 @@ def show_card(card) -> None:
     if card.conflicts:
         render.table(["kind", "todo", "agent", "message"],
                      [(c.kind, c.todo_id, c.agent_id, c.message) for c in card.conflicts], title="Conflicts")
+    if card.ledger_attention:
+        render.table(["entry", "verdict", "next", "question"],
+                     [(a.entry_id, a.verdict, a.next, a.question) for a in card.ledger_attention],
+                     title="Ledger entries waiting for a person")  # fmt: skip
+    if card.last_fire:
+        f = card.last_fire
+        render.line(f"last fire: {f.terminal_status} ({f.stop_condition}, {f.iterations_run} iteration(s)) at {f.ended_at}")
     if card.open_rollbacks:
         render.table(["packet", "trigger", "waiting steps", "summary"],
                      [(r.packet_id, r.trigger, ", ".join(r.pending_steps), r.summary) for r in card.open_rollbacks],

@@ -115,13 +115,14 @@ def record_result(state: State, *, goal_id: str, entry_id: str, status: str, ver
     if entry.verdict == Verdict.UNVERIFIABLE.value and verdict == Verdict.MATCH.value and not new:
         raise RuleError(f"field 'verdict': entry '{entry_id}' was UNVERIFIABLE; MATCH needs new evidence; rule: an "
                         "unverifiable verdict never inherits confidence", code="unverifiable_inherited_confidence")
-    changes = _changes(entry, status=status, verdict=verdict, next=next_, selected_by=None, updated_at=now)
+    asked = question if next_ == Next.ask_user.value else None
+    changes = _changes(entry, status=status, verdict=verdict, next=next_, selected_by=None, question=asked, updated_at=now)
     event = EventMaker(gs, now).make(
         LedgerRecord, goal_id=goal_id, entry_id=entry_id, agent_id=agent_id, evidence=list(new), changes=changes,
         summary=(f"{entry_id}: {status} {verdict} next={next_}" + (f"; asks: {question}" if question else ""))[:1000],
     )  # fmt: skip
     written = entry.model_copy(update={"status": status, "verdict": verdict, "next": next_, "selected_by": None,
-                                       "updated_at": now, "evidence": entry.evidence + new})  # fmt: skip
+                                       "question": asked, "updated_at": now, "evidence": entry.evidence + new})  # fmt: skip
     return Write("ledger record", f"{entry_id} {status} {verdict} next={next_}", goal_id, agent_id, [event], result=written)
 
 

@@ -104,6 +104,8 @@ class LedgerEntry(Record):
     """The agent whose iteration holds the entry (while ``active``)."""
     iterations: int = 0
     """How many times an iteration selected it."""
+    question: Optional[Line] = None
+    """What a person must answer, while ``next`` is ask_user."""
 
     @property
     def runnable(self) -> bool:

@@ -17,6 +17,7 @@ from loopx_git.model import todo as todo_family
 from loopx_git.model.event import ENTITY_KINDS, EventBase, EventHead, event_order_key
 from loopx_git.model.goal import Agent, Goal
 from loopx_git.model.ids import Id
+from loopx_git.model.fire import FireSummary
 from loopx_git.model.ledger import LedgerEntry
 from loopx_git.model.record import Line, Record, Token
 from loopx_git.model.rollback import RollbackPacket
@@ -25,7 +26,7 @@ from loopx_git.model.table import RecordTable
 from loopx_git.model.todo import ResumeCondition, SuggestedTodo, TodoItem, TodoStatus
 
 RECENT_EVENTS = 20
-FOLD_VERSION = "6"  # bump when the fold's meaning changes: cached folds of older versions are dropped
+FOLD_VERSION = "7"  # bump when the fold's meaning changes: cached folds of older versions are dropped
 
 
 class Conflict(Record):
@@ -86,6 +87,7 @@ class GoalState:
     conflicts: list[Conflict] = field(default_factory=list)
     rollbacks: dict[str, RollbackPacket] = field(default_factory=dict)
     ledger: dict[str, LedgerEntry] = field(default_factory=dict)
+    last_fire: Optional[FireSummary] = None
     recent: deque = field(default_factory=lambda: deque(maxlen=RECENT_EVENTS))
     lamport: int = 0
     event_count: int = 0
@@ -193,7 +195,7 @@ class State:
         return all(event_order_key(e) > self.goals[e.goal_id].last_key for e in events if e.goal_id in self.goals)
 
 
-PAYLOAD_KINDS = ENTITY_KINDS | {"pr_merge", "quota"}
+PAYLOAD_KINDS = ENTITY_KINDS | {"pr_merge", "quota", "fire"}
 """Event kinds whose payload (changes, code refs, details) the fold reads; of the others it
 reads only the head (``EventHead``)."""
 
@@ -215,6 +217,8 @@ def _apply_fact(state: GoalState, event: EventBase) -> None:
     if kind == "pr_merge" and event.code_refs and event.code_refs.pr_ref:
         repo, _, number = event.code_refs.pr_ref.partition("#")
         state.merged_prs.add((repo, int(number)))
+    elif kind == "fire":
+        state.last_fire = event.fire
     elif kind == "quota" and isinstance(event.details.get("capacity"), str):
         capacity = event.details["capacity"]
         if event.details.get("available", True):

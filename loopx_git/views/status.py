@@ -53,6 +53,23 @@ class OpenRollback(Record):
     pending_steps: list[str]
 
 
+class LedgerAttention(Record):
+    """A ledger entry that stops the loop until a person answers."""
+
+    entry_id: str
+    verdict: Optional[str] = None
+    next: Optional[str] = None
+    question: Optional[str] = None
+
+
+class LastFire(Record):
+    fire_id: str
+    terminal_status: str
+    stop_condition: str
+    iterations_run: int
+    ended_at: str
+
+
 class GoalCard(Record):
     schema_version: str = STATUS_SCHEMA
     projection_is_writable: bool = False
@@ -67,6 +84,8 @@ class GoalCard(Record):
     latest_delivery_outcome: Optional[RunRecord] = None
     conflicts: list[Conflict]
     open_rollbacks: list[OpenRollback] = Field(default_factory=list)
+    ledger_attention: list[LedgerAttention] = Field(default_factory=list)
+    last_fire: Optional[LastFire] = None
     event_count: int
     run_count: int
 
@@ -131,5 +150,10 @@ def goal_card(state: State, goal_id: str, agent_id: Optional[str] = None) -> Goa
         open_rollbacks=[OpenRollback(packet_id=p.packet_id, trigger=p.trigger.kind, summary=p.trigger.summary,
                                      pending_steps=[f"{st.step_id} ({st.kind})" for st in p.pending_steps])
                         for p in sorted(gs.rollbacks.values(), key=lambda p: p.created_at) if p.is_open],
+        ledger_attention=[LedgerAttention(entry_id=e.id, verdict=e.verdict, next=e.next, question=e.question)
+                          for e in sorted(gs.ledger.values(), key=lambda e: e.created_at) if e.stops_the_loop],
+        last_fire=LastFire(**gs.last_fire.model_dump(include={"fire_id", "terminal_status", "stop_condition",
+                                                              "iterations_run", "ended_at"}, mode="json"))
+        if gs.last_fire else None,
         event_count=gs.event_count, run_count=gs.run_count,
     )  # fmt: skip
