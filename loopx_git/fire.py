@@ -118,7 +118,11 @@ def fire(repo: "StateRepo", goal_id: str, command: list[str], bounds: Bounds, *,
     repo.goal(goal_id)  # a missing goal is refused before anything runs
     fire_id = new_id("fire")
     run = _Run()
-    previous = {sig: signal.signal(sig, run.cancel) for sig in (signal.SIGINT, signal.SIGTERM)}
+    import threading
+
+    # signals reach only the main thread; called from another, the caller owns cancellation
+    in_main = threading.current_thread() is threading.main_thread()
+    previous = {sig: signal.signal(sig, run.cancel) for sig in (signal.SIGINT, signal.SIGTERM)} if in_main else {}
     try:
         terminal, stop = _loop(repo, goal_id, command, bounds, agent_id, fire_id, run)
     finally:
