@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+from contextlib import contextmanager
 import signal
 import subprocess
 import time
@@ -116,6 +117,33 @@ def fire(repo: "StateRepo", goal_id: str, command: list[str], bounds: Bounds, *,
     if not command:
         raise ValidationError("field 'command': give the command after --", code="invalid-field")
     repo.goal(goal_id)  # a missing goal is refused before anything runs
+    with _fire_lock(repo, goal_id, agent_id):
+        return _fire(repo, goal_id, command, bounds, agent_id)
+
+
+@contextmanager
+def _fire_lock(repo, goal_id: str, agent_id: Optional[str]):
+    """One fire per goal and agent at a time: a scheduler that starts the next run before the last
+    one ended gets a clear refusal, not two loops on one ledger."""
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - no flock on this platform: the ledger's own rules still hold
+        yield
+        return
+    folder = repo.git.git_dir / "loopx"
+    folder.mkdir(parents=True, exist_ok=True)
+    with open(folder / f"fire-{goal_id}-{agent_id or '_'}.lock", "w") as handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            from loopx_git.errors import RuleError
+
+            raise RuleError(f"another fire for goal '{goal_id}' ({agent_id or 'no agent'}) is still running; rule: one "
+                            "fire at a time per goal and agent", code="fire_running") from None  # fmt: skip
+        yield
+
+
+def _fire(repo: "StateRepo", goal_id: str, command: list[str], bounds: Bounds, agent_id: Optional[str]) -> FireSummary:
     fire_id = new_id("fire")
     run = _Run()
     import threading

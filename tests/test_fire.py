@@ -181,3 +181,18 @@ def test_status_shows_the_question_and_the_last_fire(ledger, git_repo, tmp_path,
     assert card["last_fire"]["terminal_status"] == "needs_attention"
     text = Cli(git_repo, capsys)("status", "-g", GOAL).out
     assert "which hero image is current?" in text and "last fire: needs_attention" in text
+
+
+def test_a_second_fire_while_one_runs_is_refused(ledger, git_repo, tmp_path, capsys):
+    started = tmp_path / "started"
+    slow = script(tmp_path, "slow.py", f"open({str(started)!r}, 'w').write('1')\ntime.sleep(60)")
+    ledger.close()
+    first = subprocess.Popen([sys.executable, "-m", "loopx_git.cli", "--repo", str(git_repo), "fire", "-g", GOAL, *BOUNDS,
+                              "--", slow], stdout=subprocess.PIPE, stderr=subprocess.PIPE)  # fmt: skip
+    deadline = time.monotonic() + 60
+    while not started.exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    second = Cli(git_repo, capsys)("fire", "-g", GOAL, *BOUNDS, "--", script(tmp_path, "done.py", DONE))
+    first.send_signal(signal.SIGTERM)
+    first.communicate(timeout=60)
+    assert second.code == 1 and second.err.startswith("error[fire_running]")
