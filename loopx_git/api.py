@@ -144,11 +144,12 @@ class StateRepo:
         """Add the fetch refspec so a plain ``git fetch`` brings the state branch too."""
         return self.remote(remote).ensure_refspec()
 
-    def pull(self, remote: str = "origin"):
-        """Fetch the remote state branch; fast-forward or merge. Never pushes."""
+    def pull(self, remote: str = "origin", *, progress: Any = None):
+        """Fetch the remote state branch; fast-forward or merge. Never pushes. ``progress(stage,
+        done, total)`` follows the check of a branch this clone has never seen."""
         from loopx_git import sync
 
-        return sync.pull(self, self.remote(remote))
+        return sync.pull(self, self.remote(remote), progress)
 
     def push(self, remote: str = "origin"):
         """Push local state commits; refused if the remote moved since the last fetch."""
@@ -156,11 +157,11 @@ class StateRepo:
 
         return sync.push(self, self.remote(remote))
 
-    def sync(self, remote: str = "origin"):
+    def sync(self, remote: str = "origin", *, progress: Any = None):
         """Pull, then push, retried when another clone pushed in between."""
         from loopx_git import sync
 
-        return sync.sync(self, self.remote(remote))
+        return sync.sync(self, self.remote(remote), progress=progress)
 
     def todo_claim_synced(self, goal_id: str, todo_id: str, agent_id: str, *, remote: str = "origin") -> WriteResult:
         """Fetch, claim, push as one step: of several clones racing for a todo, one wins."""

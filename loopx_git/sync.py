@@ -74,17 +74,17 @@ def _refuse_problems(report, side: str) -> None:
                           hint="the other clone must fix its branch (`loopx verify` there says what is wrong)")  # fmt: skip
 
 
-def _check_incoming(repo: "StateRepo", tip: str, since: Optional[str], *, merging: bool) -> None:
+def _check_incoming(repo: "StateRepo", tip: str, since: Optional[str], *, merging: bool, progress=None) -> None:
     from loopx_git.views.verify import verify, verify_since
 
-    if since is None:
-        report = verify(repo.git, repo.ref, tip=tip)
+    if since is None:  # a branch never seen before: all of it (progress shown, it can be long)
+        report = verify(repo.git, repo.ref, progress or (lambda stage, done, total: None), tip=tip)
     else:  # a merge re-derives the documents; a fast-forward takes them as they are
         report = verify_since(repo.git, repo.ref, tip, since, documents=not merging)
     _refuse_problems(report, "the remote state branch")
 
 
-def pull(repo: "StateRepo", remote: Remote) -> PullResult:
+def pull(repo: "StateRepo", remote: Remote, progress=None) -> PullResult:
     """Fetch and bring the local state branch up to the remote's (never the other way round)."""
     git = repo.git
     theirs = remote.fetch()
@@ -96,11 +96,11 @@ def pull(repo: "StateRepo", remote: Remote) -> PullResult:
     if ours is not None and git.is_ancestor(theirs, ours):
         return PullResult("ahead", theirs, ours)
     if ours is None or git.is_ancestor(ours, theirs):
-        _check_incoming(repo, theirs, ours, merging=False)
+        _check_incoming(repo, theirs, ours, merging=False, progress=progress)
         git.move_ref(repo.ref, theirs, ours)
         return PullResult("fast-forward", theirs, theirs)
     base = git.merge_base(ours, theirs)
-    _check_incoming(repo, theirs, base, merging=True)
+    _check_incoming(repo, theirs, base, merging=True, progress=progress)
     return merge(repo, ours, theirs, remote.name)
 
 
@@ -180,11 +180,11 @@ def _backoff(attempt: int) -> None:
     time.sleep(random.uniform(0, min(1.0, 0.05 * 2**attempt)))
 
 
-def sync(repo: "StateRepo", remote: Remote, *, attempts: int = SYNC_ATTEMPTS) -> SyncResult:
+def sync(repo: "StateRepo", remote: Remote, *, attempts: int = SYNC_ATTEMPTS, progress=None) -> SyncResult:
     """Pull, then push; when the push loses to another clone, pull (merge) and push again."""
     reason = ""
     for attempt in range(1, attempts + 1):
-        pulled = pull(repo, remote)
+        pulled = pull(repo, remote, progress)
         outcome = push(repo, remote)
         if outcome.ok:
             return SyncResult(remote.name, pulled, pushed=outcome.pushed, attempts=attempt)

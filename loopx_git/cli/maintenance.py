@@ -17,7 +17,7 @@ def register(root: typer.Typer) -> None:
         every YAML document equal to the fold of the events.
         """
         c = context.get(ctx)
-        with c.session() as repo, _progress() as progress:
+        with c.session() as repo, render.Progress() as progress:
             report = repo.verify(progress)
 
         def text(r) -> None:
@@ -128,29 +128,3 @@ def register(root: typer.Typer) -> None:
         from loopx_git.cli.demo import run_demo
 
         raise typer.Exit(run_demo(keep=keep))
-
-
-class _progress:
-    """A progress bar on stderr when it is a terminal; silent otherwise."""
-
-    def __enter__(self):
-        console = render.console(stderr=True)
-        if not console.is_terminal:
-            self._bar = None
-            return None
-        from rich.progress import Progress
-
-        self._bar = Progress(console=console, transient=True)
-        self._bar.start()
-        self._tasks: dict = {}
-
-        def update(stage: str, done: int, total: int) -> None:
-            if stage not in self._tasks:
-                self._tasks[stage] = self._bar.add_task(f"checking {stage}", total=total)
-            self._bar.update(self._tasks[stage], completed=done)
-
-        return update
-
-    def __exit__(self, *exc: object) -> None:
-        if self._bar is not None:
-            self._bar.stop()

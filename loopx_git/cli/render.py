@@ -96,3 +96,29 @@ def write_result(ctx: Ctx, result: Any, text: Callable[[Any], None]) -> None:
             note("nothing changed; no commit")
     else:
         emit(ctx, envelope, lambda _: None)
+
+
+class Progress:
+    """A progress bar on stderr when it is a terminal; silent otherwise."""
+
+    def __enter__(self):
+        err = console(stderr=True)
+        if not err.is_terminal:
+            self._bar = None
+            return None
+        from rich.progress import Progress as Bar
+
+        self._bar = Bar(console=err, transient=True)
+        self._bar.start()
+        self._tasks: dict = {}
+
+        def update(stage: str, done: int, total: int) -> None:
+            if stage not in self._tasks:
+                self._tasks[stage] = self._bar.add_task(f"checking {stage}", total=total)
+            self._bar.update(self._tasks[stage], completed=done)
+
+        return update
+
+    def __exit__(self, *exc: object) -> None:
+        if self._bar is not None:
+            self._bar.stop()

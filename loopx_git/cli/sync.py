@@ -28,8 +28,8 @@ def register(root: typer.Typer) -> None:
         Example: loopx sync --remote origin
         """
         c = context.get(ctx)
-        with c.session() as repo:
-            result = repo.sync(remote)
+        with c.session() as repo, render.Progress() as progress:
+            result = repo.sync(remote, progress=progress)
         render.emit(c, result.to_json(), _pulled)
 
     @root.command("pull")
@@ -41,8 +41,8 @@ def register(root: typer.Typer) -> None:
         from loopx_git.sync import SyncResult
 
         c = context.get(ctx)
-        with c.session() as repo:
-            result = SyncResult(remote, repo.pull(remote))
+        with c.session() as repo, render.Progress() as progress:
+            result = SyncResult(remote, repo.pull(remote, progress=progress))
         render.emit(c, result.to_json(), _pulled)
 
     @root.command("push")
