@@ -47,8 +47,10 @@ def print_report(report, out: TextIO, *, label: str, strict: bool = False, quiet
     if any(f.rule == "local-state" for f in report.blocking):
         out.write("hint: local state stays out of commits: `git rm -r --cached <path>`, and `loopx connect` keeps it ignored\n")
     if any(f.rule != "local-state" for f in report.findings):
-        out.write("hint: findings show a fingerprint, never the value; remove the value (and rewrite unpushed commits "
-                  "that hold it), or for a false positive add '<rule-id> <fingerprint> # reason' to .publicsafe-allow\n")  # fmt: skip
+        remove = ("rewrite the unpushed commits that hold the value (git rebase -i), then push again"
+                  if label in ("pre-push", "prepush") else "remove the value from the file and stage it again")
+        out.write(f"hint: findings show a fingerprint, never the value; {remove}; for a false positive add "
+                  "'<rule-id> <fingerprint> # reason' to .publicsafe-allow\n")  # fmt: skip
 
 
 def _framework_updates(git):
