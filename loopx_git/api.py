@@ -303,7 +303,7 @@ class StateRepo:
             if tip is None or not self.git.is_ancestor(sha, tip):
                 return self._write_or_preview(dry_run, lambda s: ops.rollback_commit(
                     s, goal_id=goal_id, commit_ref=sha, reason=reason, trigger=trigger, actor=actor, now=self._now(now)))
-            added = set(self.git.added_records(sha))
+            added = {path for path, _ in self.git.added_records(sha)}
             targets = [e for e in events if layout.event_path(e.goal_id, e.event_id, e.recorded_at) in added]
             refs = [sha]
         else:

@@ -210,20 +210,6 @@ class GitRepo:
             if entry.mode != pygit2.GIT_FILEMODE_COMMIT:
                 yield entry.path, str(entry.id), entry.mode
 
-    def staged(self) -> list[tuple[str, str, int]]:
-        """``(path, blob id, mode)`` of what the next commit adds or changes (deletions left out)."""
-        index = self._repo.index
-        try:
-            head_tree = self._repo.head.peel(pygit2.Commit).tree
-        except (pygit2.GitError, KeyError):  # no commit yet: everything in the index is new
-            return list(self.index_entries())
-        out = []
-        for delta in index.diff_to_tree(head_tree).deltas:
-            new = delta.new_file
-            if delta.status_char() != "D" and new.mode != pygit2.GIT_FILEMODE_COMMIT:
-                out.append((new.path, str(new.id), new.mode))
-        return out
-
     def index_blob(self, path: str) -> Optional[str]:
         entry = self._repo.index[path] if path in self._repo.index else None
         return str(entry.id) if entry is not None else None
@@ -231,11 +217,7 @@ class GitRepo:
     def hooks_dir(self) -> Path:
         """Where git looks for hooks: ``core.hooksPath`` if set, else the (common) git dir's
         ``hooks``. Asked of git itself, which also knows linked worktrees."""
-        base = self.workdir or self.git_dir
-        proc = subprocess.run(["git", "rev-parse", "--git-path", "hooks"], cwd=base, capture_output=True, text=True, check=False)
-        if proc.returncode != 0:
-            raise StoreError(f"git rev-parse --git-path hooks failed: {proc.stderr.strip()}")
-        return (base / proc.stdout.strip()).resolve()
+        return ((self.workdir or self.git_dir) / self.run_git("rev-parse", "--git-path", "hooks").strip()).resolve()
 
     def untracked(self) -> list[str]:
         """Files in the work tree that are neither tracked nor ignored (``git ls-files --others
@@ -244,9 +226,6 @@ class GitRepo:
             return []
         statuses = self._repo.status(untracked_files="all")
         return sorted(p for p, flags in statuses.items() if flags & pygit2.GIT_STATUS_WT_NEW)
-
-    def is_ignored(self, path: str) -> bool:
-        return self._repo.path_is_ignored(path)
 
     # -- writing ---------------------------------------------------------------------------------
 
@@ -344,13 +323,13 @@ class GitRepo:
             raise NotFoundError(f"field 'commit': {spec!r} names no commit in this repository", code="not-found")
         return proc.stdout.strip()
 
-    def added_records(self, commit: str) -> list[str]:
-        """Paths of the record files ``commit`` adds to its first parent's tree."""
+    def added_records(self, commit: str) -> list[tuple[str, str]]:
+        """``(path, blob id)`` of the record files ``commit`` adds to its first parent's tree."""
         info = self.commit(commit)
         base = self.commit(info.parents[0]).tree if info.parents else None
         from loopx_git.store import layout
 
-        return [c.path for c in self.changes(base, info.tree) if c.old is None and layout.is_record(c.path)]
+        return [(c.path, c.new) for c in self.changes(base, info.tree) if c.old is None and layout.is_record(c.path)]
 
     def merge_base(self, a: str, b: str) -> Optional[str]:
         found = self._repo.merge_base(a, b)

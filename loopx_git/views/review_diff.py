@@ -138,8 +138,8 @@ def review(git: GitRepo, ref: str, base: str, head: str, policy=None) -> ReviewD
     issues: list[Problem] = []
     blocking = False
     for commit in commits:
-        for path in git.added_records(commit.oid):
-            blob = git.read_blob(git.tree_entry(commit.tree, path) or "")
+        for path, oid in git.added_records(commit.oid):
+            blob = git.read_blob(oid)
             kind = layout.record_kind(path)
             try:
                 record = parse_event(blob, path) if kind == "event" else parse_run(blob, path)
