@@ -57,3 +57,28 @@ class FormatError(LoopxError):
     """A record on the branch that this version cannot read (unknown kind, newer schema)."""
 
     code = "format"
+
+
+class Notice:
+    """Something a command says beside its result without failing: a post-commit chore that could not
+    run (the write stands), an evidence path not found yet. ``to_json`` is its shape in JSON output."""
+
+    __slots__ = ("code", "message", "field")
+
+    def __init__(self, code: str, message: str, *, field: str | None = None):
+        self.code, self.message, self.field = code, message, field
+
+    def describe(self) -> str:
+        return (f"field '{self.field}': " if self.field else "") + self.message
+
+    def to_json(self) -> dict:
+        return {"code": self.code, "field": self.field, "message": self.message}
+
+    def __repr__(self) -> str:
+        return f"Notice({self.code!r}, {self.message!r}, field={self.field!r})"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Notice) and (self.code, self.message, self.field) == (other.code, other.message, other.field)
+
+    def __hash__(self) -> int:
+        return hash((self.code, self.message, self.field))
