@@ -18,6 +18,12 @@ FILE_MODE = pygit2.GIT_FILEMODE_BLOB
 TREE_MODE = pygit2.GIT_FILEMODE_TREE
 
 
+_CAS_LOST = ("current tip is not the first parent", "old reference value does not match")
+_LOCK_HELD = ("failed to lock file", "failed to create locked file")
+"""What libgit2 says when a compare-and-swap on a ref loses (seen with two writers racing): the
+tip moved before or under the ref lock, or the lock is held. Nothing else is a lost race."""
+
+
 class RefMoved(Exception):
     """The ref was not where the writer read it (or its lock was held): re-read and retry."""
 
@@ -37,6 +43,17 @@ class Change:
     path: str
     old: Optional[str]  # blob id before, None when added
     new: Optional[str]  # blob id after, None when deleted
+    mode: Optional[int] = None
+    """The entry's mode after (before, when deleted): a regular file is 0o100644."""
+
+
+@dataclass(frozen=True)
+class Entry:
+    """A leaf of a tree: a blob (file, executable, symlink) or a submodule link."""
+
+    path: str
+    oid: str
+    mode: int
 
 
 class GitRepo:
@@ -54,7 +71,15 @@ class GitRepo:
                 code="no-repo",
                 hint="run `git init` first, or pass --repo PATH",
             )
-        return cls(pygit2.Repository(found))
+        try:
+            return cls(pygit2.Repository(found))
+        except pygit2.GitError as exc:  # InvalidError too: a format this libgit2 cannot read
+            if "object format" in str(exc):
+                raise StoreError(f"{found} uses the SHA-256 object format, which the git library under loopx "
+                                 f"(libgit2 {pygit2.LIBGIT2_VERSION}) cannot read; nothing was done",
+                                 code="unsupported-repo",
+                                 hint="keep loopx state in a SHA-1 repository (`git init --object-format=sha1`)") from exc
+            raise StoreError(f"cannot open the repository at {found}: {exc}", code="no-repo") from exc
 
     @property
     def git_dir(self) -> Path:
@@ -78,9 +103,40 @@ class GitRepo:
     # -- refs ------------------------------------------------------------------------------------
 
     def ref_target(self, ref: str) -> Optional[str]:
+        """The commit ``ref`` points at, None when it does not exist. A ref that exists but is
+        damaged, or names something other than a commit, is an error: treating it as absent
+        would let a write start a new branch over it."""
         try:
-            return str(self._repo.references[ref].resolve().target)
-        except (KeyError, pygit2.GitError):
+            target = self._repo.references[ref].resolve().target
+        except KeyError:
+            return None
+        except (pygit2.GitError, ValueError) as exc:
+            raise StoreError(f"{ref} is damaged: {exc}", code="bad-ref",
+                             hint=f"point it at a good commit (`git update-ref {ref} <commit>`) or delete it "
+                             f"(`git update-ref -d {ref}`)") from exc  # fmt: skip
+        kind = self.object_type(str(target))
+        if kind != "commit":
+            raise StoreError(f"{ref} points at {'a missing object' if kind is None else 'a ' + kind} "
+                             f"({str(target)[:12]}), not a commit", code="bad-ref",
+                             hint=f"point it at a good commit (`git update-ref {ref} <commit>`) or delete it "
+                             f"(`git update-ref -d {ref}`)")  # fmt: skip
+        return str(target)
+
+    def object_type(self, oid: str) -> Optional[str]:
+        """``commit``, ``tree``, ``blob`` or ``tag``; None when the object is missing."""
+        try:
+            kind, _ = self._repo.odb.read_header(oid)
+        except (KeyError, ValueError, pygit2.GitError):
+            return None
+        return {pygit2.GIT_OBJECT_COMMIT: "commit", pygit2.GIT_OBJECT_TREE: "tree", pygit2.GIT_OBJECT_BLOB: "blob",
+                pygit2.GIT_OBJECT_TAG: "tag"}.get(int(kind))  # fmt: skip
+
+    def object_size(self, oid: str) -> Optional[int]:
+        """An object's size in bytes, read from its header (a 50 MB blob is not loaded to learn it);
+        None when the object is missing."""
+        try:
+            return self._repo.odb.read_header(oid)[1]
+        except (KeyError, ValueError, pygit2.GitError):
             return None
 
     # -- reading -------------------------------------------------------------------------------
@@ -105,6 +161,14 @@ class GitRepo:
         except KeyError:
             return None
 
+    def leaf(self, tree: str, path: str) -> Optional[Entry]:
+        """The file (or link) at ``path`` in ``tree``; None when absent or a directory."""
+        try:
+            entry = self._repo[tree][path]
+        except KeyError:
+            return None
+        return None if entry.filemode == TREE_MODE else Entry(path, str(entry.id), entry.filemode)
+
     def list_dir(self, tree: str, path: str) -> list[str]:
         """Names of the sub-directories of ``path`` in ``tree`` (empty when it is absent)."""
         try:
@@ -126,30 +190,68 @@ class GitRepo:
         yield from self._walk(start, prefix + "/" if prefix else "")
 
     def _walk(self, tree: pygit2.Tree, base: str) -> Iterator[tuple[str, str]]:
-        for entry in tree:
-            if entry.type_str == "tree":
-                yield from self._walk(self._repo[entry.id], f"{base}{entry.name}/")
+        stack = [(base, iter(tree))]  # iterative, in tree order (see walk_entries)
+        while stack:
+            prefix, entries = stack[-1]
+            entry = next(entries, None)
+            if entry is None:
+                stack.pop()
+            elif entry.filemode == TREE_MODE:
+                stack.append((f"{prefix}{entry.name}/", iter(self._repo[entry.id])))
             else:
-                yield f"{base}{entry.name}", str(entry.id)
+                yield f"{prefix}{entry.name}", str(entry.id)
+
+    def walk_entries(self, tree: str) -> Iterator[Entry]:
+        """Every leaf of ``tree`` with its mode: files, symlinks and submodule links alike
+        (``walk_files`` is for trees loopx wrote; this is for checking trees it did not)."""
+        # in tree order, as walk_files (callers report the second of two duplicates), and without
+        # recursion: a hostile tree may nest deeper than Python's stack
+        stack = [("", iter(self._repo[tree]))]
+        while stack:
+            base, entries = stack[-1]
+            entry = next(entries, None)
+            if entry is None:
+                stack.pop()
+            elif entry.filemode == TREE_MODE:
+                stack.append((f"{base}{entry.name}/", iter(self._repo[entry.id])))
+            else:
+                yield Entry(f"{base}{entry.name}", str(entry.id), entry.filemode)
 
     def changes(self, old_tree: Optional[str], new_tree: str, base: str = "") -> Iterator[Change]:
         """Files that differ between two trees. Identical subtrees are skipped by id, so the
-        cost follows the size of the change, not of the history."""
+        cost follows the size of the change, not of the history. Iterative, not recursive: a
+        hostile tree may nest deeper than Python's stack."""
+        stack = [self._changed_entries(old_tree, new_tree, base)]
+        while stack:
+            item = next(stack[-1], None)
+            if item is None:
+                stack.pop()
+            elif isinstance(item, Change):
+                yield item
+            else:
+                stack.append(self._changed_entries(*item))
+
+    def _changed_entries(self, old_tree: Optional[str], new_tree: str, base: str) -> Iterator:
+        """One level of ``changes``: a Change per differing leaf, a (old, new, base) triple per
+        differing subtree, in name order."""
         if old_tree == new_tree:
             return
         old = {e.name: e for e in self._repo[old_tree]} if old_tree else {}
         new = {e.name: e for e in self._repo[new_tree]}
         for name in sorted(old.keys() | new.keys()):
             a, b = old.get(name), new.get(name)
-            if a is not None and b is not None and a.id == b.id:
+            if a is not None and b is not None and a.id == b.id and a.filemode == b.filemode:
                 continue
             path = f"{base}{name}"
-            a_tree = a is not None and a.type_str == "tree"
-            b_tree = b is not None and b.type_str == "tree"
+            a_tree = a is not None and a.filemode == TREE_MODE
+            b_tree = b is not None and b.filemode == TREE_MODE
             if a_tree or b_tree:
-                yield from self.changes(str(a.id) if a_tree else None, str(b.id) if b_tree else self._empty_tree(), path + "/")
-            if (a is not None and not a_tree) or (b is not None and not b_tree):
-                yield Change(path, str(a.id) if a is not None and not a_tree else None, str(b.id) if b is not None and not b_tree else None)
+                yield (str(a.id) if a_tree else None, str(b.id) if b_tree else self._empty_tree(), path + "/")
+            a_leaf = a is not None and not a_tree
+            b_leaf = b is not None and not b_tree
+            if a_leaf or b_leaf:
+                yield Change(path, str(a.id) if a_leaf else None, str(b.id) if b_leaf else None,
+                             b.filemode if b_leaf else a.filemode)  # fmt: skip
 
     def _empty_tree(self) -> str:
         return str(self._repo.TreeBuilder().write())
@@ -281,11 +383,15 @@ class GitRepo:
         try:
             oid = self._repo.create_commit(ref, sig, sig, message, pygit2.Oid(hex=tree), [pygit2.Oid(hex=p) for p in parents])
         except pygit2.GitError as exc:
-            if "current tip" in str(exc) or "reference" in str(exc).lower():
+            # only a lost compare-and-swap is retried; anything else (a bad name, a full disk) would
+            # fail the same way on every attempt
+            if any(said in str(exc) for said in _CAS_LOST):
                 raise RefMoved(str(exc)) from exc
-            raise StoreError(f"git refused the commit: {exc}") from exc
-        except OSError as exc:  # the ref's lock file is held by another writer
-            raise RefMoved(str(exc)) from exc
+            raise StoreError(f"git refused the commit on {ref}: {exc}", code="commit-failed") from exc
+        except OSError as exc:
+            if any(said in str(exc) for said in _LOCK_HELD):  # another writer holds the ref's lock
+                raise RefMoved(str(exc)) from exc
+            raise StoreError(f"could not write the commit on {ref}: {exc}", code="commit-failed") from exc
         return str(oid)
 
     # -- the git binary, for what libgit2 does not do (packing) -----------------------------------
@@ -322,6 +428,19 @@ class GitRepo:
 
             raise NotFoundError(f"field 'commit': {spec!r} names no commit in this repository", code="not-found")
         return proc.stdout.strip()
+
+    def path_exists(self, path: str) -> bool:
+        """Whether the project path ``path`` ('/'-separated, relative) is in the work tree or in HEAD."""
+        workdir = self.workdir
+        if workdir is not None and os.path.lexists(workdir / path):
+            return True
+        try:
+            if self._repo.head_is_unborn:
+                return False
+            self._repo.head.peel(pygit2.Commit).tree[path]
+            return True
+        except (KeyError, ValueError, pygit2.GitError):
+            return False
 
     def added_records(self, commit: str) -> list[tuple[str, str]]:
         """``(path, blob id)`` of the record files ``commit`` adds to its first parent's tree."""

@@ -8,14 +8,51 @@ DEFAULT_STATE_REF = "refs/heads/loopx/state"
 ROOT_DOCUMENT = "loopx.yaml"
 LAYOUT_VERSION = 1
 
+MAX_BLOB_BYTES = 1 << 20
+"""No file on the state branch is larger: records hold short fields (4 KiB each by default) and
+documents are renderings of one entity. A bigger blob is an attack or an accident, never state."""
+REGULAR_FILE = 0o100644
+"""The one mode loopx writes: no executables, symlinks or submodule links on the state branch."""
+
+_ID = r"[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}"  # model.ids.ID_PATTERN, kept here so hooks load no pydantic
 EVENT_PATH_RE = re.compile(
-    r"^goals/(?P<goal>[^/]+)/events/(?P<y>\d{4})/(?P<m>\d{2})/(?P<d>\d{2})/(?P<h>\d{2})/(?P<id>[^/]+)\.json$"
+    rf"goals/(?P<goal>{_ID})/events/(?P<y>\d{{4}})/(?P<m>\d{{2}})/(?P<d>\d{{2}})/(?P<h>\d{{2}})/(?P<id>{_ID})\.json\Z"
 )
-RUN_PATH_RE = re.compile(r"^goals/(?P<goal>[^/]+)/runs/(?P<y>\d{4})/(?P<m>\d{2})/(?P<d>\d{2})/(?P<id>[^/]+)\.json$")
+RUN_PATH_RE = re.compile(rf"goals/(?P<goal>{_ID})/runs/(?P<y>\d{{4}})/(?P<m>\d{{2}})/(?P<d>\d{{2}})/(?P<id>{_ID})\.json\Z")
 
 
-def state_ref(branch: str) -> str:
-    return branch if branch.startswith("refs/") else f"refs/heads/{branch}"
+_REF_FORBIDDEN = re.compile(r"[\x00-\x20\x7f~^:?*\[\\]")
+
+
+def ref_name_problem(ref: str) -> Optional[str]:
+    """Why ``ref`` is not a name git accepts (the rules of ``git check-ref-format``), or None.
+    Pure Python: the hooks check names without loading the git library."""
+    bad = _REF_FORBIDDEN.search(ref)
+    if bad:
+        return f"holds {bad.group()!r} (no spaces, control characters or any of ~ ^ : ? * [ \\)"
+    for sequence in ("..", "@{", "//"):
+        if sequence in ref:
+            return f"holds {sequence!r}"
+    if ref == "@" or ref.endswith((".", "/")):
+        return "ends with '.' or '/', or is '@'"
+    for part in ref.split("/"):
+        if part.startswith(".") or part.endswith(".lock"):
+            return f"has a component {part!r} that starts with '.' or ends with '.lock'"
+    return None
+
+
+def state_ref(branch: str, *, field: str = "state_branch") -> str:
+    """The full ref of a state branch name (``loopx/state`` -> ``refs/heads/loopx/state``); a name
+    git would refuse is refused here, before anything is written."""
+    from loopx_git.errors import ValidationError
+
+    ref = branch if branch.startswith("refs/") else f"refs/heads/{branch}"
+    problem = "is empty" if not branch or branch in ("refs/", "refs/heads/") else ref_name_problem(ref)
+    if problem is not None:
+        raise ValidationError(f"field '{field}': {branch!r} is not a valid git branch name: it {problem}",
+                              code="invalid-field", hint="a branch name as `git check-ref-format --branch` accepts "
+                              "it, e.g. loopx/state")  # fmt: skip
+    return ref
 
 
 def goal_dir(goal_id: str) -> str:
@@ -63,6 +100,20 @@ def is_record(path: str) -> bool:
     return bool(EVENT_PATH_RE.match(path) or RUN_PATH_RE.match(path))
 
 
+def is_defined(path: str) -> bool:
+    """Whether the layout has a place for ``path``: the root document, a goal's documents, its
+    event and run records. Anything else on the state branch is a stray."""
+    return is_record(path) or document_entity(path) is not None
+
+
+_HOSTILE_NAMES = frozenset({"", ".", "..", ".git"})
+
+
+def hostile_component(path: str) -> Optional[str]:
+    """A path component git's fsck refuses (``..``, ``.``, ``.git``, an empty name), or None."""
+    return next((part for part in path.split("/") if part.lower() in _HOSTILE_NAMES), None)
+
+
 def is_document(path: str) -> bool:
     return path == ROOT_DOCUMENT or (path.startswith("goals/") and path.endswith(".yaml"))
 
@@ -75,7 +126,7 @@ def record_kind(path: str) -> Optional[str]:
     return None
 
 
-_DOCUMENT_RE = re.compile(r"^goals/(?P<goal>[^/]+)/(?:(?P<goal_doc>goal)|(?P<folder>todos|suggested|agents|rollbacks|ledger)/(?P<id>[^/]+))\.yaml$")
+_DOCUMENT_RE = re.compile(rf"goals/(?P<goal>{_ID})/(?:(?P<goal_doc>goal)|(?P<folder>todos|suggested|agents|rollbacks|ledger)/(?P<id>{_ID}))\.yaml\Z")
 _FOLDER_KIND = {"todos": "todo", "suggested": "suggested", "agents": "agent", "rollbacks": "rollback", "ledger": "ledger"}
 
 

@@ -1,7 +1,14 @@
-"""``loopx verify``: walk the whole state branch and report every broken invariant."""
+"""``loopx verify``: walk the whole state branch and report every broken invariant.
+
+What a state branch may hold is narrow, and everything outside it is reported: only the paths the
+layout defines (``store/layout.py``), only regular files, none larger than ``MAX_BLOB_BYTES``, no
+name git's fsck refuses; records that are valid, unique, never changed or deleted, and free of
+secrets; documents equal to the fold of the records. ``verify_since`` checks the same for the
+commits after one already checked, which is what sync, the pre-push hook and every write use.
+"""
 from __future__ import annotations
 
-from typing import Callable, Optional
+from typing import Any, Callable, Iterable, Optional
 
 from loopx_git.errors import LoopxError
 from loopx_git.model.event import EventBase
@@ -11,11 +18,12 @@ from loopx_git.model.state import Conflict, fold
 from loopx_git.model.todo import TodoItem
 from loopx_git.store import layout
 from loopx_git.store.documents import render_all
-from loopx_git.store.git import GitRepo
+from loopx_git.store.git import Change, GitRepo
 from loopx_git.store.records import parse_event, parse_run
 
 VERIFY_SCHEMA = "loopx_verify_report_v0"
 Progress = Callable[[str, int, int], None]
+GITLINK = 0o160000
 
 
 class Problem(Record):
@@ -41,159 +49,245 @@ def _noop(stage: str, done: int, total: int) -> None:
     return None
 
 
-def verify(git: GitRepo, ref: str, progress: Progress = _noop, *, tip: Optional[str] = None) -> VerifyReport:
-    """Check the branch at ``ref`` (or at commit ``tip``, e.g. one about to be pushed)."""
-    tip = tip or git.ref_target(ref)
+def _failed(ref: str, tip: Optional[str], code: str, message: str) -> VerifyReport:
+    return VerifyReport(ok=False, ref=ref, tip=tip, commits_checked=0, records_checked=0, documents_checked=0,
+                        problems=[Problem(code=code, path=ref, message=message)], conflicts=[])  # fmt: skip
+
+
+def resolve_tip(git: GitRepo, ref: str, tip: Optional[str]) -> tuple[Optional[str], Optional[VerifyReport]]:
+    """The commit to check, or the report that says why there is none (a missing, damaged or
+    non-commit ref is a finding, never a crash)."""
     if tip is None:
-        return VerifyReport(ok=True, ref=ref, tip=None, commits_checked=0, records_checked=0, documents_checked=0,
-                            problems=[], conflicts=[])  # fmt: skip
-    problems: list[Problem] = []
+        try:
+            tip = git.ref_target(ref)
+        except LoopxError as exc:
+            return None, _failed(ref, None, "bad-ref", exc.message)
+        if tip is None:
+            return None, _failed(ref, None, "no-state-branch", "the state branch does not exist; `loopx connect` creates it")
+    kind = git.object_type(tip)
+    if kind != "commit":
+        return None, _failed(ref, tip, "bad-ref", f"{tip[:12]} is {'missing' if kind is None else 'a ' + kind}, not a commit")
+    return tip, None
+
+
+def verify(git: GitRepo, ref: str, progress: Progress = _noop, *, tip: Optional[str] = None, policy: Any = None) -> VerifyReport:
+    """Check the branch at ``ref`` (or at commit ``tip``, e.g. one about to be pushed). With a
+    safety ``policy``, every record is also scanned for secrets."""
+    tip, refused = resolve_tip(git, ref, tip)
+    if refused is not None:
+        return refused
+    problems = _Problems()
     added_in: dict[str, str] = {}
+    changed: dict[str, str] = {}
     commits = list(git.walk_commits(tip))
     for n, commit in enumerate(commits, 1):
-        _check_append_only(git, commit.oid, commit.tree, commit.parents, added_in, problems)
+        _check_commit(git, commit.oid, commit.tree, commit.parents, added_in, problems, changed)
         progress("history", n, len(commits))
     tree = git.commit(tip).tree
-    events, runs = _read_records(git, tree, added_in, problems, progress)
+    records, documents = _check_tree(git, git.walk_entries(tree), changed, problems)
+    events, runs = _parse_records(git, records, added_in, problems, progress)
     _check_unique(events, added_in, problems)
+    if policy is not None:
+        _check_safety(events, runs, policy, added_in, problems)
     state = fold(events, runs)
     for goal_state in state.goals.values():  # the fold applies changes without validating each one
         for todo in goal_state.todos.values():
             try:
                 TodoItem.model_validate(todo.model_dump())
             except ValueError as exc:
-                problems.append(Problem(code="invalid-entity", path=layout.todo_document(goal_state.goal_id, todo.todo_id),
-                                        message=f"the fold of its events is not a valid todo: {exc}".splitlines()[0]))
-    documents = _check_documents(git, tree, render_all(state), problems)
+                problems.add("invalid-entity", layout.todo_document(goal_state.goal_id, todo.todo_id), None,
+                             f"the fold of its events is not a valid todo: {exc}".splitlines()[0])  # fmt: skip
+    checked = _check_documents(git, render_all(state), problems, documents)
     conflicts = [c for g in state.goals.values() for c in g.conflicts]
-    return VerifyReport(ok=not problems, ref=ref, tip=tip, commits_checked=len(commits),
-                        records_checked=len(events) + len(runs), documents_checked=documents, problems=problems,
+    return VerifyReport(ok=not problems.items, ref=ref, tip=tip, commits_checked=len(commits),
+                        records_checked=len(events) + len(runs), documents_checked=checked, problems=problems.items,
                         conflicts=conflicts)  # fmt: skip
 
 
-def verify_since(git: GitRepo, ref: str, tip: str, since: str, *, documents: bool = True) -> VerifyReport:
+def verify_since(git: GitRepo, ref: str, tip: str, since: str, *, documents: bool = True, policy: Any = None,
+                 state: Any = None) -> VerifyReport:  # fmt: skip
     """Check what the commits after ``since`` add, up to ``tip``: the invariants of ``verify``,
     for those commits only. ``since`` is an ancestor already checked — the remote's tip, for the
-    pre-push hook — so a push costs what it adds, not what the history holds: records are read
-    and documents rendered only where the new commits touch them, and the fold of the older
-    history comes through the cache. A deleted or changed record is reported as such; the
-    document drift it also causes is left to a full ``loopx verify``."""
+    pre-push hook; the last tip this clone verified, for a write — so the check costs what the
+    new commits add, not what the history holds: records are read and documents rendered only
+    where the new commits touch them, and the fold of the older history comes through the cache
+    (or ``state``, the fold at ``tip`` when the caller has it). Every blob the new commits add is
+    bounded in size and every name checked, even one a later commit removes (its objects arrive
+    all the same); the layout is checked for the paths they leave at the tip. A deleted or changed
+    record is reported as such; the document drift it also causes is left to a full ``verify``."""
     from collections import Counter
 
     from loopx_git.store.documents import render_touched, touched
-    from loopx_git.views.folded import state_reader
 
-    problems: list[Problem] = []
+    tip, refused = resolve_tip(git, ref, tip)
+    if refused is not None:
+        return refused
+    problems = _Problems()
     added_in: dict[str, str] = {}
-    others: dict[str, str] = {}
-    blobs: dict[str, str] = {}
+    changed: dict[str, str] = {}
     commits = list(git.walk_range([tip], [since]))
     for commit in commits:
-        _check_append_only(git, commit.oid, commit.tree, commit.parents, added_in, problems, others, blobs)
+        _check_commit(git, commit.oid, commit.tree, commit.parents, added_in, problems, changed)
     tree = git.commit(tip).tree
-    problems += [Problem(code="stray-file", path=p, commit=c, message="a file in a record folder that is not a record path")
-                 for p, c in others.items() if _in_record_folder(p) and git.tree_entry(tree, p)]  # fmt: skip
-    events, runs = _parse_records(git, sorted(blobs.items()), added_in, problems, _noop)
+    at_tip = [entry for entry in map(lambda p: git.leaf(tree, p), sorted(changed)) if entry is not None]
+    records, docs = _check_tree(git, at_tip, changed, problems)
+    records = [(p, o) for p, o in records if p in added_in]
+    events, runs = _parse_records(git, records, added_in, problems, _noop)
     if events:  # ids are file names: count them without reading a blob
         names = Counter(p.rsplit("/", 1)[1] for p, _ in git.walk_files(tree, "goals") if layout.record_kind(p) == "event")
         for event in events:
             if names[f"{event.event_id}.json"] > 1:
                 path = layout.event_path(event.goal_id, event.event_id, event.recorded_at)
-                problems.append(Problem(code="duplicate-event-id", path=path, commit=added_in.get(path),
-                                        message=f"event id {event.event_id} is used by another event file too"))
+                problems.add("duplicate-event-id", path, added_in.get(path), f"event id {event.event_id} is used by another event file too")
+    if policy is not None:
+        _check_safety(events, runs, policy, added_in, problems)
     checked, conflicts = 0, []
     if documents:  # a merge re-derives every touched document, so it checks the records only
-        state = state_reader(git, ref).state_at(tip)
-        entities = touched(events) | {e for e in map(layout.document_entity, others) if e is not None}
+        if state is None:
+            from loopx_git.views.folded import state_reader
+
+            state = state_reader(git, ref).state_at(tip)
+        entities = touched(events) | {e for e in map(layout.document_entity, changed) if e is not None}
         expected = render_touched(state, entities)
-        docs = {p: o for p in {*expected, *(p for p in others if layout.is_document(p))}
-                if (o := git.tree_entry(tree, p)) is not None}  # fmt: skip
-        checked = _check_documents(git, tree, expected, problems, docs)
+        present = {p: o for p in {*expected, *(p for p, _ in docs)} if (o := git.tree_entry(tree, p)) is not None}
+        checked = _check_documents(git, expected, problems, present)
         conflicts = [c for g in state.goals.values() for c in g.conflicts]
-    return VerifyReport(ok=not problems, ref=ref, tip=tip, commits_checked=len(commits), records_checked=len(events) + len(runs),
-                        documents_checked=checked, problems=problems, conflicts=conflicts)  # fmt: skip
+    return VerifyReport(ok=not problems.items, ref=ref, tip=tip, commits_checked=len(commits),
+                        records_checked=len(events) + len(runs), documents_checked=checked, problems=problems.items,
+                        conflicts=conflicts)  # fmt: skip
 
 
-def _check_append_only(git: GitRepo, oid: str, tree: str, parents: tuple[str, ...], added_in: dict[str, str],
-                       problems: list[Problem], others: Optional[dict[str, str]] = None,
-                       blobs: Optional[dict[str, str]] = None) -> None:  # fmt: skip
-    """Records are only ever added. ``others`` collects the other paths the commit changed, and
-    ``blobs`` the blob id of each record added."""
+class _Problems:
+    """Problems in the order found, each (code, path, commit) once: a merge commit shows the same
+    change against both parents."""
+
+    def __init__(self) -> None:
+        self.items: list[Problem] = []
+        self._seen: set = set()
+
+    def add(self, code: str, path: str, commit: Optional[str], message: str) -> None:
+        key = (code, path, commit)
+        if key not in self._seen:
+            self._seen.add(key)
+            self.items.append(Problem(code=code, path=path, commit=commit, message=message))
+
+    def __bool__(self) -> bool:
+        return bool(self.items)
+
+
+def _check_commit(git: GitRepo, oid: str, tree: str, parents: tuple[str, ...], added_in: dict[str, str],
+                  problems: _Problems, changed: Optional[dict[str, str]] = None) -> None:  # fmt: skip
+    """What one commit changes: records are only ever added, no name git's fsck refuses, no blob
+    over the bound. ``changed`` collects every path it touches (first commit that did)."""
     for parent in parents or (None,):
         base = git.commit(parent).tree if parent else None
         for change in git.changes(base, tree):
+            if changed is not None:
+                changed.setdefault(change.path, oid)
+            _check_change(git, oid, change, problems)
             if not layout.is_record(change.path):
-                if others is not None:
-                    others.setdefault(change.path, oid)
                 continue
             if change.old is None:
                 added_in.setdefault(change.path, oid)
-                if blobs is not None:
-                    blobs[change.path] = change.new
             elif change.new is None:
-                problems.append(Problem(code="record-deleted", path=change.path, commit=oid,
-                                        message="an event or run record was deleted; records are append-only"))
+                problems.add("record-deleted", change.path, oid, "an event or run record was deleted; records are append-only")
             else:
-                problems.append(Problem(code="record-changed", path=change.path, commit=oid,
-                                        message="an event or run record was changed after it was committed"))
+                problems.add("record-changed", change.path, oid, "an event or run record was changed after it was committed")
 
 
-def _in_record_folder(path: str) -> bool:
-    return bool(layout.record_kind(path)) or "/events/" in path or "/runs/" in path
+def _check_change(git: GitRepo, oid: str, change: Change, problems: _Problems) -> None:
+    name = layout.hostile_component(change.path)
+    if name is not None:
+        problems.add("bad-name", change.path, oid, f"a path component {name!r} that git's fsck refuses")
+    if change.new is not None and change.mode != GITLINK:
+        _size_ok(git, change.path, change.new, oid, problems)
 
 
-def _read_records(git: GitRepo, tree: str, added_in: dict[str, str], problems: list[Problem], progress: Progress):
-    files = [(p, o) for p, o in git.walk_files(tree, "goals") if _in_record_folder(p)]
-    return _parse_records(git, files, added_in, problems, progress)
+def _size_ok(git: GitRepo, path: str, blob: str, commit: Optional[str], problems: _Problems) -> bool:
+    size = git.object_size(blob)
+    if size is None:
+        problems.add("missing-object", path, commit, f"its blob {blob[:12]} is not in this repository")
+        return False
+    if size > layout.MAX_BLOB_BYTES:
+        problems.add("oversized", path, commit, f"a {size}-byte file; nothing on the state branch is larger "
+                     f"than {layout.MAX_BLOB_BYTES} bytes")  # fmt: skip
+        return False
+    return True
 
 
-def _parse_records(git: GitRepo, files: list[tuple[str, str]], added_in: dict[str, str], problems: list[Problem],
+def _check_tree(git: GitRepo, entries: Iterable, added_in: dict[str, str], problems: _Problems):
+    """Paths, modes and sizes of tree entries (``added_in``: the commit that brought each path).
+    Returns the record files and the documents that passed, as (path, blob id) lists: only those
+    are read."""
+    records, documents = [], []
+    for entry in entries:
+        commit = added_in.get(entry.path)
+        if not layout.is_defined(entry.path):
+            problems.add("stray-file", entry.path, commit, "a path the state-branch layout does not define; "
+                         "the branch holds only loopx.yaml and goals/<goal>/ documents, events and runs")  # fmt: skip
+            continue
+        if entry.mode != layout.REGULAR_FILE:
+            problems.add("bad-mode", entry.path, commit, f"mode {entry.mode:o}: the state branch holds regular files "
+                         "(100644) only, no executables, symlinks or submodules")  # fmt: skip
+            continue
+        if not _size_ok(git, entry.path, entry.oid, commit, problems):
+            continue
+        (records if layout.is_record(entry.path) else documents).append((entry.path, entry.oid))
+    return records, documents
+
+
+def _parse_records(git: GitRepo, files: list[tuple[str, str]], added_in: dict[str, str], problems: _Problems,
                    progress: Progress):  # fmt: skip
     events: list[EventBase] = []
     runs: list[RunRecord] = []
     for n, (path, oid) in enumerate(files, 1):
-        kind = layout.record_kind(path)
         try:
-            if kind == "event":
+            if layout.record_kind(path) == "event":
                 events.append(parse_event(git.read_blob(oid), path))
-            elif kind == "run":
-                runs.append(parse_run(git.read_blob(oid), path))
             else:
-                problems.append(Problem(code="stray-file", path=path, commit=added_in.get(path),
-                                        message="a file in a record folder that is not a record path"))
+                runs.append(parse_run(git.read_blob(oid), path))
         except LoopxError as exc:
-            problems.append(Problem(code="invalid-record", path=path, commit=added_in.get(path), message=exc.message))
+            problems.add("invalid-record", path, added_in.get(path), exc.message)
         if n % 1000 == 0 or n == len(files):
             progress("records", n, len(files))
     return events, runs
 
 
-def _check_unique(events: list[EventBase], added_in: dict[str, str], problems: list[Problem]) -> None:
+def _check_unique(events: list[EventBase], added_in: dict[str, str], problems: _Problems) -> None:
     seen: dict[str, str] = {}
     for event in events:
         path = layout.event_path(event.goal_id, event.event_id, event.recorded_at)
         if event.event_id in seen:
-            problems.append(Problem(code="duplicate-event-id", path=path, commit=added_in.get(path),
-                                    message=f"event id {event.event_id} is also used by {seen[event.event_id]}"))
+            problems.add("duplicate-event-id", path, added_in.get(path), f"event id {event.event_id} is also used by {seen[event.event_id]}")
         seen[event.event_id] = path
 
 
-def _check_documents(git: GitRepo, tree: str, expected: dict[str, bytes], problems: list[Problem],
-                     actual: Optional[dict[str, str]] = None) -> int:  # fmt: skip
-    """Documents against the fold: every document on the branch, or only ``actual`` (path -> blob)."""
-    if actual is None:
-        actual = {p: o for p, o in git.walk_files(tree) if layout.is_document(p)}
+def _check_safety(events: list, runs: list, policy: Any, added_in: dict[str, str], problems: _Problems) -> None:
+    """Records against the public-safety rules, as the write gate checks them; only blocking
+    findings count, and a finding names the field, rule and fingerprint, never the value."""
+    from loopx_git.safety.records import check
+
+    for record in [*events, *runs]:
+        path = (layout.event_path(record.goal_id, record.event_id, record.recorded_at) if isinstance(record, EventBase)
+                else layout.run_path(record.goal_id, record.run_id, record.generated_at))  # fmt: skip
+        for finding in check(record.model_dump(mode="json"), policy)[1]:
+            if finding.blocks:
+                problems.add(f"safety:{finding.rule}", path, added_in.get(path), finding.describe() +
+                             "; secrets never belong on the state branch")  # fmt: skip
+
+
+def _check_documents(git: GitRepo, expected: dict[str, bytes], problems: _Problems, actual: Iterable[tuple[str, str]]) -> int:
+    """Documents against the fold: ``actual`` (path, blob id) of the documents present."""
+    actual = dict(actual)
     for path in sorted(expected.keys() | actual.keys()):
         if path not in actual:
-            problems.append(Problem(code="document-missing", path=path, message="the fold implies this document, "
-                                    "but it is not on the branch"))
+            problems.add("document-missing", path, None, "the fold implies this document, but it is not on the branch")
         elif path not in expected:
-            problems.append(Problem(code="document-orphan", path=path, message="no entity in the fold has this document"))
+            problems.add("document-orphan", path, None, "no entity in the fold has this document")
         elif git.read_blob(actual[path]) != expected[path]:
             fields = _differing_fields(git.read_blob(actual[path]), expected[path])
-            problems.append(Problem(code="document-drift", path=path,
-                                    message=f"differs from the fold of the events (fields: {fields}); "
-                                    "documents are written only by loopx commands"))
+            problems.add("document-drift", path, None, f"differs from the fold of the events (fields: {fields}); "
+                         "documents are written only by loopx commands")  # fmt: skip
     return len(actual)
 
 

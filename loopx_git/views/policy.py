@@ -1,0 +1,26 @@
+"""The safety policy as committed at a revision: what a review or a verify of a range uses.
+
+A range under review never supplies its own policy. A ``.publicsafe-allow`` or ``pyproject.toml``
+inside the change (or in a work tree checked out from it, as CI does for a pull request) would let
+a proposal allowlist its own secret, so reviews read the policy of a trusted, base-side commit.
+"""
+from __future__ import annotations
+
+from typing import Optional
+
+from loopx_git.safety.policy import ALLOW_FILE, DEFAULT_POLICY, Policy, load
+from loopx_git.store.git import GitRepo
+
+POLICY_FILES = ("pyproject.toml", ALLOW_FILE)
+
+
+def committed_policy(git: GitRepo, rev: Optional[str]) -> Policy:
+    """The policy in the tree of commit ``rev`` (None, or a tree without the files: the defaults)."""
+    if rev is None:
+        return DEFAULT_POLICY
+    tree = git.commit(rev).tree
+    texts = []
+    for name in POLICY_FILES:
+        oid = git.tree_entry(tree, name)
+        texts.append(git.read_blob(oid).decode("utf-8", "replace") if oid is not None else None)
+    return load(*texts)
