@@ -42,12 +42,22 @@ def _commit(sha: Optional[str], url: Optional[str]) -> str:
     return f"[`{sha[:7]}`]({url.format(sha=sha)})" if url else f"`{sha[:7]}`"
 
 
+def _policy_source(review, url: Optional[str] = None, *, plain: bool = False) -> str:
+    """Where the review's safety policy came from: the ref named and its commit."""
+    commit = f"[{review.policy_commit[:7]}]" if plain else _commit(review.policy_commit, url)
+    if review.policy_from == review.policy_commit:
+        return commit
+    return f"{review.policy_from} {commit}" if plain else f"`{review.policy_from}` {commit}"
+
+
 def markdown(review, url: Optional[str] = None) -> str:
     """The review as a pull-request comment: a summary, then per goal a section per kind of change
     and a per-agent count, then what failed verification or the safety rules."""
     out = [f"## loopx state review: `{review.base}`..`{review.head}`", ""]
     verdict = "verify ok, no safety findings" if review.ok else f"**{len(review.issues)} issue(s)** (see below)"
-    out += [f"{len(review.commits)} commit(s), {len(review.changes)} change(s); {verdict}.", ""]
+    out += [f"{len(review.commits)} commit(s), {len(review.changes)} change(s); {verdict}.", "",
+            f"Safety policy: as committed at {_policy_source(review, url)}; flagged values show as "
+            "`[REDACTED:<rule>] fp=<fingerprint>`.", ""]  # fmt: skip
     for goal in review.goals():
         rows = [c for c in review.changes if c.goal_id == goal]
         out += [f"### Goal `{goal}`", ""]
@@ -80,7 +90,8 @@ def markdown(review, url: Optional[str] = None) -> str:
 
 def _text(review) -> None:
     render.line(f"{review.base}..{review.head}: {len(review.commits)} commit(s), {len(review.changes)} change(s), "
-                + ("ok" if review.ok else f"{len(review.issues)} issue(s)"))  # fmt: skip
+                + ("ok" if review.ok else f"{len(review.issues)} issue(s)")
+                + f"; safety policy of {_policy_source(review, plain=True)}")  # fmt: skip
     for goal in review.goals():
         render.line(f"goal {goal}", style="bold")
         for section in SECTION_TITLES:
@@ -99,27 +110,35 @@ def register(root: typer.Typer) -> None:
         fmt: Optional[ReviewFormat] = typer.Option(None, "--format", help="text | markdown | json (default: the global --format)."),
         commit_url: Optional[str] = typer.Option(None, "--commit-url", help="Link template with {sha} (default: from the "
                                                  "origin remote for GitHub/GitLab)."),
+        policy_from: Optional[str] = typer.Option(None, "--policy-from", metavar="REF", help="Take the safety policy "
+                                                  "(pyproject.toml [tool.loopx.safety], .publicsafe-allow) committed at this "
+                                                  "trusted ref, e.g. origin/main (default: BASE). Never a ref the change controls."),
     ) -> None:  # fmt: skip
         """What changed in the state between two commits, as people review it; exit 1 if anything fails
-        verification or the safety rules.
+        verification or the safety rules, or if a commit in the range changes a safety policy file.
+
+        The safety policy comes from the base side only (BASE, or --policy-from), never from the change
+        under review or the work tree; flagged values print as [REDACTED:<rule>] fp=<fingerprint>.
 
         Examples:
           loopx review-diff loopx/state..origin/loopx/proposals/agent-a --format markdown > comment.md
+          loopx review-diff origin/loopx/state..origin/proposal --policy-from origin/main
           loopx review-diff HEAD~5..loopx/state
         """
         from loopx_git.errors import ValidationError
+        from loopx_git.safety.mask import masked
         from loopx_git.views.review_diff import review
 
         base, sep, head = range_.partition("..")
         if not sep or not base or not head:
-            raise ValidationError(f"field 'range': {range_!r} is not BASE..HEAD", code="invalid-field")
+            raise ValidationError(f"field 'range': {masked(range_)!r} is not BASE..HEAD", code="invalid-field")
         c = context.get(ctx)
         with c.session() as repo:
-            result = review(repo.git, repo.ref, base, head, repo.policy)
+            result = review(repo.git, repo.ref, base, head, policy_from=policy_from)
             url = commit_url or commit_url_template(repo.git.config_get("remote.origin.url"))
         chosen = fmt.value if fmt else c.format.value
         if chosen == "markdown":
-            sys.stdout.write(markdown(result, url))
+            sys.stdout.write(markdown(result, url and masked(url)))  # the review is masked already
         elif chosen == "text":
             _text(result)
         else:

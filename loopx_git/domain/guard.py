@@ -12,7 +12,7 @@ from typing import Any
 
 from loopx_git.errors import LoopxError
 from loopx_git.safety.policy import Policy
-from loopx_git.safety.records import STRUCTURAL_RULES, FieldFinding, check
+from loopx_git.safety.records import STRUCTURAL_FIXES, STRUCTURAL_RULES, UNREDACTABLE, FieldFinding, check
 from loopx_git.safety.rules import BY_ID
 from loopx_git.safety.scan import redact as redact_text
 from loopx_git.safety.scan import scan
@@ -38,15 +38,25 @@ def _where(record: Any) -> str:
     return f"{kind} {getattr(record, 'event_id', None) or getattr(record, 'run_id', '')}".strip()
 
 
-def _refusal(blocking: list[FieldFinding]) -> SafetyError:
+def _fix(finding: FieldFinding, policy: Policy) -> str:
+    """What makes a refused value pass: per rule, only fixes that work (structural rules are not
+    allowlistable; a fingerprint-only rule cannot be disabled)."""
+    if finding.rule in STRUCTURAL_FIXES:
+        return STRUCTURAL_FIXES[finding.rule].format(max_field_bytes=policy.max_field_bytes)
+    allow = f"add '{finding.rule} {finding.fingerprint} # reason' to .publicsafe-allow"
+    if not BY_ID[finding.rule].fingerprint_only:
+        allow += " (or turn the rule down with disabled_rules or severity in [tool.loopx.safety])"
+    return f"rerun with --redact to write [REDACTED:{finding.rule}] in its place, or, for a false positive, {allow}"
+
+
+def _refusal(blocking: list[FieldFinding], policy: Policy, *, redacting: bool = False) -> SafetyError:
     first = blocking[0]
     more = f" (and {len(blocking) - 1} more)" if len(blocking) > 1 else ""
     rule = STRUCTURAL_RULES.get(first.rule) or f"{BY_ID[first.rule].description} may not be written to the state branch"
-    return SafetyError(
-        f"{first.describe()}{more}: {rule}; nothing was written",
-        hint="rerun with --redact to write [REDACTED:<rule>] in its place, or, for a false positive, add "
-        f"'{first.rule} {first.fingerprint} # reason' to .publicsafe-allow",
-    )
+    if redacting:
+        rule += "; --redact cannot fix it"
+    hints = dict.fromkeys(_fix(f, policy) for f in blocking)  # one per rule, in order
+    return SafetyError(f"{first.describe()}{more}: {rule}; nothing was written", hint="; ".join(hints))
 
 
 def guard(write: Any, policy: Policy, *, redact: bool = False) -> Guarded:
@@ -66,12 +76,12 @@ def guard(write: Any, policy: Policy, *, redact: bool = False) -> Guarded:
     findings = list(unique.values())
     blocking = [f for f in findings if f.blocks]
     if blocking and not redact:
-        raise _refusal(blocking)
+        raise _refusal(blocking, policy)
     if not blocking:
         return Guarded(write, [], findings)
-    claims = [f for f in blocking if f.rule == "boundary-claim"]
-    if claims:  # a flag is not a value: there is nothing to redact
-        raise _refusal(claims)
+    unredactable = [f for f in blocking if f.rule in UNREDACTABLE]
+    if unredactable:  # a marker is not a ref, and a flag is not a value: there is nothing to redact
+        raise _refusal(unredactable, policy, redacting=True)
     summary = redact_text(summary, policy)[0]
     result = write.result
     if result is not None and hasattr(result, "model_dump"):

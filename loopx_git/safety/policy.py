@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any, Optional
 
 from loopx_git.errors import ValidationError
-from loopx_git.safety.rules import BLOCK, BY_ID, DEFAULT_CI_HOME_USERS, KNOWN_RULE_IDS, WARN, Context
+from loopx_git.safety.rules import BLOCK, BY_ID, DEFAULT_CI_HOME_USERS, KNOWN_RULE_IDS, STRUCTURAL_RULE_IDS, WARN, Context
 
 ALLOW_FILE = ".publicsafe-allow"
 DEFAULT_MAX_FIELD_BYTES = 4096
@@ -75,6 +75,9 @@ def parse_allow_file(text: str, name: str = ALLOW_FILE) -> tuple[AllowEntry, ...
                           "one entry per line; a reason goes after '#'")  # fmt: skip
         if parts[0] not in KNOWN_RULE_IDS:
             raise _refuse(where, f"unknown rule id {parts[0]!r}", "rule ids are listed by `loopx check --rules`")
+        if parts[0] in STRUCTURAL_RULE_IDS:  # an entry that would silently do nothing
+            raise _refuse(where, f"{parts[0]} is a structural rule of records and cannot be allowlisted",
+                          "fix the value instead: the refusal's hint says how")  # fmt: skip
         if not _FINGERPRINT.match(parts[1]):  # not echoed: it may be the very secret pasted by mistake
             raise _refuse(where, "the second field is not a 16-hex fingerprint",
                           "the allow file holds fingerprints from findings, never the value itself")  # fmt: skip

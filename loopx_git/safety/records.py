@@ -86,10 +86,13 @@ class _Checker:
         self.policy = policy
         self.redact = redact
         self.findings: list[FieldFinding] = []
+        self.values: list[tuple[str, FieldFinding]] = []
 
     def _add(self, field: str, rule: str, value: str, text: Optional[Finding] = None) -> None:
-        self.findings.append(FieldFinding(field, rule, BLOCK if text is None else text.severity,
-                                          text.fingerprint if text else fingerprint(value), text))  # fmt: skip
+        finding = FieldFinding(field, rule, BLOCK if text is None else text.severity,
+                               text.fingerprint if text else fingerprint(value), text)  # fmt: skip
+        self.findings.append(finding)
+        self.values.append((value if text is None else value[text.start:text.end], finding))
 
     def value(self, field: str, key: str, value: Any) -> Any:
         if isinstance(value, dict):
@@ -141,6 +144,19 @@ def check(record: dict, policy: Policy = DEFAULT_POLICY, *, redact: bool = False
     return out, checker.findings
 
 
+def flagged_values(record: dict, policy: Policy = DEFAULT_POLICY) -> list[tuple[str, FieldFinding]]:
+    """Each value a finding in ``record`` flags (the whole field for a structural rule, the secret
+    part for a text rule), with its finding: what a review masks wherever it would print it.
+    The values are the secrets themselves — for masking only, never for output."""
+    checker = _Checker(policy, False)
+    checker.value("", "", record)
+    return checker.values
+
+
+UNREDACTABLE = frozenset({"unsafe-ref", "boundary-claim"})
+"""Rules ``--redact`` cannot satisfy: a marker is not a ref inside the repository, and a flag is
+not a value. A write with such a finding is refused even when redacting."""
+
 STRUCTURAL_RULES = {
     "raw-material-key": "a key for raw material (transcript, raw_*, stdout, stderr, prompt, messages, logs) holds a "
                         "digest or a relative path; a credential-named key (password, api_key, *_token...) only a digest",
@@ -148,3 +164,17 @@ STRUCTURAL_RULES = {
     "unsafe-ref": "refs are relative to the repository, with no '..'",
     "boundary-claim": "boundary flags say raw material was not recorded; the state branch never holds it",
 }
+
+STRUCTURAL_FIXES = {
+    "raw-material-key": "keep raw material off the state branch: put a digest (sha256:<hex>) under that key, or for raw "
+                        "material that is not a credential a path relative to the repository where it is kept "
+                        "(logs/run-12.txt); or rerun with --redact to write [REDACTED:raw-material-key] there",
+    "field-too-large": "shorten the value to at most {max_field_bytes} bytes (keep long material in a file and record "
+                       "its path; max_field_bytes in [tool.loopx.safety] sets the cap), or rerun with --redact",
+    "unsafe-ref": "give a path relative to the repository root without '..' (for example docs/notes.md), or a URL; "
+                  "--redact cannot turn it into a valid ref",
+    "boundary-claim": "leave the boundary flag out (or false): the state branch never records raw material, so no "
+                      "flag may claim it does; --redact cannot change a flag",
+}
+"""What fixes a structural finding (allowlisting a fingerprint does not: these rules are not
+allowlistable)."""

@@ -273,7 +273,10 @@ BY_ID: dict[str, Rule] = {rule.id: rule for rule in RULES}
 KEYWORDS: tuple[str, ...] = tuple(sorted({k for rule in RULES for k in rule.keywords}))
 """Every prefilter keyword once: a text is searched for each of them one time, not once per rule."""
 
-OTHER_RULE_IDS = ("local-state", "raw-material-key", "field-too-large", "unsafe-ref", "boundary-claim")
-"""Rules that are not text patterns: the local-state boundary (safety/boundary.py) and the
-structural record rules (safety/records.py). They can be allowlisted by fingerprint too."""
+STRUCTURAL_RULE_IDS = ("raw-material-key", "field-too-large", "unsafe-ref", "boundary-claim")
+"""The structural record rules (safety/records.py): no allowlist applies to them; a value that
+breaks one is fixed (or, where a marker is valid, redacted)."""
+OTHER_RULE_IDS = ("local-state", *STRUCTURAL_RULE_IDS)
+"""Rules that are not text patterns: the local-state boundary (safety/boundary.py), which can be
+allowlisted by fingerprint, and the structural record rules."""
 KNOWN_RULE_IDS = frozenset(BY_ID) | frozenset(OTHER_RULE_IDS)

@@ -2,6 +2,10 @@
 branch, as people review it — todos added, claimed, completed, blocked, deferred, superseded (with
 evidence and reasons), goal edits, gates and handoffs, rollbacks, run records — grouped by goal and
 agent, with every record that fails verification or the safety rules. Read-only.
+
+The review applies the safety policy committed on a trusted side (the base, or ``--policy-from``),
+flags any commit in the range that touches a policy file, and prints no flagged value: what it
+shows for a finding is ``[REDACTED:<rule>] fp=<16hex>``.
 """
 from __future__ import annotations
 
@@ -11,6 +15,7 @@ from loopx_git.errors import LoopxError
 from loopx_git.model.event import EventBase
 from loopx_git.model.record import Record
 from loopx_git.model.run import RunRecord
+from loopx_git.safety.mask import Masker, masked
 from loopx_git.store import layout
 from loopx_git.store.git import GitRepo
 from loopx_git.views.verify import Problem
@@ -43,11 +48,15 @@ class ReviewDiff(Record):
     head: str
     base_sha: str
     head_sha: str
+    policy_from: str
+    """The ref or commit whose committed safety policy the review applied (default: the base)."""
+    policy_commit: str
     ok: bool
     commits: list[CommitRow]
     changes: list[Change]
     issues: list[Problem]
-    """Records that fail verification (the verify codes) or a safety rule (``safety:<rule>``)."""
+    """Records that fail verification (the verify codes) or a safety rule (``safety:<rule>``), and
+    commits that change a safety policy file (``policy-change``)."""
 
     def goals(self) -> list[str]:
         return sorted({c.goal_id for c in self.changes})
@@ -125,19 +134,70 @@ def _run_change(run: RunRecord, commit: str) -> Change:
                   todo_id=run.todo_id, detail=f"{run.run_id}{outcome}", commit=commit)  # fmt: skip
 
 
-def review(git: GitRepo, ref: str, base: str, head: str, policy=None) -> ReviewDiff:
-    """The review of the commits in ``base..head`` (any two commits or refs of state branches)."""
-    from loopx_git.safety.policy import DEFAULT_POLICY
-    from loopx_git.safety.records import check
+def _commit_of(git: GitRepo, spec: str, field: str, masker: Masker) -> str:
+    try:
+        return git.rev_parse(spec)
+    except LoopxError as exc:  # its message quotes the spec, which can be anything
+        raise type(exc)(f"field '{field}': {masker.mask(spec)!r} names no commit in this repository", code=exc.code) from None
+
+
+def _policy(git: GitRepo, sha: str, label: str):
+    from loopx_git.views.policy import committed_policy
+
+    try:
+        return committed_policy(git, sha)
+    except LoopxError as exc:
+        raise type(exc)(masked(f"the safety policy of {label} ({sha[:12]}): {exc.message}"), code=exc.code,
+                        hint="fix the policy on the trusted branch, or review with --policy-from naming another trusted ref") from None
+
+
+def _policy_changes(git: GitRepo, commit, label: str) -> list[Problem]:
+    """A commit in the range that adds, changes or deletes a policy file, anywhere in its tree."""
+    from loopx_git.views.policy import POLICY_FILES
+
+    parent = git.commit(commit.parents[0]).tree if commit.parents else None
+    verbs = {(True, False): "adds", (False, True): "deletes", (False, False): "changes"}
+    return [Problem(code="policy-change", path=c.path, commit=commit.oid,
+                    message=f"this commit {verbs[(c.old is None, c.new is None)]} a safety policy file; the review "
+                            f"used the policy of {label}, never one from the change under review: a policy change is "
+                            "made and reviewed on the trusted branch")
+            for c in git.changes(parent, commit.tree) if c.path.rsplit("/", 1)[-1] in POLICY_FILES]  # fmt: skip
+
+
+MESSAGE_PATH = "<commit message>"
+
+
+def _message_findings(commit, policy, seen: set) -> list:
+    """A commit message is published with its commit, and plain git can write any: it is checked
+    like a record (a value that a record of the same commit already reports is not repeated)."""
+    from loopx_git.safety.scan import scan
+
+    return [f for f in scan(commit.message, policy, inline=False) if (f.rule, f.fingerprint) not in seen]
+
+
+def review(git: GitRepo, ref: str, base: str, head: str, *, policy_from: Optional[str] = None) -> ReviewDiff:
+    """The review of the commits in ``base..head`` (any two commits or refs of state branches).
+
+    The safety policy is the one committed at ``policy_from`` (default: ``base``), never one from
+    the range or a work tree: a change under review cannot allowlist its own secret. Every string
+    of the result is masked: a flagged value shows as ``[REDACTED:<rule>] fp=<16hex>``."""
     from loopx_git.store.records import parse_event, parse_run
     from loopx_git.views.verify import verify_since
 
-    base_sha, head_sha = git.rev_parse(base), git.rev_parse(head)
+    untrusted = Masker()  # until the policy is known: the default rules
+    base_sha, head_sha = _commit_of(git, base, "base", untrusted), _commit_of(git, head, "head", untrusted)
+    policy_label = untrusted.mask(policy_from or base) or ""
+    policy_sha = _commit_of(git, policy_from, "policy_from", untrusted) if policy_from else base_sha
+    masker = Masker(_policy(git, policy_sha, policy_label))
     commits = list(git.walk_range([head_sha], [base_sha]))
-    changes: list[Change] = []
+    rows: list[tuple[Change, dict]] = []
     issues: list[Problem] = []
     blocking = False
     for commit in commits:
+        changed_policy = _policy_changes(git, commit, policy_label)
+        blocking = blocking or bool(changed_policy)
+        issues += changed_policy
+        seen: set[tuple[str, str]] = set()
         for path, oid in git.added_records(commit.oid):
             blob = git.read_blob(oid)
             kind = layout.record_kind(path)
@@ -145,15 +205,29 @@ def review(git: GitRepo, ref: str, base: str, head: str, policy=None) -> ReviewD
                 record = parse_event(blob, path) if kind == "event" else parse_run(blob, path)
             except LoopxError:  # an invalid record: verify below reports it, with its code
                 continue
+            findings, own = masker.learn(record.model_dump(mode="json"))
             if kind == "run":
-                changes.append(_run_change(record, commit.oid))
+                rows.append((_run_change(record, commit.oid), own))
             elif record.event_kind != "refresh_state":  # its run record, in the same commit, is the row
-                changes.append(_change(record, commit.oid))
-            for finding in check(record.model_dump(mode="json"), policy or DEFAULT_POLICY)[1]:
+                rows.append((_change(record, commit.oid), own))
+            for finding in findings:
                 blocking = blocking or finding.blocks
+                seen.add((finding.rule, finding.fingerprint))
                 issues.append(Problem(code=f"safety:{finding.rule}", path=path, commit=commit.oid, message=finding.describe()))
+        for f in _message_findings(commit, masker.policy, seen):
+            blocking = blocking or f.blocks
+            issues.append(Problem(code=f"safety:{f.rule}", path=MESSAGE_PATH, commit=commit.oid,
+                                  message=f"line {f.line}, column {f.column}: {f.rule} ({f.severity}) fp={f.fingerprint}"))
     report = verify_since(git, ref, head_sha, base_sha)
     issues += report.problems
-    return ReviewDiff(base=base, head=head, base_sha=base_sha, head_sha=head_sha, ok=report.ok and not blocking,
-                      commits=[CommitRow(sha=c.oid, subject=c.message.split("\n", 1)[0]) for c in commits],
-                      changes=changes, issues=issues)  # fmt: skip
+    mask = masker.mask
+    return ReviewDiff(base=mask(base), head=mask(head), base_sha=base_sha, head_sha=head_sha, policy_from=policy_label,
+                      policy_commit=policy_sha, ok=report.ok and not blocking,
+                      commits=[CommitRow(sha=c.oid, subject=mask(c.message.split("\n", 1)[0])) for c in commits],
+                      changes=[_masked(row, masker, own) for row, own in rows],
+                      issues=[i.model_copy(update={"path": mask(i.path), "message": mask(i.message)}) for i in issues])  # fmt: skip
+
+
+def _masked(change: Change, masker: Masker, own: dict) -> Change:
+    return change.model_copy(update={k: masker.mask(getattr(change, k), own)
+                                     for k in ("goal_id", "agent_id", "todo_id", "detail", "event_id")})  # fmt: skip

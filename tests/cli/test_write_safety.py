@@ -155,4 +155,78 @@ def test_boundary_flags_stay_truthful_even_for_a_hand_built_write(repo, git_repo
         with pytest.raises(SafetyError) as err:
             repo.apply(build)
         assert "field 'boundary.raw_logs_recorded': boundary-claim" in err.value.message
+        assert "leave the boundary flag out" in err.value.hint and ".publicsafe-allow" not in err.value.hint
+    assert state_tip(git_repo) == tip
+
+
+# A ref must stay a path relative to the repository: no marker can make an absolute or climbing ref
+# one, so --redact does not help, and the hint says what does (allowlisting does not: structural
+# rules are not allowlistable).
+UNSAFE_REFS = [
+    (["todo", "complete", "-g", GOAL, "-t", "t0", "--evidence", "/etc/passwd"], "evidence[0]", "/etc/passwd"),
+    (["todo", "complete", "-g", GOAL, "-t", "t0", "--evidence", "docs/../../outside.md"], "evidence[0]", "docs/../../outside.md"),
+    (["refresh-state", "-g", GOAL, "--classification", "progress", "--evidence", "/etc/passwd"], "evidence[0]", "/etc/passwd"),
+    (["event", "append", "-g", GOAL, "--kind", "note", "--detail", "log_ref=/var/log/app.log"], "details.log_ref",
+     "/var/log/app.log"),
+]
+
+
+@pytest.mark.parametrize("redact", [False, True], ids=["plain", "redact"])
+@pytest.mark.parametrize("args, field, value", UNSAFE_REFS, ids=[f"{_ids(a)} {v}" for a, _, v in UNSAFE_REFS])
+def test_an_unsafe_ref_is_refused_even_with_redact(seeded, git_repo, args, field, value, redact):
+    tip = state_tip(git_repo)
+    result = seeded(*args, *(["--redact"] if redact else []))
+    assert result.code == 1, result.err
+    assert result.err.startswith("error[unsafe]: ")
+    assert f"field '{field}': unsafe-ref (block) fp={fingerprint(value)}" in result.err
+    assert "nothing was written" in result.err
+    assert ("--redact cannot fix it" in result.err) is redact
+    hint = result.err.split("\nhint: ", 1)[1]
+    assert "relative to the repository root without '..'" in hint
+    assert ".publicsafe-allow" not in hint and "rerun with --redact" not in hint  # neither would work
+    assert result.out == ""
+    assert state_tip(git_repo) == tip
+    assert "REDACTED:unsafe-ref" not in git(git_repo, "log", "-p", "refs/heads/loopx/state")
+
+
+def test_a_relative_ref_with_a_token_in_it_is_redacted_into_a_relative_ref(seeded, git_repo):
+    data = seeded.json("todo", "complete", "-g", GOAL, "-t", "t0", "--evidence", f"logs/{TOKEN}.txt", "--redact")
+    assert data["record"]["evidence"] == ["logs/[REDACTED:github-token].txt"]
+
+
+def _hint(result) -> str:
+    assert "\nhint: " in result.err, result.err
+    return result.err.split("\nhint: ", 1)[1]
+
+
+def test_each_rule_hints_at_a_fix_that_works(seeded, git_repo):
+    tip = state_tip(git_repo)
+    token = seeded("todo", "add", "-g", GOAL, "--text", f"use {TOKEN}")
+    assert token.code == 1 and "field 'text': github-token" in token.err
+    assert f"add 'github-token {fingerprint(TOKEN)} # reason' to .publicsafe-allow" in _hint(token)
+    assert "rerun with --redact" in _hint(token) and "disabled_rules" not in _hint(token)  # fingerprint only
+    home = seeded("todo", "add", "-g", GOAL, "--text", f"see {HOME}/x")
+    assert home.code == 1 and "field 'text': home-path" in home.err
+    assert ".publicsafe-allow" in _hint(home) and "disabled_rules or severity" in _hint(home)
+    raw = seeded("event", "append", "-g", GOAL, "--kind", "note", "--detail", "stdout=all of it")
+    assert raw.code == 1 and "field 'details.stdout': raw-material-key" in raw.err
+    assert "digest (sha256:<hex>)" in _hint(raw) and ".publicsafe-allow" not in _hint(raw)
+    large = seeded("event", "append", "-g", GOAL, "--kind", "note", "--detail", "note=" + "a b" * 2000)
+    assert large.code == 1 and "field 'details.note': field-too-large" in large.err
+    assert "at most 4096 bytes" in _hint(large) and ".publicsafe-allow" not in _hint(large)
+    assert state_tip(git_repo) == tip
+    # the fixes named work: --redact for the raw key and the large field, a digest for the raw key
+    assert seeded("event", "append", "-g", GOAL, "--kind", "note", "--detail", "stdout=all of it", "--redact").code == 0
+    assert seeded("event", "append", "-g", GOAL, "--kind", "note", "--detail", "note=" + "a b" * 2000, "--redact").code == 0
+    (git_repo / ".publicsafe-allow").write_text(f"github-token {fingerprint(TOKEN)}  # a revoked token, shown on purpose\n")
+    assert seeded("todo", "add", "-g", GOAL, "--text", f"use {TOKEN}").code == 0
+
+
+def test_an_allow_entry_for_a_structural_rule_is_refused_not_silently_ignored(seeded, git_repo):
+    """The old unsafe-ref hint suggested it; it never did anything, so the allow file refuses it."""
+    (git_repo / ".publicsafe-allow").write_text(f"unsafe-ref {fingerprint('/etc/passwd')}  # tried anyway\n")
+    tip = state_tip(git_repo)
+    result = seeded("todo", "complete", "-g", GOAL, "-t", "t0", "--evidence", "/etc/passwd")
+    assert result.code == 1 and "error[invalid-config]" in result.err
+    assert ".publicsafe-allow:1: unsafe-ref is a structural rule of records and cannot be allowlisted" in result.err
     assert state_tip(git_repo) == tip
