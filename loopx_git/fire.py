@@ -11,6 +11,7 @@ recorded on the state branch.
 from __future__ import annotations
 
 import json
+import math
 import os
 from contextlib import contextmanager
 import signal
@@ -29,6 +30,8 @@ if TYPE_CHECKING:
 
 STDOUT_LIMIT = 1 << 20  # one JSON object; anything longer is not an answer
 KILL_GRACE = 2.0
+MAX_SECONDS = 30 * 24 * 3600  # a bound must be one a timer can wait for: 30 days
+MAX_ITERATIONS = 1_000_000
 
 
 @dataclass
@@ -42,11 +45,19 @@ class Bounds:
         """A scheduled run is bounded or it does not start (headless_fire_unbounded)."""
         from loopx_git.errors import RuleError
 
+        rule = "rule: a headless fire is bounded, never an open-ended loop"
         if not self.max_iterations or self.max_iterations < 1 or not self.timeout or self.timeout <= 0:
-            raise RuleError("a fire needs --max-iterations (>= 1) and --timeout (seconds > 0); rule: a headless fire is "
-                            "bounded, never an open-ended loop", code="headless_fire_unbounded")  # fmt: skip
-        if self.iteration_timeout is not None and self.iteration_timeout <= 0:
-            raise RuleError("--iteration-timeout must be > 0 seconds", code="headless_fire_unbounded")
+            raise RuleError(f"a fire needs --max-iterations (>= 1) and --timeout (seconds > 0); {rule}",
+                            code="headless_fire_unbounded")  # fmt: skip
+        if self.max_iterations > MAX_ITERATIONS:
+            raise RuleError(f"field 'max_iterations': more than {MAX_ITERATIONS:,}; {rule}",
+                            code="headless_fire_unbounded")  # fmt: skip
+        for name, seconds in (("timeout", self.timeout), ("iteration_timeout", self.iteration_timeout)):
+            if seconds is None:
+                continue
+            if not math.isfinite(seconds) or not 0 < seconds <= MAX_SECONDS:
+                raise RuleError(f"field '{name}': {seconds!r} is not a number of seconds > 0 and at most {MAX_SECONDS} "
+                                f"(30 days); {rule}", code="headless_fire_unbounded")  # fmt: skip
         if self.ceiling not in ("read_only", "workspace_write", "repo_push"):
             raise ValidationError(f"field 'approver_ceiling': {self.ceiling!r} is not read_only, workspace_write or "
                                   "repo_push; rule: a scheduled run states what it may approve", code="invalid-field")
@@ -116,7 +127,12 @@ def fire(repo: "StateRepo", goal_id: str, command: list[str], bounds: Bounds, *,
     bounds.check()
     if not command:
         raise ValidationError("field 'command': give the command after --", code="invalid-field")
-    repo.goal(goal_id)  # a missing goal is refused before anything runs
+    repo.goal(goal_id)  # a missing goal, or an agent that is not registered, is refused before anything runs
+    if agent_id is not None:
+        from loopx_git.domain.write import check_actor
+        from loopx_git.model.state import require_goal
+
+        check_actor(require_goal(repo.state(), goal_id), agent_id)
     with _fire_lock(repo, goal_id, agent_id):
         return _fire(repo, goal_id, command, bounds, agent_id)
 

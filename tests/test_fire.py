@@ -155,7 +155,12 @@ def test_sigterm_mid_iteration_cancels_and_leaves_the_branch_consistent(ledger, 
 
 @pytest.mark.parametrize("args", [["--timeout", "60", "--approver-ceiling", "read_only"],
                                   ["--max-iterations", "3", "--approver-ceiling", "read_only"],
-                                  ["--max-iterations", "0", "--timeout", "60", "--approver-ceiling", "read_only"]])
+                                  ["--max-iterations", "0", "--timeout", "60", "--approver-ceiling", "read_only"],
+                                  ["--max-iterations", "1000001", "--timeout", "60", "--approver-ceiling", "read_only"],
+                                  ["--max-iterations", "3", "--timeout", "nan", "--approver-ceiling", "read_only"],
+                                  ["--max-iterations", "3", "--timeout", "inf", "--approver-ceiling", "read_only"],
+                                  ["--max-iterations", "3", "--timeout", "60", "--iteration-timeout", "-inf",
+                                   "--approver-ceiling", "read_only"]])
 def test_an_unbounded_fire_is_refused_and_writes_nothing(ledger, git_repo, tmp_path, capsys, args):
     tip = state_tip(git_repo)
     result = Cli(git_repo, capsys)("fire", "-g", GOAL, *args, "--", script(tmp_path, "done.py", DONE))

@@ -11,15 +11,9 @@ app = typer.Typer(help="Append facts to the rollout event log.", no_args_is_help
 
 
 def _details(pairs: List[str]) -> dict:
-    from loopx_git.errors import ValidationError
+    from loopx_git.domain.event import parse_details
 
-    out: dict = {}
-    for pair in pairs:
-        key, sep, value = pair.partition("=")
-        if not sep:
-            raise ValidationError(f"field 'detail': {pair!r} is not KEY=VALUE", code="invalid-field")
-        out[key] = int(value) if value.lstrip("-").isdigit() else {"true": True, "false": False}.get(value, value)
-    return out
+    return parse_details(pairs)
 
 
 @app.command("append")

@@ -160,17 +160,18 @@ def conformance(ctx: typer.Context, file: str = typer.Argument(..., metavar="FIL
       loopx ledger conformance examples/loop-ledger/seed-conformance.json
       loopx --format json fire ... > fire.json; loopx ledger conformance fire.json
     """
-    import json
     from pathlib import Path
 
     from loopx_git.errors import ValidationError
+    from loopx_git.model.canonical import parse_json
     from loopx_git.views.conformance import check
 
     path = Path(file)
     try:
-        document = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise ValidationError(f"field 'file': {file} cannot be read as JSON ({exc})", code="invalid-field") from exc
+        data = path.read_bytes()
+    except OSError as exc:
+        raise ValidationError(f"field 'file': {file} cannot be read ({exc.strerror})", code="invalid-field") from exc
+    document = parse_json(data, field="file", source=file)
     if not isinstance(document, dict):
         raise ValidationError(f"field 'file': {file} holds {type(document).__name__}, not a JSON object", code="invalid-field")
     report = check(document)

@@ -117,14 +117,17 @@ def record(ctx: typer.Context, goal_id: str = typer.Option(..., "--goal-id", "-g
 
     Example: loopx rollback record -g parser --packet plans/rollback.json
     """
-    import json
-
     from loopx_git.errors import ValidationError
+    from loopx_git.model.canonical import parse_json
 
     try:
-        data = json.loads(packet.read_text(encoding="utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise ValidationError(f"field 'packet': {packet.name} is not JSON ({exc})", code="invalid-field") from exc
+        raw = packet.read_bytes()
+    except OSError as exc:
+        raise ValidationError(f"field 'packet': {packet.name} cannot be read ({exc.strerror})", code="invalid-field") from exc
+    data = parse_json(raw, field="packet", source=packet.name)
+    if not isinstance(data, dict):
+        raise ValidationError(f"field 'packet': {packet.name} holds {type(data).__name__}, not a JSON object; rule: a "
+                              "packet is one rollback_packet_v0 object", code="invalid-field")  # fmt: skip
     c = context.get(ctx)
     with c.session(redact=redact) as repo:
         result = repo.record_rollback(goal_id, data, actor=agent_id)

@@ -1,16 +1,70 @@
 """Appending facts to the rollout log: PR merges, validations, handoffs, quota, failures..."""
 from __future__ import annotations
 
-from typing import Optional, Sequence
+import math
+import re
+from typing import Any, Iterable, Optional, Sequence
 
 from loopx_git.errors import ValidationError
+from loopx_git.model.canonical import printable
 from loopx_git.model.event import APPENDABLE_KINDS, EVENT_CLASSES, PR_REF_RE
-from loopx_git.model.state import State, require_goal
+from loopx_git.model.state import State, require_agent, require_event, require_goal, require_run
 from loopx_git.model.todo import ResumeCondition
-from loopx_git.domain.todo import wake_dependents
-from loopx_git.domain.write import EventMaker, Write
+from loopx_git.domain.todo import require_todo, wake_dependents
+from loopx_git.domain.write import EventMaker, Write, check_actor, given, many
 
 _CLASS_BY_KIND = {cls.model_fields["event_kind"].default: cls for cls in EVENT_CLASSES}
+
+DETAIL_INT_BITS = 64
+DETAIL_RULE = "details are KEY=VALUE with KEY a lower-case slug; VALUE an integer that fits in 64 bits " \
+              "(-2^63 .. 2^63-1), true, false or text"  # fmt: skip
+_INT_TEXT = re.compile(r"-?[0-9]+")  # ASCII digits only: str.isdigit also takes '²' and other digits int() refuses
+
+
+def parse_details(pairs: Iterable[str]) -> dict[str, Any]:
+    """``KEY=VALUE`` pairs as given on a command line: digits become an integer, true/false a
+    boolean, anything else stays text. A refusal names the pair and the rule."""
+    out: dict[str, Any] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep:
+            raise ValidationError(f"field 'detail': {pair!r} is not KEY=VALUE; rule: {DETAIL_RULE}", code="invalid-field")
+        if key in out:
+            raise ValidationError(f"field 'detail': key {key!r} is given twice; rule: one value per key",
+                                  code="invalid-field")  # fmt: skip
+        number = value[1:] if value.startswith("-") else value
+        if number.isdigit() and not number.isascii():  # '²', '٣': digits to str.isdigit, not to a reader of JSON
+            raise ValidationError(f"field 'detail': the value of {key!r} ({value!r}) is written with digits other than "
+                                  f"0-9; rule: {DETAIL_RULE}, integers in ASCII digits", code="invalid-field")  # fmt: skip
+        if _INT_TEXT.fullmatch(value):
+            digits = len(value.lstrip("-"))
+            if digits > 19:  # never hand int() a number it may refuse to convert (4300 digits and up)
+                raise ValidationError(f"field 'detail': the value of {key!r} is an integer of {digits} digits; rule: "
+                                      f"{DETAIL_RULE}", code="invalid-field")  # fmt: skip
+            out[key] = int(value)
+        else:
+            out[key] = {"true": True, "false": False}.get(value, value)
+    return out
+
+
+def check_details(details: Optional[dict]) -> dict:
+    """Details as the Python API may pass them: scalars only, integers in 64 bits, finite floats."""
+    if details is None:
+        return {}
+    if not isinstance(details, dict):
+        raise ValidationError(f"field 'details': {type(details).__name__} is not a mapping; rule: {DETAIL_RULE}",
+                              code="invalid-field")  # fmt: skip
+    limit = 1 << (DETAIL_INT_BITS - 1)
+    for key, value in details.items():
+        where = f"field 'details.{printable(str(key))}'"
+        if isinstance(value, bool):
+            continue
+        if isinstance(value, int) and not -limit <= value < limit:
+            raise ValidationError(f"{where}: the integer is out of range; rule: {DETAIL_RULE}", code="invalid-field")
+        if isinstance(value, float) and not math.isfinite(value):
+            raise ValidationError(f"{where}: {value!r} is not a finite number; rule: NaN and infinity are not JSON",
+                                  code="invalid-field")  # fmt: skip
+    return details
 
 
 def append_event(
@@ -27,6 +81,21 @@ def append_event(
         raise ValidationError(f"field 'kind': {kind!r} cannot be appended; rule: one of {', '.join(APPENDABLE_KINDS)}",
                               code="invalid-field", hint=hint)
     gs = require_goal(state, goal_id)
+    given(agent_id=agent_id, todo_id=todo_id, run_id=run_id, case_id=case_id, lane_id=lane_id, summary=summary,
+          pr_ref=pr_ref, commit_ref=commit_ref, revert_of=revert_of, to_agent_id=to_agent_id, caused_by=caused_by,
+          source_event_id=source_event_id, gate_id=gate_id, decision_id=decision_id)  # fmt: skip
+    many(labels=labels, artifact_refs=artifact_refs)
+    details = check_details(details)
+    check_actor(gs, agent_id)
+    if to_agent_id is not None:
+        require_agent(gs, to_agent_id, field="to_agent_id", rule="a handoff goes to an agent registered on the goal")
+    if todo_id is not None:
+        require_todo(gs, todo_id)
+    if run_id is not None:
+        require_run(gs, run_id)
+    for name, cause in (("caused_by", caused_by), ("source_event_id", source_event_id)):
+        if cause is not None:
+            require_event(gs, cause, field=name)
     code_refs = {k: v for k, v in {"pr_ref": pr_ref, "commit_ref": commit_ref, "revert_of": revert_of}.items() if v}
     causality = {k: v for k, v in {"caused_by": caused_by, "source_event_id": source_event_id, "gate_id": gate_id,
                                    "decision_id": decision_id}.items() if v}  # fmt: skip
@@ -49,7 +118,7 @@ def append_event(
 def _fact(event) -> Optional[ResumeCondition]:
     """What a fact event makes true, in the terms todos wait for."""
     if event.event_kind == "pr_merge":
-        match = PR_REF_RE.match(event.code_refs.pr_ref)
+        match = PR_REF_RE.fullmatch(event.code_refs.pr_ref)
         return ResumeCondition("pr_merged", repository=match.group("repo"), pr_number=int(match.group("number")))
     if event.event_kind == "quota" and isinstance(event.details.get("capacity"), str) and event.details.get("available", True):
         return ResumeCondition("capacity_available", capacity=event.details["capacity"])

@@ -7,7 +7,7 @@ from loopx_git.errors import RuleError
 from loopx_git.model.event import AgentRegister, GoalCreate, GoalUpdate
 from loopx_git.model.goal import Agent, Goal
 from loopx_git.model.state import GoalState, State, require_goal
-from loopx_git.domain.write import EventMaker, Write, build, changes
+from loopx_git.domain.write import EventMaker, Write, build, changes, check_actor, many
 
 GOAL_KEYS = ("goal_id", "schema_version")
 
@@ -22,6 +22,7 @@ def create_goal(
     actor: Optional[str],
     now: str,
 ) -> Write:
+    many(acceptance_criteria=acceptance_criteria, non_goals=non_goals)
     existing = state.goals.get(goal_id)
     if existing is not None and existing.goal is not None:
         raise RuleError(f"goal '{goal_id}' already exists; rule: goal ids are unique", code="goal-exists",
@@ -48,6 +49,8 @@ def update_goal(
     now: str,
 ) -> Write:
     gs = require_goal(state, goal_id)
+    many(add_acceptance=add_acceptance, add_non_goals=add_non_goals)
+    check_actor(gs, actor)
     current = gs.goal
     assert current is not None
     data = current.model_dump(mode="json")

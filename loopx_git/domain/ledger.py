@@ -5,12 +5,12 @@ from __future__ import annotations
 
 from typing import Optional, Sequence
 
-from loopx_git.domain.write import EventMaker, Write, build
+from loopx_git.domain.write import EventMaker, Write, build, check_actor, given
 from loopx_git.errors import NotFoundError, RuleError, ValidationError
 from loopx_git.model.event import FieldChange, LedgerAdd, LedgerRecord, LedgerSelect
 from loopx_git.model.ids import new_id
 from loopx_git.model.ledger import LEDGER_SCHEMA, EntryStatus, Evidence, LedgerEntry, Next, Verdict
-from loopx_git.model.state import GoalState, State, require_goal
+from loopx_git.model.state import GoalState, State, listed, require_goal
 
 ACTION_SCHEMA = "loopx_ledger_action_v0"
 
@@ -18,7 +18,8 @@ ACTION_SCHEMA = "loopx_ledger_action_v0"
 def require_entry(gs: GoalState, entry_id: str) -> LedgerEntry:
     entry = gs.ledger.get(entry_id)
     if entry is None:
-        raise NotFoundError(f"entry_id '{entry_id}' is not a ledger entry of goal '{gs.goal_id}'", code="not-found",
+        raise NotFoundError(f"entry_id '{entry_id}' is not a ledger entry of goal '{gs.goal_id}' (entries: "
+                            f"{listed(gs.ledger)})", code="not-found",
                             hint=f"`loopx ledger list --goal-id {gs.goal_id}` lists them")  # fmt: skip
     return entry
 
@@ -31,7 +32,9 @@ def _changes(before: LedgerEntry, **after) -> list[FieldChange]:
 def add_entry(state: State, *, goal_id: str, claim: str, action: str, entry_id: Optional[str] = None,
               actor: Optional[str], now: str) -> Write:  # fmt: skip
     gs = require_goal(state, goal_id)
-    entry_id = entry_id or new_id("ledger")
+    given(entry_id=entry_id)
+    check_actor(gs, actor)
+    entry_id = new_id("ledger") if entry_id is None else entry_id
     if entry_id in gs.ledger:
         raise RuleError(f"field 'entry_id': '{entry_id}' is already a ledger entry; rule: entry ids are unique",
                         code="entry-exists")  # fmt: skip
@@ -62,6 +65,7 @@ def select_next(state: State, *, goal_id: str, agent_id: Optional[str], now: str
     """Mark the first runnable entry active for ``agent_id``; its action contract is the result
     (None when nothing is runnable)."""
     gs = require_goal(state, goal_id)
+    check_actor(gs, agent_id)
     held = [e for e in gs.ledger.values() if e.status == EntryStatus.active.value and e.selected_by == agent_id]
     if held:
         raise RuleError(f"entry '{held[0].id}' is still active for {agent_id or 'this operator'} without a write-back; "
@@ -93,6 +97,8 @@ def record_result(state: State, *, goal_id: str, entry_id: str, status: str, ver
     """Write an iteration's result back. Refused: ``done`` without evidence (evidence_missing),
     and an UNVERIFIABLE entry turned MATCH without new evidence (unverifiable_inherited_confidence)."""
     gs = require_goal(state, goal_id)
+    given(question=question)
+    check_actor(gs, agent_id)
     entry = require_entry(gs, entry_id)
     for name, value, enum in (("status", status, EntryStatus), ("verdict", verdict, Verdict), ("next", next_, Next)):
         if value not in {v.value for v in enum}:
@@ -107,14 +113,18 @@ def record_result(state: State, *, goal_id: str, entry_id: str, status: str, ver
     if entry.status == EntryStatus.active.value and agent_id is not None and entry.selected_by not in (None, agent_id):
         raise RuleError(f"entry '{entry_id}' is active for '{entry.selected_by}'; rule: the iteration that selected an "
                         "entry writes it back", code="not-selected")  # fmt: skip
+    evidence = [build(Evidence, e.model_dump(mode="json", exclude_none=True) if isinstance(e, Evidence) else e,
+                      what="evidence") for e in evidence]  # today's rules, however the items were made  # fmt: skip
     new = [e for e in evidence if e not in entry.evidence]
+    # the more specific rule first: MATCH on an UNVERIFIABLE entry without new evidence is inherited
+    # confidence, whatever the status (a `done` without evidence is also, but less exactly, evidence_missing)
+    if entry.verdict == Verdict.UNVERIFIABLE.value and verdict == Verdict.MATCH.value and not new:
+        raise RuleError(f"field 'verdict': entry '{entry_id}' was UNVERIFIABLE; MATCH needs new evidence; rule: an "
+                        "unverifiable verdict never inherits confidence", code="unverifiable_inherited_confidence")
     if status == EntryStatus.done.value and not new:
         raise RuleError(f"field 'evidence': entry '{entry_id}' cannot be done without evidence (a test path, diff, "
                         "command output digest, URL, artifact id or receipt hash); rule: evidence first",
                         code="evidence_missing")  # fmt: skip
-    if entry.verdict == Verdict.UNVERIFIABLE.value and verdict == Verdict.MATCH.value and not new:
-        raise RuleError(f"field 'verdict': entry '{entry_id}' was UNVERIFIABLE; MATCH needs new evidence; rule: an "
-                        "unverifiable verdict never inherits confidence", code="unverifiable_inherited_confidence")
     asked = question if next_ == Next.ask_user.value else None
     changes = _changes(entry, status=status, verdict=verdict, next=next_, selected_by=None, question=asked, updated_at=now)
     event = EventMaker(gs, now).make(
@@ -131,6 +141,7 @@ def record_fire(state: State, *, goal_id: str, summary, agent_id: Optional[str],
     from loopx_git.model.event import FireRecord
 
     gs = require_goal(state, goal_id)
+    check_actor(gs, agent_id)
     event = EventMaker(gs, now).make(
         FireRecord, goal_id=goal_id, agent_id=agent_id, fire=summary,
         summary=f"fire {summary.fire_id}: {summary.terminal_status} ({summary.stop_condition}, "

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Optional, Sequence
 
 from loopx_git.errors import RuleError, ValidationError
-from loopx_git.domain.write import EventMaker, Write, build
+from loopx_git.domain.write import EventMaker, Write, build, check_actor, given
 from loopx_git.model.event import EventBase, FieldChange, GoalCompensate, RollbackPlan, TodoCompensate
 from loopx_git.model.goal import Goal
 from loopx_git.model.ids import new_id
@@ -116,6 +116,8 @@ def rollback(state: State, *, goal_id: str, targets: Sequence[EventBase], later:
     """The packet and its compensating events, as one write. ``targets`` are the events to undo
     (in fold order); ``later`` the events since that changed the same entities."""
     gs = require_goal(state, goal_id)
+    given(reason=reason)
+    check_actor(gs, actor)
     if trigger not in {t.value for t in TriggerKind}:
         raise ValidationError(f"field 'trigger': {trigger!r} is not one of {', '.join(t.value for t in TriggerKind)}",
                               code="invalid-field")  # fmt: skip
@@ -150,6 +152,8 @@ def rollback_commit(state: State, *, goal_id: str, commit_ref: str, reason: Opti
     """A commit of the project (not the state branch): a packet whose plan is a protected
     ``git_revert`` and a validation, plus a todo to carry the revert out. Nothing is reverted here."""
     gs = require_goal(state, goal_id)
+    given(reason=reason)
+    check_actor(gs, actor)
     title = f"Revert {commit_ref[:12]} (git revert) and open a pull request"
     packet_id = new_id("rb")
     packet = _packet(goal_id, packet_id, now, trigger=trigger, reason=reason or f"roll back commit {commit_ref[:12]}",
@@ -169,6 +173,7 @@ def rollback_commit(state: State, *, goal_id: str, commit_ref: str, reason: Opti
 def record(state: State, *, goal_id: str, packet: dict, actor: Optional[str], now: str) -> Write:
     """A packet authored elsewhere, recorded as it is: no step of it runs here."""
     gs = require_goal(state, goal_id)
+    check_actor(gs, actor)
     recorded = build(RollbackPacket, packet, what="rollback packet")
     if recorded.goal_id != goal_id:
         raise ValidationError(f"field 'goal_id': the packet is for goal '{recorded.goal_id}', not '{goal_id}'",

@@ -9,9 +9,10 @@ from loopx_git.model.event import (
     EventBase, TodoAdd, TodoClaim, TodoComplete, TodoPromote, TodoResume, TodoSuggest, TodoSupersede, TodoUpdate,
 )  # fmt: skip
 from loopx_git.model.ids import short_id
-from loopx_git.model.state import GoalState, State, require_goal
+from loopx_git.model.state import GoalState, State, listed, require_goal
+from loopx_git.model.state import require_agent as _require_agent
 from loopx_git.model.todo import ResumeCondition, SuggestedTodo, TodoItem, TodoStatus
-from loopx_git.domain.write import EventMaker, Write, build, changes
+from loopx_git.domain.write import EventMaker, Write, build, changes, check_actor, given, many
 
 TODO_KEYS = ("todo_id", "schema_version")
 UPDATE_STATUSES = ("open", "blocked", "deferred")
@@ -26,20 +27,14 @@ def require_todo(gs: GoalState, todo_id: str, *, field: str = "todo_id") -> Todo
         raise NotFoundError(f"{field} '{todo_id}' is a suggested todo; rule: a suggestion is never runnable until "
                             "promoted", hint=f"promote it first: `loopx todo promote --goal-id {gs.goal_id} --todo-id {todo_id}`")
     if todo is None:
-        raise NotFoundError(f"{field} '{todo_id}': no such todo in goal '{gs.goal_id}'")
+        raise NotFoundError(f"{field} '{todo_id}': no such todo in goal '{gs.goal_id}' (todos in play: "
+                            f"{listed(gs.live)}); rule: a todo named by a command exists",
+                            hint=f"`loopx todo list --goal-id {gs.goal_id} --all` lists them")  # fmt: skip
     return todo
 
 
 def require_agent(gs: GoalState, agent_id: str, *, field: str) -> str:
-    if agent_id not in gs.agents:
-        known = ", ".join(sorted(gs.agents)) or "none yet"
-        raise RuleError(
-            f"{field} '{agent_id}': agent is not registered in goal '{gs.goal_id}' (registered: {known}); "
-            "rule: claims are held by registered agents",
-            code="unknown-agent",
-            hint=f"register it with `loopx agent register --goal-id {gs.goal_id} --agent-id {agent_id}`",
-        )
-    return agent_id
+    return _require_agent(gs, agent_id, field=field, rule="claims are held by registered agents")
 
 
 def _still_open(todo: TodoItem, verb: str) -> None:
@@ -101,6 +96,8 @@ def add_todo(
     task_repository: Optional[str] = None, todo_id: Optional[str] = None, actor: Optional[str], now: str,
 ) -> Write:  # fmt: skip
     gs = require_goal(state, goal_id)
+    given(claimed_by=claimed_by, resume_when=resume_when, unblocks_todo_id=unblocks_todo_id)
+    check_actor(gs, actor)
     todo_id = _new_todo_id(gs, todo_id)
     status, reason = TodoStatus.open.value, None
     data = {"todo_id": todo_id, "role": role, "text": text, "task_class": task_class, "action_kind": action_kind,
@@ -151,6 +148,8 @@ def update_todo(
     resume_when: Optional[str] = None, clear_claim: bool = False, actor: Optional[str], now: str,
 ) -> Write:  # fmt: skip
     gs = require_goal(state, goal_id)
+    given(resume_when=resume_when)
+    check_actor(gs, actor)
     todo = require_todo(gs, todo_id)
     if status not in UPDATE_STATUSES:
         raise ValidationError(f"field 'status': {status!r} is not allowed here; rule: update sets one of "
@@ -188,6 +187,8 @@ def complete_todo(
     reason: Optional[str] = None, successor_todo_ids: Sequence[str] = (), actor: Optional[str], now: str,
 ) -> Write:  # fmt: skip
     gs = require_goal(state, goal_id)
+    many(evidence=evidence, successor_todo_ids=successor_todo_ids)
+    check_actor(gs, actor)
     todo = require_todo(gs, todo_id)
     _still_open(todo, "completed")
     _not_claimed_by_other(todo, actor, "complete")
@@ -222,6 +223,7 @@ def complete_todo(
 
 def supersede_todo(state: State, *, goal_id: str, todo_id: str, by: str, reason: str, actor: Optional[str], now: str) -> Write:
     gs = require_goal(state, goal_id)
+    check_actor(gs, actor)
     old = require_todo(gs, todo_id)
     new = require_todo(gs, by, field="by")
     if by == todo_id:
@@ -254,6 +256,7 @@ def suggest_todo(
     reason: Optional[str] = None, todo_id: Optional[str] = None, actor: Optional[str], now: str,
 ) -> Write:  # fmt: skip
     gs = require_goal(state, goal_id)
+    check_actor(gs, actor)
     todo_id = _new_todo_id(gs, todo_id)
     suggestion = build(SuggestedTodo, {
         "todo_id": todo_id, "role": role, "text": text, "task_class": task_class, "action_kind": action_kind,
@@ -267,6 +270,7 @@ def suggest_todo(
 
 def promote_todo(state: State, *, goal_id: str, todo_id: str, actor: Optional[str], now: str) -> Write:
     gs = require_goal(state, goal_id)
+    check_actor(gs, actor)
     suggestion = gs.suggested.get(todo_id)
     if suggestion is None:
         raise NotFoundError(f"todo_id '{todo_id}': no suggested todo with this id in goal '{goal_id}'")

@@ -7,11 +7,12 @@ from typing import Any, Optional, TypeVar
 import pydantic
 
 from loopx_git.errors import ValidationError
+from loopx_git.model.canonical import undecodable_field
 from loopx_git.model.event import EventBase, FieldChange
 from loopx_git.model.ids import new_id
-from loopx_git.model.record import first_error
+from loopx_git.model.record import WRITE_CONTEXT, first_error
 from loopx_git.model.run import RunRecord
-from loopx_git.model.state import GoalState
+from loopx_git.model.state import GoalState, require_agent
 
 M = TypeVar("M", bound=pydantic.BaseModel)
 
@@ -53,8 +54,12 @@ class EventMaker:
 
 def build(cls: type[M], data: dict, *, what: str) -> M:
     """Validate ``data`` into ``cls``; a refusal names the field, the problem and the rule."""
+    where = undecodable_field(data)
+    if where is not None:
+        raise ValidationError(f"{what} field '{where or what}': holds bytes that are not UTF-8 text (an argument in "
+                              "another encoding?); rule: text on the state branch is UTF-8", code="invalid-field")
     try:
-        return cls.model_validate(data)
+        return cls.model_validate(data, context=WRITE_CONTEXT)  # today's rules, also where reads stay lenient
     except pydantic.ValidationError as exc:
         raise ValidationError(f"{what} field {first_error(exc, what)}", code="invalid-field") from exc
 
@@ -70,3 +75,28 @@ def changes(before: Optional[pydantic.BaseModel], after: pydantic.BaseModel, *, 
         for name, value in new.items()
         if name not in skip and (old.get(name) != value if before is not None else value not in (None, []))
     ]
+
+
+def given(**values: Optional[str]) -> None:
+    """Refuse an option given as an empty string: leaving it out is how to say "none", and an empty
+    id must never silently become a generated one or be dropped."""
+    for name, value in values.items():
+        if value is not None and value == "":
+            raise ValidationError(f"field '{name}': is empty; rule: give a value, or leave the option out",
+                                  code="invalid-field")
+
+
+def check_actor(gs: GoalState, actor: Optional[str], *, field: str = "agent_id") -> Optional[str]:
+    """The acting agent, when one is named, must be registered on the goal (a person acts with none)."""
+    if actor is not None:
+        given(**{field: actor})
+        require_agent(gs, actor, field=field)
+    return actor
+
+
+def many(**values: Any) -> None:
+    """Refuse one string where a list of values is expected (it would become a list of its characters)."""
+    for name, value in values.items():
+        if isinstance(value, (str, bytes)):
+            raise ValidationError(f"field '{name}': one string where a list belongs; rule: give a list of values",
+                                  code="invalid-field")

@@ -3,7 +3,10 @@ from __future__ import annotations
 
 import hashlib
 import json
-from typing import Any
+import re
+from typing import Any, Optional
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def pretty_json(data: Any) -> bytes:
@@ -18,3 +21,84 @@ def compact_json(data: Any) -> bytes:
 def fingerprint(data: Any) -> str:
     """sha256 over the canonical compact JSON of a record."""
     return hashlib.sha256(compact_json(data)).hexdigest()
+
+
+def printable(text: str) -> str:
+    """``text`` with undecodable bytes shown as ``\\udcff`` escapes: safe to put in a message."""
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+MAX_INPUT_DEPTH = 64
+"""How deeply a JSON document given as input (a packet, a conformance case) may nest."""
+
+
+def undecodable_field(value: Any, path: str = "") -> Optional[str]:
+    """The dotted path of the first string (or key) in ``value`` that is not UTF-8 text: the lone
+    surrogates Python makes of undecodable bytes (an argument in another encoding) or that a JSON
+    ``\\ud800`` escape decodes to. None when every string is clean. Walks records (pydantic models)
+    too, without recursion, so a deeply nested input cannot exhaust the stack."""
+    stack: list[tuple[str, Any]] = [(path, value)]
+    while stack:
+        where, item = stack.pop()
+        if isinstance(item, str):
+            if _SURROGATE.search(item):
+                return where
+            continue
+        if hasattr(type(item), "model_fields") and hasattr(item, "__dict__"):  # a record
+            item = item.__dict__
+        if isinstance(item, dict):
+            children = list(item.items())
+        elif isinstance(item, (list, tuple)):
+            children = list(enumerate(item))
+        else:
+            continue
+        for key, child in reversed(children):
+            name = printable(key) if isinstance(key, str) else str(key)
+            at = f"{where}.{name}" if where else name
+            if isinstance(key, str) and _SURROGATE.search(key):
+                return at
+            stack.append((at, child))
+    return None
+
+
+def _depth(value: Any) -> int:
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict):
+            item = list(item.values())
+        if isinstance(item, list):
+            deepest = max(deepest, depth)
+            stack.extend((child, depth + 1) for child in item)
+    return deepest
+
+
+def parse_json(data: bytes, *, field: str, source: str) -> Any:
+    """A JSON document given as input, or a ValidationError naming ``field``: not UTF-8, not JSON,
+    nested past MAX_INPUT_DEPTH, a number past Python's int conversion limit, or a string that is
+    not text. Never a RecursionError or a bare ValueError."""
+    from loopx_git.errors import ValidationError
+
+    def refuse(problem: str) -> ValidationError:
+        return ValidationError(f"field '{field}': {source} {problem}", code="invalid-field")
+
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise refuse(f"is not UTF-8 (byte {exc.start}); rule: JSON input is UTF-8 text") from None
+    try:
+        document = json.loads(text)
+    except RecursionError:
+        raise refuse(f"nests too deeply to read; rule: JSON input nests at most {MAX_INPUT_DEPTH} levels") from None
+    except json.JSONDecodeError as exc:
+        raise refuse(f"is not JSON ({exc})") from None
+    except ValueError:  # an integer past the int conversion limit (4300 digits)
+        raise refuse("holds a number too long to read; rule: numbers in JSON input have at most 4300 digits") from None
+    if _depth(document) > MAX_INPUT_DEPTH:
+        raise refuse(f"nests more than {MAX_INPUT_DEPTH} levels deep; rule: JSON input nests at most {MAX_INPUT_DEPTH} "
+                     "levels")
+    where = undecodable_field(document)
+    if where is not None:
+        raise refuse(f"holds a string that is not text (a lone surrogate escape) at '{where or '(top)'}'; rule: JSON "
+                     "input is Unicode text")
+    return document

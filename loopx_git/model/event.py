@@ -8,34 +8,37 @@ from __future__ import annotations
 import re
 from typing import Annotated, Literal, Optional, Union
 
-from pydantic import AfterValidator, ConfigDict, Field, TypeAdapter, field_validator
+from pydantic import AfterValidator, ConfigDict, Field, TypeAdapter, ValidationInfo, field_validator
 
 from loopx_git.model.ids import Id, UtcTimestamp
 from loopx_git.model.boundary import Boundary
-from loopx_git.model.record import JsonScalar, JsonValue, Line, Record, Token
+from loopx_git.model.record import JsonScalar, JsonValue, Line, Record, Token, control_free, exact, writing
 from loopx_git.model.fire import FireSummary
 from loopx_git.model.ledger import Evidence
 from loopx_git.model.rollback import RollbackPacket
 
 EVENT_SCHEMA = "loopx_rollout_event_v0"
 
-PR_REF_RE = re.compile(r"^(?:(?P<repo>[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+))?#(?P<number>[1-9][0-9]{0,9})$")
-COMMIT_RE = re.compile(r"^[0-9a-f]{7,64}$")
+# matched whole (record.exact): in Python's re, `$` also matches before a final newline
+PR_REF_RE = re.compile(r"(?:(?P<repo>[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+))?#(?P<number>[1-9][0-9]{0,9})")
+COMMIT_RE = re.compile(r"[0-9a-f]{7,40}|[0-9a-f]{64}")
+COMMIT_RULE = "a commit id: 7-40 lower-case hex digits (SHA-1, full or abbreviated) or 64 (SHA-256)"
+_LEGACY_COMMIT_RE = re.compile(r"[0-9a-f]{7,64}")  # what records written before the rule above may hold
 
 
-def _check_pr_ref(value: str) -> str:
-    if not PR_REF_RE.match(value):
+def _check_pr_ref(value: str, info: ValidationInfo) -> str:
+    if not exact(PR_REF_RE, value, lenient=not writing(info)):
         raise ValueError(f"{value!r} is not a PR ref (#N or owner/repo#N)")
     return value
 
 
-def _check_commit(value: str) -> str:
-    if not COMMIT_RE.match(value):
-        raise ValueError(f"{value!r} is not a commit id (7-64 lower-case hex digits)")
+def _check_commit(value: str, info: ValidationInfo) -> str:
+    if not (exact(COMMIT_RE, value) if writing(info) else exact(_LEGACY_COMMIT_RE, value, lenient=True)):
+        raise ValueError(f"{value!r} is not {COMMIT_RULE}")
     return value
 
 
-def _check_relative(value: str) -> str:
+def _check_relative(value: str, info: ValidationInfo) -> str:
     parts = value.replace("\\", "/").split("/")
     if (
         not value
@@ -43,8 +46,10 @@ def _check_relative(value: str) -> str:
         or re.match(r"^[A-Za-z]:", value)
         or ".." in parts
         or len(value) > 512
+        or (writing(info) and not control_free(value))
     ):
-        raise ValueError(f"{value!r} is not a relative ref (no leading /, ~ or drive, no '..', at most 512 chars)")
+        raise ValueError(f"{value!r} is not a relative ref (no leading /, ~ or drive, no '..', no control "
+                         "characters, at most 512 chars)")
     return value
 
 
@@ -196,8 +201,8 @@ class PrMerge(_Event):
 
     @field_validator("code_refs")
     @classmethod
-    def _qualified_pr(cls, refs: CodeRefs) -> CodeRefs:
-        match = PR_REF_RE.match(refs.pr_ref or "")
+    def _qualified_pr(cls, refs: CodeRefs, info: ValidationInfo) -> CodeRefs:
+        match = exact(PR_REF_RE, refs.pr_ref or "", lenient=not writing(info))
         if not match or not match.group("repo"):
             raise ValueError("a pr_merge event names its PR as owner/repo#N in code_refs.pr_ref")
         return refs

@@ -21,6 +21,8 @@ TIMESTAMP_PATTERN = (
 )
 TIMESTAMP_RULE = "a UTC timestamp like 2026-01-31T12:00:00Z"
 TIMESTAMP_RE = re.compile(TIMESTAMP_PATTERN)
+"""Use with ``fullmatch``: in Python's ``re``, ``$`` also matches before a final newline (pydantic's
+Rust engine reads ``$`` as the end of the text, so the ``pattern=`` constraints are exact)."""
 
 PATTERN_RULES = {ID_PATTERN: ID_RULE, TIMESTAMP_PATTERN: TIMESTAMP_RULE}
 """What a pattern means, for error messages (pydantic would only quote the regex)."""

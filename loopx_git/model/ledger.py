@@ -14,10 +14,10 @@ import re
 from enum import Enum
 from typing import Annotated, Optional
 
-from pydantic import Field, StringConstraints, model_validator
+from pydantic import Field, StringConstraints, ValidationInfo, model_validator
 
 from loopx_git.model.ids import Id, UtcTimestamp
-from loopx_git.model.record import Line, Record
+from loopx_git.model.record import WRITE_CONTEXT, Line, Record, control_free, exact, writing
 
 LEDGER_SCHEMA = "project-telos.loop-ledger/v1"
 
@@ -54,8 +54,8 @@ class EvidenceKind(str, Enum):
     receipt_hash = "receipt_hash"
 
 
-_DIGEST = re.compile(r"^(?:sha256|sha512|blake2b):[0-9a-f]{32,128}$")
-_URL = re.compile(r"^https?://[^\s]+$")
+_DIGEST = re.compile(r"(?:sha256|sha512|blake2b):[0-9a-f]{32,128}")  # matched whole (record.exact)
+_URL = re.compile(r"https?://[^\s]+")
 
 
 class Evidence(Record):
@@ -67,14 +67,17 @@ class Evidence(Record):
     summary: Optional[Annotated[str, StringConstraints(min_length=1, max_length=200)]] = None
 
     @model_validator(mode="after")
-    def _shape(self) -> "Evidence":
-        kind, ref = self.kind, self.ref
-        if kind in (EvidenceKind.command_output.value, EvidenceKind.receipt_hash.value) and not _DIGEST.match(ref):
+    def _shape(self, info: ValidationInfo) -> "Evidence":
+        kind, ref, lenient = self.kind, self.ref, not writing(info)
+        digest_kinds = (EvidenceKind.command_output.value, EvidenceKind.receipt_hash.value)
+        if kind in digest_kinds and not exact(_DIGEST, ref, lenient=lenient):
             raise ValueError(f"{kind} evidence is a digest like sha256:<hex>, never raw output")
-        if kind == EvidenceKind.url.value and not _URL.match(ref):
+        if kind == EvidenceKind.url.value and not exact(_URL, ref, lenient=lenient):
             raise ValueError("url evidence is an http(s) URL")
-        if kind == EvidenceKind.test_path.value and (ref.startswith(("/", "~")) or ".." in ref.split("/")):
-            raise ValueError("test_path evidence is a path relative to the repository, with no '..'")
+        if kind == EvidenceKind.test_path.value and (ref.startswith(("/", "~")) or ".." in ref.split("/")
+                                                      or not (lenient or control_free(ref))):
+            raise ValueError("test_path evidence is a path relative to the repository, with no '..' and no control "
+                             "characters")
         return self
 
     @classmethod
@@ -83,7 +86,7 @@ class Evidence(Record):
         kind, sep, ref = text.partition(":")
         if not sep or kind not in {k.value for k in EvidenceKind}:
             raise ValueError(f"{text!r} is not KIND:REF with KIND one of {', '.join(k.value for k in EvidenceKind)}")
-        return cls(kind=kind, ref=ref)
+        return cls.model_validate({"kind": kind, "ref": ref}, context=WRITE_CONTEXT)  # a new value: today's rules
 
     def label(self) -> str:
         return f"{self.kind}:{self.ref}" + (f" ({self.summary})" if self.summary else "")

@@ -1,8 +1,9 @@
 """The base every record model shares: strict (unknown fields rejected) and immutable."""
 from __future__ import annotations
 
+import re
 from functools import lru_cache
-from typing import Annotated, Union
+from typing import Annotated, Any, Optional, Union
 
 import pydantic
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictFloat, StrictInt, StrictStr, StringConstraints
@@ -20,6 +21,32 @@ Token = Annotated[str, StringConstraints(pattern=r"^[a-z][a-z0-9_]{0,63}$")]
 
 Line = Annotated[str, StringConstraints(min_length=1, max_length=1000)]
 """One human-readable line: summaries, reasons, evidence refs."""
+
+
+WRITE_CONTEXT = {"loopx_write": True}
+"""The validation context of a record being written (``domain.write.build``). Some rules were
+tightened after records were written under the looser ones: a write meets the new rule, a read
+still accepts what an older version wrote, so no branch becomes unreadable."""
+
+
+def writing(info: Any) -> bool:
+    context = getattr(info, "context", None)
+    return bool(context and context.get("loopx_write"))
+
+
+def exact(pattern: "re.Pattern[str]", value: str, *, lenient: bool = False) -> Optional["re.Match[str]"]:
+    """``pattern`` matched against all of ``value``. In Python's ``re``, ``$`` also matches before a
+    final newline, so older versions let one through (``'owner/repo\\n'``); ``lenient`` (reading
+    records they wrote) still takes it, a write never does."""
+    found = pattern.fullmatch(value)
+    if found is None and lenient and value.endswith("\n"):
+        found = pattern.fullmatch(value[:-1])
+    return found
+
+
+def control_free(value: str) -> bool:
+    """No control characters (newline, tab, NUL, DEL...): refs and paths are one plain line."""
+    return not any(ord(c) < 32 or ord(c) == 127 for c in value)
 
 
 class Record(BaseModel):

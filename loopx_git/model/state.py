@@ -22,11 +22,11 @@ from loopx_git.model.ledger import LedgerEntry
 from loopx_git.model.record import Line, Record, Token
 from loopx_git.model.rollback import RollbackPacket
 from loopx_git.model.run import RunRecord, run_order_key
-from loopx_git.model.table import RecordTable
+from loopx_git.model.table import IdSet, RecordTable
 from loopx_git.model.todo import ResumeCondition, SuggestedTodo, TodoItem, TodoStatus
 
 RECENT_EVENTS = 20
-FOLD_VERSION = "7"  # bump when the fold's meaning changes: cached folds of older versions are dropped
+FOLD_VERSION = "8"  # bump when the fold's meaning changes: cached folds of older versions are dropped
 
 
 class Conflict(Record):
@@ -95,6 +95,8 @@ class GoalState:
     run_count: int = 0
     latest_run: Optional[RunRecord] = None
     latest_outcome_run: Optional[RunRecord] = None
+    event_ids: IdSet = field(default_factory=IdSet)  # every event folded: what a reference may name
+    run_ids: IdSet = field(default_factory=IdSet)
 
     def copy(self) -> "GoalState":
         """A copy whose containers can be changed without touching this one (records are frozen)."""
@@ -111,6 +113,8 @@ class GoalState:
             rollbacks=dict(self.rollbacks),
             ledger=dict(self.ledger),
             recent=deque(self.recent, maxlen=RECENT_EVENTS),
+            event_ids=self.event_ids.copy(),
+            run_ids=self.run_ids.copy(),
         )
 
     def put_todo(self, todo: TodoItem) -> None:
@@ -200,16 +204,68 @@ PAYLOAD_KINDS = ENTITY_KINDS | {"pr_merge", "quota", "fire"}
 reads only the head (``EventHead``)."""
 
 
+LIST_LIMIT = 10
+"""How many known ids a refusal lists before it says how many more there are."""
+
+
+def listed(ids: Iterable[str], limit: int = LIST_LIMIT) -> str:
+    """``a, b, c`` (sorted), ``a, b ... and 12 more``, or ``none yet``: the known ids a refusal names."""
+    ordered = sorted(ids)
+    if not ordered:
+        return "none yet"
+    shown = ", ".join(ordered[:limit])
+    return shown + (f" and {len(ordered) - limit} more" if len(ordered) > limit else "")
+
+
 def require_goal(state: State, goal_id: str) -> GoalState:
     """The goal's folded state, or a NotFoundError that lists the goals there are."""
     found = state.goals.get(goal_id)
     if found is None or found.goal is None:
-        known = ", ".join(sorted(g for g, s in state.goals.items() if s.goal)) or "none yet"
+        known = listed(g for g, s in state.goals.items() if s.goal)
         raise NotFoundError(
             f"goal '{goal_id}' does not exist (known goals: {known})",
             hint="create it with `loopx goal create --goal-id G --objective TEXT`",
         )
     return found
+
+
+def require_agent(gs: GoalState, agent_id: str, *, field: str = "agent_id",
+                  rule: str = "an agent named by a command is registered on the goal") -> str:
+    """``agent_id`` when it is registered on the goal, else a refusal that lists the agents there are."""
+    if agent_id not in gs.agents:
+        raise NotFoundError(
+            f"{field} '{agent_id}': agent is not registered in goal '{gs.goal_id}' "
+            f"(registered: {listed(gs.agents)}); rule: {rule}",
+            code="unknown-agent",
+            hint=f"register it with `loopx agent register --goal-id {gs.goal_id} --agent-id {agent_id}`",
+        )
+    return agent_id
+
+
+def require_event(gs: GoalState, event_id: str, *, field: str) -> str:
+    """``event_id`` when it is an event of the goal (the refusal lists the latest ones)."""
+    if event_id not in gs.event_ids:
+        latest = [e.event_id for e in reversed(gs.recent)][:5]
+        raise NotFoundError(
+            f"{field} '{event_id}': no such event in goal '{gs.goal_id}' "
+            f"(latest: {', '.join(latest) or 'none yet'}); rule: an event named by a command exists",
+            code="unknown-event",
+            hint=f"`loopx events --goal-id {gs.goal_id}` lists them",
+        )
+    return event_id
+
+
+def require_run(gs: GoalState, run_id: str, *, field: str = "run_id") -> str:
+    """``run_id`` when it is a run record of the goal."""
+    if run_id not in gs.run_ids:
+        latest = gs.latest_run.run_id if gs.latest_run else "none yet"
+        raise NotFoundError(
+            f"{field} '{run_id}': no such run in goal '{gs.goal_id}' ({gs.run_count} run(s), latest: {latest}); "
+            "rule: a run named by a command exists",
+            code="unknown-run",
+            hint=f"`loopx history --goal-id {gs.goal_id}` lists them",
+        )
+    return run_id
 
 
 def _apply_fact(state: GoalState, event: EventBase) -> None:
@@ -244,6 +300,7 @@ def apply_event(state: State, event: EventHead) -> None:
     _family(event.event_kind)(goal_state, event)  # type: ignore[attr-defined]
     goal_state.lamport = max(goal_state.lamport, event.lamport)
     goal_state.event_count += 1
+    goal_state.event_ids.add(event.event_id)
     goal_state.last_key = max(goal_state.last_key, event_order_key(event))
     goal_state.recent.append(event)  # digested only when shown: the fold stays cheap per event
 
@@ -251,6 +308,7 @@ def apply_event(state: State, event: EventHead) -> None:
 def apply_run(state: State, run: RunRecord) -> None:
     goal_state = state.goal_state(run.goal_id)
     goal_state.run_count += 1
+    goal_state.run_ids.add(run.run_id)
     if goal_state.latest_run is None or run_order_key(run) > run_order_key(goal_state.latest_run):
         goal_state.latest_run = run
     latest = goal_state.latest_outcome_run

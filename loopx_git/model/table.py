@@ -8,7 +8,7 @@ a cached fold costs little per record, and a view pays only for the records it l
 from __future__ import annotations
 
 import marshal
-from collections.abc import Iterator, MutableMapping
+from collections.abc import Iterable, Iterator, MutableMapping
 from typing import Generic, Optional, TypeVar
 
 from loopx_git.model.record import Record
@@ -71,3 +71,71 @@ class RecordTable(MutableMapping[str, R], Generic[R]):
     def __setstate__(self, state: tuple) -> None:
         self._model, self._blob = state
         self._records, self._rows = {}, {}
+
+
+class _Layer:
+    """An immutable, shareable slice of an IdSet: a frozenset, or the joined text it is split from
+    when first asked (so loading a cached fold never splits what no one looks at)."""
+
+    __slots__ = ("_ids", "_blob")
+
+    def __init__(self, ids: Optional[frozenset] = None, blob: Optional[str] = None):
+        self._ids, self._blob = ids, blob
+
+    @property
+    def ids(self) -> frozenset:
+        if self._ids is None:
+            self._ids = frozenset(self._blob.split("\n")) if self._blob else frozenset()
+            self._blob = None
+        return self._ids
+
+    def text(self) -> str:
+        return self._blob if self._ids is None else "\n".join(self._ids)
+
+
+class IdSet:
+    """A set of ids (events, runs) that is cheap to copy and to load from the fold cache. A copy
+    shares the immutable layers and adds to a set of its own, so a write's copy of the state does
+    not copy every id of the goal; it pickles as one newline-joined string (ids never hold a
+    newline) that is split only when first asked."""
+
+    __slots__ = ("_layers", "_own")
+    MAX_LAYERS = 8
+
+    def __init__(self, ids: Iterable[str] = ()):
+        self._layers: tuple[_Layer, ...] = ()
+        self._own: set[str] = set(ids)
+
+    def add(self, item: str) -> None:
+        self._own.add(item)  # no lookup: a write after loading the cache never splits what it does not read
+
+    def __contains__(self, item: object) -> bool:
+        return item in self._own or any(item in layer.ids for layer in self._layers)
+
+    def __iter__(self) -> Iterator[str]:
+        seen: set[str] = set()
+        for part in [layer.ids for layer in self._layers] + [self._own]:
+            yield from (item for item in part if item not in seen)
+            seen.update(part)
+
+    def __len__(self) -> int:
+        if not self._layers:
+            return len(self._own)
+        return len(self._own.union(*(layer.ids for layer in self._layers)))  # layers may overlap: count once
+
+    def copy(self) -> "IdSet":
+        if self._own:  # freeze what this one added: from now on both share it
+            self._layers, self._own = self._layers + (_Layer(frozenset(self._own)),), set()
+        if len(self._layers) > self.MAX_LAYERS:
+            self._layers = (_Layer(frozenset().union(*(layer.ids for layer in self._layers))),)
+        twin = IdSet()
+        twin._layers = self._layers
+        return twin
+
+    def __getstate__(self) -> tuple:
+        # a repeated id (added twice) is kept twice in the text: harmless, and no layer is split to save it
+        parts = [layer.text() for layer in self._layers] + ["\n".join(self._own)]
+        return ("\n".join(part for part in parts if part),)  # a tuple: an empty (false) state skips __setstate__
+
+    def __setstate__(self, state: tuple) -> None:
+        self._layers, self._own = (_Layer(blob=state[0]),), set()

@@ -6,11 +6,11 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import TYPE_CHECKING, Annotated, Optional
 
-from pydantic import AfterValidator, Field
+from pydantic import AfterValidator, Field, ValidationInfo
 
 from loopx_git.model.event import EventBase
 from loopx_git.model.ids import Id, UtcTimestamp
-from loopx_git.model.record import Line, Record, Token
+from loopx_git.model.record import Line, Record, Token, exact, writing
 
 if TYPE_CHECKING:
     from loopx_git.model.state import GoalState
@@ -46,12 +46,13 @@ class Priority(str, Enum):
     P4 = "P4"
 
 
-REPO_RE = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
+# matched whole (record.exact): in Python's re, `$` also matches before a final newline
+REPO_RE = re.compile(r"[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+")
 RESUME_RULE = "todo_done:<todo_id> | pr_merged:#N | pr_merged:owner/repo#N | capacity_available:<cap>"
 _RESUME_RE = re.compile(
-    r"^(?:todo_done:(?P<todo>[A-Za-z0-9][A-Za-z0-9_.:-]{0,127})"
+    r"(?:todo_done:(?P<todo>[A-Za-z0-9][A-Za-z0-9_.:-]{0,127})"
     r"|pr_merged:(?P<repo>[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+)?#(?P<pr>[1-9][0-9]{0,9})"
-    r"|capacity_available:(?P<cap>[a-z][a-z0-9_.-]{0,63}))$"
+    r"|capacity_available:(?P<cap>[a-z][a-z0-9_.-]{0,63}))"
 )
 
 
@@ -66,8 +67,9 @@ class ResumeCondition:
     capacity: Optional[str] = None
 
     @classmethod
-    def parse(cls, text: str) -> "ResumeCondition":
-        match = _RESUME_RE.match(text)
+    def parse(cls, text: str, *, lenient: bool = False) -> "ResumeCondition":
+        """``lenient`` reads what older versions wrote (a final newline); a new value never has one."""
+        match = exact(_RESUME_RE, text, lenient=lenient)
         if not match:
             raise ValueError(f"{text!r} is not a resume condition ({RESUME_RULE})")
         if match.group("todo"):
@@ -83,13 +85,13 @@ class ResumeCondition:
         return self
 
 
-def _check_resume(value: str) -> str:
-    ResumeCondition.parse(value)
+def _check_resume(value: str, info: ValidationInfo) -> str:
+    ResumeCondition.parse(value, lenient=not writing(info))
     return value
 
 
-def _check_repo(value: str) -> str:
-    if not REPO_RE.match(value):
+def _check_repo(value: str, info: ValidationInfo) -> str:
+    if not exact(REPO_RE, value, lenient=not writing(info)):
         raise ValueError(f"{value!r} is not a repository (owner/repo)")
     return value
 
@@ -124,7 +126,7 @@ class TodoItem(Record):
     def resume_condition(self) -> Optional[ResumeCondition]:
         if not self.resume_when:
             return None
-        return ResumeCondition.parse(self.resume_when).bound_to(self.task_repository)
+        return ResumeCondition.parse(self.resume_when, lenient=True).bound_to(self.task_repository)
 
     @property
     def is_closed(self) -> bool:

@@ -32,6 +32,21 @@ CONTRACT_FLAGS = {
 ENTRY_FIELDS = ("id", "status", "claim", "action", "evidence", "verdict", "next", "updated_at")
 TERMINALS = {t.value for t in Terminal}
 
+# Documents are untrusted JSON: every value may be of any type, so membership is tested on text only
+# (a list is unhashable) and lists are taken as lists only.
+
+
+def _one_of(value: Any, allowed: Iterable[str]) -> bool:
+    return isinstance(value, str) and value in set(allowed)
+
+
+def _list(value: Any) -> list:
+    return value if isinstance(value, list) else []
+
+
+def _dict(value: Any) -> dict:
+    return value if isinstance(value, dict) else {}
+
 
 def _entry(entry: Any, previous: Any = None) -> Iterable[str]:
     if not isinstance(entry, dict):
@@ -39,16 +54,17 @@ def _entry(entry: Any, previous: Any = None) -> Iterable[str]:
         return
     if any(name not in entry for name in ENTRY_FIELDS) or not isinstance(entry.get("evidence"), list):
         yield "ledger_missing"  # an entry without the ledger's shape is no ledger
-    if entry.get("status") not in {s.value for s in EntryStatus} or entry.get("verdict") not in {v.value for v in Verdict} \
-            or entry.get("next") not in {n.value for n in Next}:
+    if not (_one_of(entry.get("status"), (s.value for s in EntryStatus)) and _one_of(entry.get("verdict"), (
+            v.value for v in Verdict)) and _one_of(entry.get("next"), (n.value for n in Next))):  # fmt: skip
         yield "ledger_missing"
-    evidence = entry.get("evidence") or []
-    if entry.get("status") == EntryStatus.done.value and not evidence:
-        yield "evidence_missing"
-    if isinstance(previous, dict) and previous.get("verdict") == Verdict.UNVERIFIABLE.value \
-            and entry.get("verdict") == Verdict.MATCH.value \
-            and not set(map(str, evidence)) - set(map(str, previous.get("evidence") or [])):
+    evidence = _list(entry.get("evidence"))
+    inherited = isinstance(previous, dict) and previous.get("verdict") == Verdict.UNVERIFIABLE.value \
+        and entry.get("verdict") == Verdict.MATCH.value \
+        and not set(map(str, evidence)) - set(map(str, _list(previous.get("evidence"))))
+    if inherited:  # the more specific rule wins: no new evidence for a MATCH on an UNVERIFIABLE entry
         yield "unverifiable_inherited_confidence"
+    elif entry.get("status") == EntryStatus.done.value and not evidence:
+        yield "evidence_missing"
 
 
 def _iteration(it: Any) -> Iterable[str]:
@@ -60,7 +76,9 @@ def _iteration(it: Any) -> Iterable[str]:
         yield "todo_used_as_durable_state"
     if it.get("authority", "ledger") == "conversation" or (it.get("conversation_summary_used") and not it.get("ledger_evidence")):
         yield "conversation_state_used_as_authority"
-    if int(it.get("actions_executed", 1)) > 1 or it.get("wrote_back_before_next_selection") is False:
+    actions = it.get("actions_executed", 1)
+    one = isinstance(actions, (int, float)) and not isinstance(actions, bool) and actions <= 1  # else: not shown to be one
+    if not one or it.get("wrote_back_before_next_selection") is False:
         yield "multiple_actions_in_one_iteration"
 
 
@@ -70,8 +88,8 @@ def _fire(fire: Any) -> Iterable[str]:
     bounded = fire.get("max_iterations") and (fire.get("timeout_seconds") or fire.get("per_fire_timeout_seconds"))
     if not bounded or fire.get("open_ended_goal_loop"):
         yield "headless_fire_unbounded"
-    approved = fire.get("approved_actions") or []
-    if any((a.get("kind") if isinstance(a, dict) else a) in DANGEROUS_KINDS for a in approved) \
+    approved = _list(fire.get("approved_actions"))
+    if any(_one_of(a.get("kind") if isinstance(a, dict) else a, DANGEROUS_KINDS) for a in approved) \
             or fire.get("dangerous_actions_denied") is False:
         yield "dangerous_action_allowed"
     yield from _headless(fire)
@@ -83,23 +101,29 @@ def _headless(result: Any) -> Iterable[str]:
     if result.get("continued_with_dismissed_answer") or (result.get("ask_user_mid_fire") and result.get("continued")):
         yield "ask_user_continued_headless"
     status = result.get("terminal_status", result.get("status"))
-    if status not in TERMINALS:
+    if not _one_of(status, TERMINALS):
         yield "terminal_status_missing"
     elif result.get("surface_reason") == "ask_user" and status != Terminal.needs_attention.value:
         yield "ask_user_continued_headless"
 
 
-def check_case(case: dict) -> list[str]:
+def check_case(case: Any) -> list[str]:
     """The failure codes of one case, each once, in the seed's order."""
+    if not isinstance(case, dict):
+        return ["ledger_missing"]  # a case that is not an object holds no ledger
     found: set[str] = set()
-    contract = case.get("contract")
-    if isinstance(contract, dict):
+
+    def part(name: str) -> Any:  # a part that is there but not an object is checked as an empty one
+        return _dict(case[name]) if name in case else None
+
+    contract = part("contract")
+    if contract is not None:
         found |= {code for flag, code in CONTRACT_FLAGS.items() if contract.get(flag) is not True}
     if "entry" in case:
         found |= set(_entry(case["entry"], case.get("previous_entry")))
-    found |= set(_iteration(case.get("iteration")))
-    found |= set(_fire(case.get("fire")))
-    found |= set(_headless(case.get("headless_result")))
+    found |= set(_iteration(part("iteration")))
+    found |= set(_fire(part("fire")))
+    found |= set(_headless(part("headless_result")))
     if not found and not ({"contract", "entry", "iteration", "fire", "headless_result"} & case.keys()):
         found.add("ledger_missing")  # nothing to check is no ledger at all
     return [code for code in FAILURE_CODES if code in found]
@@ -119,19 +143,21 @@ def check(document: dict) -> dict:
         cases = {"fire_record": check_case(_from_fire_record(document))}
     elif "conformance_fixture" in document:
         cases = {"contract": check_case({"contract": document.get("contract")})}
-        fire_contract = document.get("headless_scheduled_fire") or {}
+        fire_contract = _dict(document.get("headless_scheduled_fire"))
         cases["headless_scheduled_fire"] = [
             code for code, bad in (
                 ("headless_fire_unbounded", not (fire_contract.get("max_iterations_required")
                                                  and fire_contract.get("per_fire_timeout_required"))),
                 ("dangerous_action_allowed", not fire_contract.get("dangerous_actions_always_denied")),
                 ("ask_user_continued_headless", fire_contract.get("continued_with_dismissed_answer_allowed") is not False),
-                ("terminal_status_missing", set(fire_contract.get("terminal_status_values") or []) != TERMINALS),
+                ("terminal_status_missing", {v for v in _list(fire_contract.get("terminal_status_values"))
+                                             if isinstance(v, str)} != TERMINALS),
             ) if bad
         ]  # fmt: skip
-        for name, case in (document.get("conformance_fixture") or {}).items():
+        for name, case in _dict(document.get("conformance_fixture")).items():
             cases[name] = check_case(case)
     else:
-        cases = {document.get("name", "case"): check_case(document.get("case", document))}
+        name = document.get("name", "case")
+        cases = {name if isinstance(name, str) else "case": check_case(document.get("case", document))}
     codes = [code for code in FAILURE_CODES if any(code in found for found in cases.values())]
     return {"ok": not codes, "schema": document.get("schema", LEDGER_SCHEMA), "cases": cases, "failure_codes": codes}

@@ -41,7 +41,7 @@ def list_suggested(state: State, goal_id: str) -> list[SuggestedTodo]:
 def _since_shard(since: Optional[str]) -> str:
     if not since:
         return ""
-    if not TIMESTAMP_RE.match(since) and not (len(since) == 10 and TIMESTAMP_RE.match(since + "T00:00:00Z")):
+    if not TIMESTAMP_RE.fullmatch(since) and not (len(since) == 10 and TIMESTAMP_RE.fullmatch(since + "T00:00:00Z")):
         raise ValidationError(f"field 'since': {since!r} is not a UTC date or time (2026-01-31 or 2026-01-31T12:00:00Z)",
                               code="invalid-field")
     return since[:13].replace("-", "/").replace("T", "/") if len(since) > 10 else since.replace("-", "/")

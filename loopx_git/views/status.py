@@ -8,7 +8,7 @@ from pydantic import Field
 from loopx_git.model.goal import Goal
 from loopx_git.model.record import Record
 from loopx_git.model.run import RunRecord
-from loopx_git.model.state import Conflict, EventDigest, GoalState, State, digest, require_goal
+from loopx_git.model.state import Conflict, EventDigest, GoalState, State, digest, require_agent, require_goal
 from loopx_git.model.todo import TodoItem
 
 STATUS_SCHEMA = "loopx_status_v0"
@@ -132,6 +132,8 @@ def next_actions(gs: GoalState, agent_ids: list[str], live: list[TodoItem]) -> l
 
 def goal_card(state: State, goal_id: str, agent_id: Optional[str] = None) -> GoalCard:
     gs = require_goal(state, goal_id)
+    if agent_id is not None:
+        require_agent(gs, agent_id, rule="a card is scoped to an agent registered on the goal")
     live = sorted(gs.live_todos(), key=todo_order)
     scoped = [t for t in live if t.role == "user" or t.claimed_by in (None, agent_id)] if agent_id else live
     agents = [agent_id] if agent_id else sorted(gs.agents)

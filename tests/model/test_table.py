@@ -50,3 +50,27 @@ def test_rebuilt_records_do_not_share_changes_through_model_copy():
     changed = first.model_copy(update={"status": "done"})
     assert changed.status == "done" and first.status == "open" and second.status == "open"
     assert second.model_fields_set == set(TodoItem.model_fields)
+
+
+def test_id_set_pickles_as_one_string_and_loads_lazily():
+    from loopx_git.model.table import IdSet
+
+    ids = IdSet(f"evt_{n}" for n in range(1000))
+    ids.add("evt_last")
+    copy = pickle.loads(pickle.dumps(ids, protocol=pickle.HIGHEST_PROTOCOL))
+    assert copy._layers[0]._ids is None  # nothing split until the first question
+    assert "evt_7" in copy and "evt_last" in copy and "evt_nope" not in copy and len(copy) == 1001
+    twin = copy.copy()
+    twin.add("evt_new")
+    twin.add("evt_7")  # already there: counted once
+    assert "evt_new" not in copy and "evt_new" in twin and len(twin) == 1002
+    copy.add("evt_other")
+    assert "evt_other" not in twin
+    for n in range(20):  # copies of copies: layers stay few, nothing is lost
+        twin = twin.copy()
+        twin.add(f"more_{n}")
+    assert len(twin._layers) <= IdSet.MAX_LAYERS + 1 and len(twin) == 1022 and set(twin) >= {"evt_1", "more_19"}
+    again = pickle.loads(pickle.dumps(twin))
+    assert sorted(again) == sorted(twin)
+    empty = pickle.loads(pickle.dumps(IdSet()))
+    assert len(empty) == 0 and "x" not in empty

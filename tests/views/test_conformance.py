@@ -66,3 +66,20 @@ def test_unreadable_input_is_a_clear_error(cli, tmp_path):
     result = cli("ledger", "conformance", str(bad))
     assert result.code == 1 and "not a JSON object" in result.err
     assert cli("ledger", "conformance", str(tmp_path / "missing.json")).code == 1
+
+
+def test_the_unverifiable_fixture_is_inherited_confidence_only():
+    """Item 14: the previous verdict was UNVERIFIABLE, the entry says MATCH with no new evidence — the
+    more specific code wins, and evidence_missing is never reported beside it."""
+    fixture = json.loads((ROOT / "tests" / "fixtures" / "ledger" / "unverifiable_previous_verdict_treated_as_match.json")
+                         .read_text())  # fmt: skip
+    case = fixture["case"]
+    assert case["previous_entry"]["verdict"] == "UNVERIFIABLE" and case["entry"]["verdict"] == "MATCH"
+    assert case["entry"]["status"] == "done" and case["entry"]["evidence"] == case["previous_entry"]["evidence"]
+    assert check(fixture)["failure_codes"] == ["unverifiable_inherited_confidence"]
+    bare = {"case": {**case, "entry": {**case["entry"], "evidence": []}}}  # done, and no evidence at all
+    assert check(bare)["failure_codes"] == ["unverifiable_inherited_confidence"]
+    fresh = {"case": {**case, "entry": {**case["entry"], "evidence": ["tests/test_assets.py::test_new"]}}}
+    assert check(fresh)["failure_codes"] == []
+    plain = {"case": {"entry": {**case["entry"], "evidence": []}}}  # no previous verdict: the general rule
+    assert check(plain)["failure_codes"] == ["evidence_missing"]
