@@ -2,6 +2,7 @@
 operations (writes) and the views (reads) together; it holds no rules of its own."""
 from __future__ import annotations
 
+import pickle
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Optional, Sequence
@@ -12,11 +13,13 @@ from loopx_git.domain import run as run_ops
 from loopx_git.domain import todo as todo_ops
 from loopx_git.domain.guard import guard
 from loopx_git.domain.write import Write
+from loopx_git.errors import LoopxError, Notice, ValidationError
+from loopx_git.integrity import Integrity
 from loopx_git.model.ids import utc_now
 from loopx_git.model.state import State, fold, require_goal
 from loopx_git.store import hygiene, layout, transaction
 from loopx_git.store.documents import render_touched, root_document, touched
-from loopx_git.store.git import GitRepo
+from loopx_git.store.git import GitRepo, RefMoved
 from loopx_git.views.folded import state_reader
 from loopx_git.store.reader import StateReader
 from loopx_git.store.records import encode
@@ -50,12 +53,17 @@ class WriteResult:
 
 
 class StateRepo:
-    def __init__(self, git: GitRepo, ref: str, *, redact: bool = False):
+    def __init__(self, git: GitRepo, ref: str, *, redact: bool = False, named: bool = False):
         self.git = git
         self.ref = ref
         self.redact = redact
         """Redact blocking values with ``[REDACTED:<rule>]`` instead of refusing the write."""
+        self.named = named
+        """The caller named the state branch: reading it when it does not exist is an error."""
+        self.notices: list[Notice] = []
+        """What went wrong after a write had landed (upkeep), or is worth a word: never a failure."""
         self._reader = self._new_reader()
+        self._integrity = Integrity(git, ref)
         self._policy = None
 
     def _new_reader(self) -> StateReader:
@@ -64,8 +72,16 @@ class StateRepo:
     @classmethod
     def open(cls, path: str | Path = ".", *, state_ref: Optional[str] = None, redact: bool = False) -> "StateRepo":
         git = GitRepo.discover(path)
-        ref = layout.state_ref(state_ref or git.config_get(CONFIG_KEY) or layout.DEFAULT_STATE_REF)
-        return cls(git, ref, redact=redact)
+        if state_ref:
+            return cls(git, layout.state_ref(state_ref), redact=redact, named=True)
+        configured = git.config_get(CONFIG_KEY)
+        if configured is None:
+            return cls(git, layout.DEFAULT_STATE_REF, redact=redact)
+        try:
+            return cls(git, layout.state_ref(configured, field=f"git config {CONFIG_KEY}"), redact=redact)
+        except ValidationError as exc:
+            exc.hint = f"set it to a valid branch: `git config {CONFIG_KEY} {layout.DEFAULT_STATE_REF}`"
+            raise
 
     @property
     def policy(self):
@@ -82,10 +98,21 @@ class StateRepo:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def close(self) -> None:
-        """End of a command: save the folded state for the next process, pack if objects piled up."""
-        self._reader.flush()
-        hygiene.maybe_pack(self.git)
+    def close(self) -> list[Notice]:
+        """End of a command: save the folded state for the next process, pack if objects piled up.
+        Never raises: this runs after writes have landed, and a caller that retries a failed
+        command must not write twice. What could not be done comes back as notices (also kept in
+        ``notices``)."""
+        upkeep = (("save the fold cache under .git/loopx/", self._reader.flush),
+                  ("pack loose objects", lambda: hygiene.maybe_pack(self.git)))  # fmt: skip
+        for what, chore in upkeep:
+            try:
+                chore()
+            except (OSError, LoopxError, pickle.PickleError, RecursionError, MemoryError) as exc:
+                message = getattr(exc, "message", None) or getattr(exc, "strerror", None) or str(exc)
+                self.notices.append(Notice("upkeep", f"could not {what} ({message}); nothing written was lost, the next "
+                                           "command may be slower"))  # fmt: skip
+        return list(self.notices)
 
     # -- reading -------------------------------------------------------------------------------
 
@@ -94,7 +121,10 @@ class StateRepo:
         return self.git.ref_target(self.ref)
 
     def state(self) -> State:
-        return self._reader.state_at(self.tip)
+        tip = self.tip
+        if tip is None and self.named:
+            raise _no_branch(self.ref)
+        return self._reader.state_at(tip)
 
     @property
     def reader(self) -> StateReader:
@@ -103,12 +133,12 @@ class StateRepo:
     # -- writing -------------------------------------------------------------------------------
 
     def connect(self, *, state_branch: Optional[str] = None) -> WriteResult:
-        """Create the state branch if it is missing (idempotent) and remember its name."""
+        """Create the state branch if it is missing (idempotent), then remember its name: the
+        configuration never names a branch that does not exist."""
         if state_branch:
             self.ref = layout.state_ref(state_branch)
             self._reader = self._new_reader()
-        if self.git.config_get(CONFIG_KEY) != self.ref:
-            self.git.config_set(CONFIG_KEY, self.ref)
+            self._integrity = Integrity(self.git, self.ref)
         empty = Write("connect", "state branch", "", None)
 
         def attempt() -> WriteResult:
@@ -117,9 +147,19 @@ class StateRepo:
                 return WriteResult(None, empty)
             txn = transaction.Transaction("connect", f"create {self.ref}")
             txn.add(layout.ROOT_DOCUMENT, render(root_document(State())))
-            return WriteResult(transaction.commit(self.git, self.ref, None, txn), empty)
+            commit = transaction.commit(self.git, self.ref, None, txn)
+            self._note(self._integrity.built(commit, None))
+            return WriteResult(commit, empty)
 
-        return transaction.retrying(attempt)
+        result = transaction.retrying(attempt)
+        if self.git.config_get(CONFIG_KEY) != self.ref:
+            self.git.config_set(CONFIG_KEY, self.ref)
+        self.named = True
+        return result
+
+    def _note(self, notice: Optional[Notice]) -> None:
+        if notice is not None and notice not in self.notices:
+            self.notices.append(notice)
 
     def connect_worktree(self, *, hooks: bool = True, ignore: bool = True):
         """Install the hook shims and the ``.gitignore`` block for local state (idempotent)."""
@@ -198,15 +238,17 @@ class StateRepo:
                 return WriteResult(None, empty)
             tree = self.git.commit(tip).tree
             expected = render_all(self._reader.state_at(tip))
-            actual = {p: o for p, o in self.git.walk_files(tree) if layout.is_document(p)}
+            entries = {e.path: e for e in self.git.walk_entries(tree)}
             txn = transaction.Transaction("repair", "re-derive documents from the events")
             for path, data in expected.items():
-                if path not in actual or self.git.read_blob(actual[path]) != data:
+                entry = entries.get(path)
+                if entry is None or entry.mode != layout.REGULAR_FILE or self.git.read_blob(entry.oid) != data:
                     txn.add(path, data)
-            txn.removed = sorted(p for p in actual if p not in expected)
+            # orphaned documents and stray files go; records never do (a broken one needs a person)
+            txn.removed = sorted(p for p in entries if p not in expected and not layout.is_record(p))
             if not txn.files and not txn.removed:
                 return WriteResult(None, empty)
-            txn.summary = f"re-derive {len(txn.files)} document(s), remove {len(txn.removed)} orphan(s)"
+            txn.summary = f"re-derive {len(txn.files)} document(s), remove {len(txn.removed)} orphan(s) or stray file(s)"
             done = Write("repair", txn.summary, "", None, result={"rederived": sorted(txn.files), "removed": txn.removed})
             return WriteResult(transaction.commit(self.git, self.ref, tip, txn), done)
 
@@ -218,6 +260,9 @@ class StateRepo:
 
         def attempt() -> WriteResult:
             tip = self.tip
+            if tip is None:
+                raise _no_branch(self.ref)
+            self._note(self._integrity.require(tip, self._reader.state_at, self.policy))
             state = self._reader.state_at(tip)
             write = build(state)
             if write.is_empty:
@@ -232,10 +277,12 @@ class StateRepo:
                 txn.add(layout.event_path(event.goal_id, event.event_id, event.recorded_at), encode(event))
             for run in write.runs:
                 txn.add(layout.run_path(run.goal_id, run.run_id, run.generated_at), encode(run))
-            entities = touched(write.events) | ({("root", "", "")} if tip is None else set())
-            txn.files.update(render_touched(after, entities))
+            txn.files.update(render_touched(after, touched(write.events)))
+            if self.tip != tip:  # lost already: retry before writing objects a lost race leaves behind
+                raise RefMoved(f"{self.ref} moved while the write was prepared")
             commit = transaction.commit(self.git, self.ref, tip, txn)
             self._reader.remember(commit, after)
+            self._note(self._integrity.built(commit, tip))
             return WriteResult(commit, write, tuple(guarded.redactions), tuple(guarded.warnings))
 
         return transaction.retrying(attempt)
@@ -262,7 +309,12 @@ class StateRepo:
         return self.apply(lambda s: todo_ops.update_todo(s, goal_id=goal_id, todo_id=todo_id, status=status, actor=actor, now=self._now(now), **kw))
 
     def todo_complete(self, goal_id: str, todo_id: str, *, actor: Optional[str] = None, now: Optional[str] = None, **kw: Any) -> WriteResult:
-        return self.apply(lambda s: todo_ops.complete_todo(s, goal_id=goal_id, todo_id=todo_id, actor=actor, now=self._now(now), **kw))
+        from dataclasses import replace
+
+        from loopx_git.domain.evidence import missing_paths
+
+        result = self.apply(lambda s: todo_ops.complete_todo(s, goal_id=goal_id, todo_id=todo_id, actor=actor, now=self._now(now), **kw))
+        return replace(result, warnings=result.warnings + missing_paths(kw.get("evidence", ()), self.git.path_exists))
 
     def todo_supersede(self, goal_id: str, todo_id: str, by: str, reason: str, *, actor: Optional[str] = None, now: Optional[str] = None) -> WriteResult:
         return self.apply(lambda s: todo_ops.supersede_todo(s, goal_id=goal_id, todo_id=todo_id, by=by, reason=reason, actor=actor, now=self._now(now)))
@@ -277,7 +329,12 @@ class StateRepo:
         return self.apply(lambda s: event_ops.append_event(s, goal_id=goal_id, kind=kind, now=self._now(now), **kw))
 
     def refresh_state(self, goal_id: str, classification: str, *, now: Optional[str] = None, **kw: Any) -> WriteResult:
-        return self.apply(lambda s: run_ops.refresh_state(s, goal_id=goal_id, classification=classification, now=self._now(now), **kw))
+        from dataclasses import replace
+
+        from loopx_git.domain.evidence import missing_paths
+
+        result = self.apply(lambda s: run_ops.refresh_state(s, goal_id=goal_id, classification=classification, now=self._now(now), **kw))
+        return replace(result, warnings=result.warnings + missing_paths(kw.get("evidence", ()), self.git.path_exists))
 
     def preview(self, build: Callable[[State], Write]) -> WriteResult:
         """What ``apply(build)`` would write, checked the same way, without writing it."""
@@ -347,12 +404,16 @@ class StateRepo:
                       evidence: Sequence = (), agent_id: Optional[str] = None, question: Optional[str] = None,
                       now: Optional[str] = None) -> WriteResult:  # fmt: skip
         """Write an iteration's result back. ``evidence`` items are ``Evidence`` or ``KIND:REF`` strings."""
+        from dataclasses import replace
+
         from loopx_git.domain import ledger as ops
+        from loopx_git.domain.evidence import missing_paths
 
         items = [_evidence(e) for e in evidence]
-        return self.apply(lambda s: ops.record_result(s, goal_id=goal_id, entry_id=entry_id, status=status, verdict=verdict,
-                                                      next_=next, evidence=items, agent_id=agent_id, question=question,
-                                                      now=self._now(now)))  # fmt: skip
+        result = self.apply(lambda s: ops.record_result(s, goal_id=goal_id, entry_id=entry_id, status=status, verdict=verdict,
+                                                        next_=next, evidence=items, agent_id=agent_id, question=question,
+                                                        now=self._now(now)))  # fmt: skip
+        return replace(result, warnings=result.warnings + missing_paths(items, self.git.path_exists))
 
     def ledger(self, goal_id: str) -> list:
         gs = require_goal(self.state(), goal_id)
@@ -410,11 +471,30 @@ class StateRepo:
 
         return goal_card(self.state(), goal_id, agent_id)
 
-    def verify(self, progress: Any = None):
-        """Walk the whole branch; ``progress(stage, done, total)`` is called as it goes."""
+    def verify(self, progress: Any = None, *, policy_from: Optional[str] = None):
+        """Walk the whole branch; ``progress(stage, done, total)`` is called as it goes. Records
+        are scanned with the review policy (see ``review_policy``)."""
         from loopx_git.views.verify import verify
 
-        return verify(self.git, self.ref, progress or (lambda stage, done, total: None))
+        report = verify(self.git, self.ref, progress or (lambda stage, done, total: None), policy=self.review_policy(policy_from))
+        if report.ok and report.tip is not None:
+            self._note(self._integrity.built(report.tip, None))
+        return report
+
+    def review_policy(self, policy_from: Optional[str] = None):
+        """The safety policy a check of the branch uses: the one committed at ``policy_from``
+        when named; otherwise the work tree's (what writes use), unless the work tree is a
+        checkout of a state branch (CI checking out a pull request into it), which never supplies
+        a policy of its own — there, the defaults."""
+        from loopx_git.safety.policy import DEFAULT_POLICY
+        from loopx_git.views.policy import committed_policy
+
+        if policy_from:
+            return committed_policy(self.git, self.git.rev_parse(policy_from))
+        workdir = self.git.workdir
+        if workdir is not None and (workdir / layout.ROOT_DOCUMENT).is_file():
+            return DEFAULT_POLICY
+        return self.policy
 
     def check(self):
         """Tracked or unignored local state, and a safety scan of every tracked file."""
@@ -511,3 +591,11 @@ def _evidence(item: Any):
         raise ValidationError(f"field 'evidence': {first_error(exc, 'evidence')}", code="invalid-field") from exc
     except ValueError as exc:
         raise ValidationError(f"field 'evidence': {exc}", code="invalid-field") from exc
+
+
+def _no_branch(ref: str):
+    from loopx_git.errors import NotFoundError
+
+    return NotFoundError(f"the state branch {ref} does not exist; only `loopx connect` creates one", code="no-state",
+                         hint=f"run `loopx connect` (with `--state-branch {ref.removeprefix('refs/heads/')}` to create "
+                         "this one), or check the --state-branch name")  # fmt: skip

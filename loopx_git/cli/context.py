@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import Enum
 from typing import TYPE_CHECKING, Iterator, Optional
 
@@ -23,6 +23,9 @@ class Ctx:
     repo: str = "."
     format: OutputFormat = OutputFormat.text
     state_branch: Optional[str] = None
+    notices: list = field(default_factory=list, compare=False)
+    """Notices (``errors.Notice``) a command's repository handed back when it closed: a write's
+    JSON envelope carries them as ``warnings``; whatever is left is printed to stderr at the end."""
 
     def open(self, *, redact: bool = False) -> "StateRepo":
         from loopx_git.api import StateRepo  # lazy: `loopx --help` must not load git
@@ -36,7 +39,14 @@ class Ctx:
         try:
             yield repo
         finally:
-            repo.close()
+            self.notices.extend(n for n in repo.close() if n not in self.notices)
+
+    def flush_notices(self) -> None:
+        """Print the notices no envelope carried (stderr, so JSON on stdout stays clean)."""
+        import sys
+
+        while self.notices:
+            sys.stderr.write(f"warning: {self.notices.pop(0).describe()}\n")
 
 
 REDACT = typer.Option(False, "--redact", help="Write secrets and private paths as [REDACTED:<rule>] instead of refusing.")

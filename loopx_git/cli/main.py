@@ -42,6 +42,7 @@ def main(
     version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Print the version and exit."),
 ) -> None:
     ctx.obj = Ctx(repo=repo, format=format, state_branch=state_branch)
+    ctx.call_on_close(ctx.obj.flush_notices)
 
 
 connect.register(app)

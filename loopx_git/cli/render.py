@@ -75,6 +75,10 @@ def note(message: str) -> None:
 
 def write_result(ctx: Ctx, result: Any, text: Callable[[Any], None]) -> None:
     """A write prints an envelope (commit, events, record) in JSON/YAML, a sentence in text."""
+    from loopx_git.errors import Notice
+
+    warnings = [*result.warnings, *ctx.notices]  # notices: upkeep after the commit, which still stands
+    ctx.notices.clear()
     envelope = {
         "schema_version": WRITE_SCHEMA,
         "changed": result.changed,
@@ -82,14 +86,15 @@ def write_result(ctx: Ctx, result: Any, text: Callable[[Any], None]) -> None:
         "event_ids": result.event_ids,
         "record": to_data(result.record),
         "redacted": [f.to_json() for f in result.redactions],
-        "warnings": [f.to_json() for f in result.warnings],
+        "warnings": [w.to_json() for w in warnings],
     }
     if ctx.format == OutputFormat.text:
         text(result)
         for finding in result.redactions:
             note(f"redacted {finding.describe()}")
-        for finding in result.warnings:
-            note(f"warning: {finding.describe()} (written; warn-level rules do not block)")
+        for warning in warnings:
+            said = "" if isinstance(warning, Notice) else " (written; warn-level rules do not block)"
+            note(f"warning: {warning.describe()}{said}")
         if result.changed:
             note(f"commit {result.commit[:12]} · {len(result.event_ids)} event(s)")
         else:

@@ -2,13 +2,15 @@
 deleting it changes no answer, only how long the next read takes."""
 from __future__ import annotations
 
+import contextlib
 import gc
 import hashlib
 import os
 import pickle
+import re
 import tempfile
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
 CACHE_FORMAT = 1
 
@@ -36,11 +38,48 @@ class FoldCache:
         return (tip, state) if version == self._version else None
 
     def save(self, tip: str, state: Any) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=".fold-")
-        with os.fdopen(fd, "wb") as out:
-            pickle.dump((self._version, tip, state), out, protocol=pickle.HIGHEST_PROTOCOL)
-        os.replace(tmp, self.path)  # atomic: a concurrent reader sees the old or the new cache
+        """Replace the cache atomically; raises OSError (a full disk, a read-only ``.git``) or a
+        pickling error, with no temporary file left behind."""
+        _write_atomically(self.path, lambda out: pickle.dump((self._version, tip, state), out,
+                                                             protocol=pickle.HIGHEST_PROTOCOL))  # fmt: skip
 
     def clear(self) -> None:
         self.path.unlink(missing_ok=True)
+
+
+class VerifiedMark:
+    """The last tip of a state branch this clone verified (or built, on a verified tip): a write
+    checks only what changed since. Kept beside the fold cache, and like it never a source of
+    truth: without it the next write verifies the whole branch once."""
+
+    def __init__(self, git_dir: Path, ref: str):
+        digest = hashlib.sha1(ref.encode()).hexdigest()[:12]
+        self.path = git_dir / "loopx" / f"verified-{digest}"
+
+    def load(self) -> Optional[str]:
+        try:
+            text = self.path.read_text(encoding="ascii").strip()
+        except (OSError, UnicodeDecodeError):
+            return None
+        return text if _OID.fullmatch(text) else None
+
+    def save(self, tip: str) -> None:
+        _write_atomically(self.path, lambda out: out.write(tip.encode("ascii") + b"\n"))
+
+
+_OID = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
+
+
+def _write_atomically(path: Path, write: Callable[[Any], None]) -> None:
+    """Write through a temporary file and rename it into place, so a concurrent reader sees the old
+    or the new content; on any failure the temporary file is removed and the error raised."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}-")
+    try:
+        with os.fdopen(fd, "wb") as out:
+            write(out)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
