@@ -2,10 +2,12 @@
 ``loopx doctor`` and ``loopx check`` report about them."""
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Optional
 
-from loopx_git.hooks import install
+from loopx_git.hooks import install, shim
 from loopx_git.hooks.checks import Report, boundary_of, check_tree, path_finding, policy_of
 from loopx_git.safety.boundary import BLOCK_BEGIN, has_ignore_block, with_ignore_block
 from loopx_git.store.git import GitRepo
@@ -42,7 +44,8 @@ def ensure_ignore_block(git: GitRepo) -> str:
 
 def connect(git: GitRepo, *, hooks: bool = True, ignore: bool = True, executable: Optional[str] = None) -> Connection:
     """Install the hook shims (or, under the pre-commit framework, say what to add) and the
-    ``.gitignore`` block. Idempotent. A bare repository has neither work tree nor hooks to guard."""
+    ``.gitignore`` block. Idempotent. A bare repository has neither work tree nor hooks to guard.
+    ``executable``: the one ``loopx`` the shims run, instead of the running installation."""
     result = Connection()
     if git.workdir is None:
         return result
@@ -53,20 +56,27 @@ def connect(git: GitRepo, *, hooks: bool = True, ignore: bool = True, executable
             result.framework_snippet = install.framework_snippet()
         else:
             hooks_dir = git.hooks_dir()
-            exe = executable or _executable_for(git, hooks_dir)
-            result.hooks = {name: install.install(hooks_dir, name, exe) for name in install.HOOK_NAMES}
+            target = target_for(git, hooks_dir)
+            if executable:  # exactly this one, no fallback
+                target = shim.Target(executable, None, portable=not os.path.isabs(executable))
+            result.hooks = {name: install.install(hooks_dir, name, target) for name in install.HOOK_NAMES}
     return result
 
 
-def _executable_for(git: GitRepo, hooks_dir) -> str:
-    """The ``loopx`` a shim runs. A hooks folder inside the work tree (``core.hooksPath =
-    .githooks``) is usually committed, and an absolute path would carry a home folder into a
-    commit: there the shim finds ``loopx`` on PATH instead."""
-    try:
-        hooks_dir.relative_to(git.workdir.resolve())
-    except ValueError:
-        return install.loopx_executable()
-    return "loopx"
+def target_for(git: GitRepo, hooks_dir: Path) -> shim.Target:
+    """The loopx a shim in ``hooks_dir`` runs: the exact installation by absolute path, unless the
+    folder may be committed, where an absolute path would carry a home folder into a commit."""
+    return shim.PORTABLE if committable(git, hooks_dir) else shim.installed()
+
+
+def committable(git: GitRepo, hooks_dir: Path) -> bool:
+    """Whether ``hooks_dir`` is in the work tree proper (``core.hooksPath = .githooks``). The git
+    dir is path-wise inside the work tree too, but nothing under it is ever committed."""
+    work = git.workdir.resolve()
+    if not hooks_dir.is_relative_to(work):
+        return False
+    common = (work / git.run_git("rev-parse", "--git-common-dir").strip()).resolve()  # linked worktrees share it
+    return not any(hooks_dir.is_relative_to(d) for d in (git.git_dir.resolve(), common))
 
 
 def disconnect(git: GitRepo) -> dict[str, str]:
@@ -97,8 +107,8 @@ def health(git: GitRepo) -> Health:
         return out
     out.framework = uses_framework(git)
     hooks_dir = git.hooks_dir()
-    exe = _executable_for(git, hooks_dir)
-    out.hooks = [install.state(hooks_dir, name, exe) for name in install.HOOK_NAMES]
+    target = target_for(git, hooks_dir)
+    out.hooks = [install.state(hooks_dir, name, target) for name in install.HOOK_NAMES]
     gitignore = git.workdir / GITIGNORE
     text = gitignore.read_text(encoding="utf-8") if gitignore.is_file() else ""
     out.ignore_block = has_ignore_block(text, boundary_of(policy_of(git)).patterns)

@@ -10,81 +10,31 @@ A shim is a marked, versioned section of POSIX shell that runs ``loopx hook run 
 - running connect again replaces the section in place; ``disconnect`` removes only the section
   (and moves a moved-aside hook back).
 
-The shim fails open, with a warning, when ``loopx`` is not installed: a missing tool must not
-make a repository impossible to commit to. It remembers the ``loopx`` that installed it (found
-next to the running interpreter) so that a version manager's shim is not in the hook's path.
+What the section runs, and how it refuses when loopx cannot be found, is in ``hooks/shim.py``.
 """
 from __future__ import annotations
 
 import os
 import re
-import shutil
 import stat
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
 
 from loopx_git.errors import RuleError
+from loopx_git.hooks import shim
 
 HOOK_NAMES = ("pre-commit", "pre-push")
-SECTION_VERSION = 1
-_BEGIN = "# >>> loopx {name} hook v{version} (installed by `loopx connect`; `loopx disconnect` removes it) >>>"
-_BEGIN_RE = re.compile(r"^# >>> loopx (?P<name>[a-z-]+) hook v(?P<version>\d+) .*>>>$")
-_END = "# <<< loopx {name} hook <<<"
+SECTION_VERSION = shim.VERSION
 _SHELLS = re.compile(r"^#!\s*(?:/usr/bin/env\s+)?(?:\S*/)?(?:sh|bash|dash|zsh|ksh|ash)\b")
 ASIDE_SUFFIX = ".pre-loopx"
 PRE_COMMIT_CONFIG = ".pre-commit-config.yaml"
 
 
 def loopx_executable() -> str:
-    """The ``loopx`` script of the running installation, else whatever ``loopx`` is on PATH."""
-    beside = Path(sys.executable).parent / ("loopx.exe" if os.name == "nt" else "loopx")
-    if beside.is_file():
-        return str(beside)
-    return shutil.which("loopx") or "loopx"
-
-
-def _quote(value: str) -> str:
-    return "'" + value.replace("'", "'\"'\"'") + "'"
-
-
-def section(name: str, executable: str, *, chained: Optional[str] = None) -> list[str]:
-    """The shim's lines for hook ``name``. ``chained`` names a moved-aside hook to run after."""
-    lines = [
-        _BEGIN.format(name=name, version=SECTION_VERSION),
-        f"loopx_bin={_quote(executable)}",
-        '[ -x "$loopx_bin" ] || loopx_bin=$(command -v loopx 2>/dev/null) || loopx_bin=',
-    ]
-    run = f'"$loopx_bin" hook run {name} "$@"'
-    if name == "pre-push":  # git's ref lines arrive once on stdin; keep them for the hook that follows
-        lines += [
-            "loopx_stdin=$(cat)",
-            'if [ -n "$loopx_bin" ]; then',
-            f"  printf '%s\\n' \"$loopx_stdin\" | {run} || exit $?",
-            "else",
-            f'  echo "loopx: not installed; the {name} safety check was skipped" >&2',
-            "fi",
-            'if [ -n "$loopx_stdin" ]; then',
-            "exec <<loopx_stdin_end",
-            "$loopx_stdin",
-            "loopx_stdin_end",
-            "else",
-            "exec </dev/null",
-            "fi",
-        ]
-    else:
-        lines += [
-            'if [ -n "$loopx_bin" ]; then',
-            f"  {run} || exit $?",
-            "else",
-            f'  echo "loopx: not installed; the {name} safety check was skipped" >&2',
-            "fi",
-        ]
-    if chained:  # run only if executable: a hook you had switched off stays off
-        lines.append(f'if [ -x "$(dirname "$0")/{chained}" ]; then exec "$(dirname "$0")/{chained}" "$@"; fi')
-    lines.append(_END.format(name=name))
-    return lines
+    """The ``loopx`` script of the running installation, else ``python -m loopx_git``."""
+    target = shim.installed()
+    return target.script or f"{target.python} -m loopx_git"
 
 
 @dataclass(frozen=True)
@@ -96,17 +46,23 @@ class HookState:
     version: Optional[int]
     chained: Optional[str]
     """A user hook that also runs: ``"inline"`` (in the same file) or the moved-aside file's name."""
+    target: Optional[str] = None
+    """The loopx the installed shim runs (its first choice when it finds none)."""
+    target_missing: Optional[bool] = None
+    """The shim finds no loopx, so it refuses every commit (or push) until `loopx connect`; None for
+    a shim older than ``shim.VERSION`` (those let the commit through instead: outdated)."""
 
     def to_json(self) -> dict:
         return {"hook": self.name, "path": self.path.name, "installed": self.installed, "current": self.current,
-                "version": self.version, "chained": self.chained}  # fmt: skip
+                "version": self.version, "chained": self.chained, "target": self.target,
+                "target_missing": self.target_missing}  # fmt: skip
 
 
 def _find_section(lines: list[str], name: str) -> Optional[tuple[int, int, int]]:
     for i, line in enumerate(lines):
-        m = _BEGIN_RE.match(line)
+        m = shim.BEGIN_RE.match(line)
         if m and m.group("name") == name:
-            end_marker = _END.format(name=name)
+            end_marker = shim.END.format(name=name)
             if end_marker not in lines[i:]:
                 raise RuleError(f"the {name} hook has loopx's begin marker but not {end_marker!r}; loopx will not guess "
                                 "where its section ends", code="hook-damaged",
@@ -120,20 +76,20 @@ def _write(path: Path, lines: list[str]) -> None:
     path.chmod(path.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
 
 
-def install(hooks_dir: Path, name: str, executable: str) -> str:
+def install(hooks_dir: Path, name: str, target: shim.Target) -> str:
     """Install or update the shim for ``name``; returns what was done, in a few words."""
     hooks_dir.mkdir(parents=True, exist_ok=True)
     path = hooks_dir / name
     aside = hooks_dir / (name + ASIDE_SUFFIX)
     if not path.exists():
-        _write(path, ["#!/bin/sh", *section(name, executable)])
+        _write(path, ["#!/bin/sh", *shim.section(name, target)])
         return "installed"
     lines = path.read_text(encoding="utf-8", errors="surrogateescape").splitlines()
     found = _find_section(lines, name)
     if found is not None:
         begin, end, _ = found
         chained = aside.name if aside.exists() else None
-        new = lines[:begin] + section(name, executable, chained=chained) + lines[end + 1:]
+        new = lines[:begin] + shim.section(name, target, chained=chained) + lines[end + 1:]
         if new == lines:
             return "up to date"
         _write(path, new)
@@ -144,11 +100,11 @@ def install(hooks_dir: Path, name: str, executable: str) -> str:
             raise RuleError(f"{aside.name} already exists beside the {name} hook; moving your hook there would overwrite it",
                             code="hook-exists", hint=f"rename or remove {aside} and run `loopx connect` again")  # fmt: skip
         path.rename(aside)  # not shell, or not executable: run it (if it may run) instead of editing it
-        _write(path, ["#!/bin/sh", *section(name, executable, chained=aside.name)])
+        _write(path, ["#!/bin/sh", *shim.section(name, target, chained=aside.name)])
         return f"installed; your hook moved to {aside.name}" + (" (not executable, so it stays off)" if switched_off else " and still runs")
     head = lines[:1] if lines and lines[0].startswith("#!") else ["#!/bin/sh"]
     rest = lines[1:] if lines and lines[0].startswith("#!") else lines
-    _write(path, head + section(name, executable) + rest)
+    _write(path, head + shim.section(name, target) + rest)
     return "installed before your existing hook, which still runs"
 
 
@@ -174,7 +130,7 @@ def uninstall(hooks_dir: Path, name: str) -> str:
     return "removed; your hook is unchanged"
 
 
-def state(hooks_dir: Path, name: str, executable: str) -> HookState:
+def state(hooks_dir: Path, name: str, target: shim.Target) -> HookState:
     path = hooks_dir / name
     aside = hooks_dir / (name + ASIDE_SUFFIX)
     if not path.exists():
@@ -185,9 +141,13 @@ def state(hooks_dir: Path, name: str, executable: str) -> HookState:
         return HookState(name, path, False, False, None, "inline")
     begin, end, version = found
     chained = aside.name if aside.exists() else None
-    current = lines[begin:end + 1] == section(name, executable, chained=chained)
+    current = lines[begin:end + 1] == shim.section(name, target, chained=chained)
     others = any(line.strip() and not line.startswith("#!") for line in lines[:begin] + lines[end + 1:])
-    return HookState(name, path, True, current, version, chained or ("inline" if others else None))
+    runs = shim.target_of(lines[begin:end + 1])
+    now = shim.resolve(runs)
+    missing = now is None if version >= shim.VERSION else None  # an older shim skipped the check instead: outdated
+    return HookState(name, path, True, current, version, chained or ("inline" if others else None),
+                     target=now or runs.first(), target_missing=missing)  # fmt: skip
 
 
 def framework_snippet() -> str:

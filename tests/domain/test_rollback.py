@@ -12,7 +12,10 @@ from loopx_git.errors import RuleError
 from loopx_git.model.rollback import RollbackPacket
 from tests.conftest import GOAL, Cli, git, state_tip
 
-FIXTURE = Path(__file__).resolve().parents[3] / "shared" / "fixtures" / "upstream-loopx" / "rollback-packet.public.json"
+# A copy of upstream LoopX's public example (Apache-2.0), so that the tests run in any clone; the
+# upstream file itself is checked only where the shared folder sits beside the repository.
+FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "upstream-loopx" / "rollback-packet.public.json"
+UPSTREAM = Path(__file__).resolve().parents[3] / "shared" / "fixtures" / "upstream-loopx" / "rollback-packet.public.json"
 
 
 def last_event(repo, **filters):
@@ -173,6 +176,14 @@ def test_the_upstream_packet_loads_unchanged_and_its_history_rewrite_never_runs(
     doc = git(git_repo, "show", f"loopx/state:goals/{data['goal_id']}/rollbacks/{data['packet_id']}.yaml")
     assert "history_rewrite" in doc
     assert repo.verify().ok
+
+
+@pytest.mark.skipif(not UPSTREAM.is_file(), reason="no ../shared/fixtures beside the repository (a plain clone): "
+                    "the copy in tests/fixtures/upstream-loopx is what the other tests use")  # fmt: skip
+def test_the_upstream_file_itself_loads_unchanged_and_matches_the_copy():
+    data = json.loads(UPSTREAM.read_text())
+    assert RollbackPacket.model_validate(data).model_dump(mode="json") == data
+    assert data == json.loads(FIXTURE.read_text()), "tests/fixtures/upstream-loopx is out of date: copy the file again"
 
 
 def test_a_history_rewrite_step_can_never_claim_to_be_automatic():

@@ -8,22 +8,26 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import git
+from tests.conftest import Cli, git
 
 SOURCE = Path(__file__).resolve().parents[2]
 FAKE_TOKEN = "gh" + "p_" + "aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3z5A"
 
 
+PRE_COMMIT = [sys.executable, "-m", "pre_commit"]  # this interpreter's: its bin folder need not be on PATH
+
+
 def pre_commit(*args: str, cwd: Path, env: dict) -> subprocess.CompletedProcess:
-    return subprocess.run(["pre-commit", *args], cwd=cwd, capture_output=True, text=True, env=env)
+    return subprocess.run([*PRE_COMMIT, *args], cwd=cwd, capture_output=True, text=True, env=env)
 
 
 def test_the_manifest_validates():
-    result = subprocess.run(["pre-commit", "validate-manifest", str(SOURCE / ".pre-commit-hooks.yaml")],
+    result = subprocess.run([*PRE_COMMIT, "validate-manifest", str(SOURCE / ".pre-commit-hooks.yaml")],
                             capture_output=True, text=True)  # fmt: skip
     assert result.returncode == 0, result.stdout + result.stderr
 
@@ -94,3 +98,20 @@ def test_try_repo_pre_push_walks_the_range(git_repo, hook_repo, env):
     result = pre_commit(*args, "--from-ref", base, "--to-ref", head, cwd=git_repo, env=env)
     assert result.returncode == 1 and "deploy.sh:1:11: github-token (block)" in result.stdout
     assert pre_commit(*args, "--from-ref", head, "--to-ref", head, cwd=git_repo, env=env).returncode == 0
+
+
+def test_the_snippet_connect_prints_runs_the_loopx_on_path(git_repo, capsys, loopx_env, no_loopx_env):
+    """`language: system` hooks run `loopx` from PATH: with it there they check, without it they fail
+    (pre-commit cannot find the executable), never pass unchecked."""
+    (git_repo / ".pre-commit-config.yaml").write_text("repos:\n")
+    snippet = Cli(git_repo, capsys).json("connect")["framework_snippet"]
+    (git_repo / ".pre-commit-config.yaml").write_text("repos:\n" + snippet)
+    git(git_repo, "add", ".pre-commit-config.yaml")
+    (git_repo / "conf.yaml").write_text(f"token: {FAKE_TOKEN}\n")
+    git(git_repo, "add", "conf.yaml")
+    for env in (loopx_env, no_loopx_env):
+        env["PRE_COMMIT_HOME"] = str(git_repo.parent / "pre-commit-home")
+    found = pre_commit("run", "loopx-public-safety", cwd=git_repo, env=loopx_env)
+    assert found.returncode == 1 and "conf.yaml:1:8: github-token (block)" in found.stdout, found.stdout + found.stderr
+    missing = pre_commit("run", "loopx-public-safety", cwd=git_repo, env=no_loopx_env)
+    assert missing.returncode == 1 and "Executable `loopx` not found" in missing.stdout
