@@ -157,6 +157,16 @@ class StateRepo:
         self.named = True
         return result
 
+    def require_intact(self, tip: str) -> None:
+        """Refuse (``broken-branch``) unless the branch at ``tip`` verifies: checked since the last
+        verified tip, so usually free. Every write calls it before building on ``tip``."""
+        self._note(self._integrity.require(tip, self._reader.state_at, self.policy))
+
+    def mark_built(self, commit: str, parent: Optional[str]) -> None:
+        """``commit`` was made (or fetched and checked) on top of ``parent``: verified when
+        ``parent`` was (None: checked whole)."""
+        self._note(self._integrity.built(commit, parent))
+
     def _note(self, notice: Optional[Notice]) -> None:
         if notice is not None and notice not in self.notices:
             self.notices.append(notice)
@@ -262,7 +272,7 @@ class StateRepo:
             tip = self.tip
             if tip is None:
                 raise _no_branch(self.ref)
-            self._note(self._integrity.require(tip, self._reader.state_at, self.policy))
+            self.require_intact(tip)
             state = self._reader.state_at(tip)
             write = build(state)
             if write.is_empty:
@@ -548,10 +558,20 @@ class StateRepo:
     def object_stats(self) -> hygiene.ObjectStats:
         return hygiene.object_stats(self.git.git_dir)
 
-    def gc(self) -> hygiene.ObjectStats:
-        """Pack everything now (``git gc``) and return the object store's size after."""
-        hygiene.pack(self.git, full=True)
-        return self.object_stats()
+    def gc(self) -> hygiene.GcResult:
+        """Pack everything now (``git gc``), prune the objects of lost races once past the grace
+        period (``git config loopx.pruneExpire``), remove a stale gc.log; sizes and counts before
+        and after."""
+        return hygiene.gc(self.git)
+
+    def store_health(self) -> dict:
+        """What ``doctor`` says of the object store: loose objects and packs, the unreachable objects
+        lost races left (``loopx gc`` drops those past the grace period), a gc.log git left."""
+        stats = self.object_stats()
+        lost = hygiene.unreachable(self.git)
+        return {"loose_objects": stats.loose_objects, "loose_bytes": stats.loose_bytes, "packs": stats.packs,
+                "pack_bytes": stats.pack_bytes, "unreachable_objects": lost.objects, "prune_expire": lost.expire,
+                "gc_log": hygiene.gc_log(self.git.git_dir)}  # fmt: skip
 
 
 def _rollback_targets(events: list, event_id: str) -> list:

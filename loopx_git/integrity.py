@@ -55,14 +55,13 @@ class Integrity:
         if since == tip:
             return None
         if since is not None and self.git.has_object(since) and self.git.is_ancestor(since, tip):
-            return verify_since(self.git, self.ref, tip, since, documents=documents, policy=policy,
-                                state=state_at(tip) if documents else None)  # fmt: skip
+            return verify_since(self.git, self.ref, tip, since, documents=documents, policy=policy, state_at=state_at)
         return verify(self.git, self.ref, tip=tip, policy=policy)
 
     def built(self, commit: str, parent: Optional[str]) -> Optional[Notice]:
         """Record that loopx made ``commit`` on the verified ``parent``; a mark that cannot be
         saved is only a slower next write (a Notice), never a failed one."""
-        if parent is not None and parent != self._verified:
+        if parent is not None and parent != self.verified():
             return None
         self._verified = commit
         return self._save(commit)
@@ -83,5 +82,5 @@ def _refusal(report) -> BrokenBranch:
     return BrokenBranch(f"the state branch {report.ref} fails verification at {where}{first.path}: {first.code}: "
                         f"{first.message}{more}; nothing was written on top of it",
                         hint="`loopx verify` lists every problem; `loopx repair` re-derives drifted documents and removes "
-                        "stray files; an edited, deleted or oversized record has to be taken out of the branch's history "
-                        "by a person (reset the branch to the last good commit)")  # fmt: skip
+                        "stray files; an edited or deleted record, an oversized file or a name git's fsck refuses stays in "
+                        "history: a person resets the branch to the last good commit")  # fmt: skip

@@ -77,10 +77,11 @@ def _refuse_problems(report, side: str) -> None:
 def _check_incoming(repo: "StateRepo", tip: str, since: Optional[str], *, merging: bool, progress=None) -> None:
     from loopx_git.views.verify import verify, verify_since
 
+    policy = repo.policy  # incoming records pass the same safety rules as local writes
     if since is None:  # a branch never seen before: all of it (progress shown, it can be long)
-        report = verify(repo.git, repo.ref, progress or (lambda stage, done, total: None), tip=tip)
+        report = verify(repo.git, repo.ref, progress or (lambda stage, done, total: None), tip=tip, policy=policy)
     else:  # a merge re-derives the documents; a fast-forward takes them as they are
-        report = verify_since(repo.git, repo.ref, tip, since, documents=not merging)
+        report = verify_since(repo.git, repo.ref, tip, since, documents=not merging, policy=policy)
     _refuse_problems(report, "the remote state branch")
 
 
@@ -98,7 +99,9 @@ def pull(repo: "StateRepo", remote: Remote, progress=None) -> PullResult:
     if ours is None or git.is_ancestor(ours, theirs):
         _check_incoming(repo, theirs, ours, merging=False, progress=progress)
         git.move_ref(repo.ref, theirs, ours)
+        repo.mark_built(theirs, ours)
         return PullResult("fast-forward", theirs, theirs)
+    repo.require_intact(ours)  # a merge builds on the local branch: never on a broken one
     base = git.merge_base(ours, theirs)
     _check_incoming(repo, theirs, base, merging=True, progress=progress)
     return merge(repo, ours, theirs, remote.name)
@@ -140,6 +143,7 @@ def merge(repo: "StateRepo", ours: str, theirs: str, label: str) -> PullResult:
                f"Loopx-Merge: {theirs}\n")  # fmt: skip
     commit = git.commit_on_ref(repo.ref, tree, [ours, theirs], message)
     reader.remember(commit, merged)
+    repo.mark_built(commit, ours)
     conflicts = [c for g in merged.goals.values() for c in g.conflicts]
     return PullResult("merged", theirs, commit, len(their_events) + len(their_runs), conflicts)
 
@@ -166,6 +170,7 @@ def push(repo: "StateRepo", remote: Remote) -> Pushed:
     ours, seen = repo.tip, repo.git.ref_target(remote.tracking_ref)
     if ours is None or ours == seen:
         return Pushed(True)
+    repo.require_intact(ours)  # never publish a broken branch
     if seen is not None and not repo.git.is_ancestor(seen, ours):
         raise ConflictError(f"the remote state branch has commits this clone has not merged ({seen[:12]})",
                             code="behind-remote", hint="run `loopx pull` (or `loopx sync`) first")  # fmt: skip
@@ -211,5 +216,6 @@ def claim_synced(repo: "StateRepo", remote: Remote, goal_id: str, todo_id: str, 
                 raise ConflictError("the local state branch moved while the claim was being pushed",
                                     code="claim-unsettled") from exc  # fmt: skip
             repo.reader.remember(base, before)
+            repo.mark_built(base, None)  # the claim was built on it: it was verified
         _backoff(attempt)
     raise ConflictError(f"could not publish the claim after {attempts} attempts", code="push-lost")

@@ -16,7 +16,8 @@ app = typer.Typer(
     name="loopx",
     help="Durable state for long-running agent work, kept on a git state branch.\n\n"
     "Every change is one commit on refs/heads/loopx/state; nothing is lost, everything can be reviewed.\n\n"
-    "Exit codes: 0 done, 1 refused (invalid input, broken rule, conflict), 2 usage error.",
+    "Exit codes: 0 done, 1 refused (invalid input, broken rule, conflict; nothing written), 2 usage error, "
+    "3 internal error (always a bug: please report it).",
     epilog="Examples:  loopx connect --goal-id demo --objective 'Ship v1'   ·   "
     "loopx todo add --goal-id demo --text 'Write the parser'   ·   loopx --format json status --goal-id demo",
     no_args_is_help=True,
@@ -76,9 +77,9 @@ def run_cli(argv: Optional[list[str]] = None) -> int:
     try:
         rc = command.main(args=argv, prog_name="loopx", standalone_mode=False)
     except LoopxError as exc:
-        sys.stderr.write(f"error[{exc.code}]: {exc.message}\n")
+        _say(f"error[{exc.code}]: {exc.message}")
         if exc.hint:
-            sys.stderr.write(f"hint: {exc.hint}\n")
+            _say(f"hint: {exc.hint}")
         return exc.exit_code
     except typer.Exit as exc:
         return exc.exit_code
@@ -91,9 +92,16 @@ def run_cli(argv: Optional[list[str]] = None) -> int:
     except KeyboardInterrupt:
         return 130
     except Exception as exc:  # the boundary: never a traceback full of locals
-        sys.stderr.write(f"internal error: {type(exc).__name__}: {exc}\n")
+        _say(f"internal error: {type(exc).__name__}: {exc} (exit 3 is always a bug in loopx; please report it "
+             "with the command that caused it)")
         return EXIT_INTERNAL
     return rc if isinstance(rc, int) else EXIT_OK
+
+
+def _say(message: str) -> None:
+    """One line to stderr; bytes that are not UTF-8 (an argument in another encoding) are escaped,
+    so a message quoting them cannot itself fail."""
+    sys.stderr.write(message.encode("utf-8", "backslashreplace").decode("utf-8") + "\n")
 
 
 def run() -> None:

@@ -8,17 +8,35 @@ import typer
 from loopx_git.cli import context, render
 
 
+MANY_PACKS = 50
+"""Past this many packs doctor suggests `loopx gc` (loopx's own packing keeps far fewer)."""
+
+
 def register(root: typer.Typer) -> None:
     @root.command("verify")
-    def verify(ctx: typer.Context) -> None:
+    def verify(
+        ctx: typer.Context,
+        policy_from: Optional[str] = typer.Option(None, "--policy-from", metavar="REF", help="Scan records with the safety "
+                                                  "policy committed at REF (a trusted branch, e.g. origin/main) instead "
+                                                  "of the work tree's."),
+    ) -> None:  # fmt: skip
         """Walk the whole state branch and report every broken invariant (exit 1 if any).
 
-        Checks: no event or run file changed or deleted after its commit, every record valid, event ids unique,
-        every YAML document equal to the fold of the events.
+        Checks: only the paths the layout defines, regular files no larger than 1 MiB, no name git's fsck refuses;
+        no event or run file changed or deleted after its commit, every record valid and free of secrets, event
+        ids unique; every YAML document equal to the fold of the events. A state ref that names no commit is a
+        finding too. Writes run the same checks on what changed since the last verified tip.
+
+        The safety policy is the work tree's (what writes use), except in a checkout of a state branch (CI
+        checking out a pull request), which never supplies its own: there the defaults, or --policy-from.
+
+        Examples:
+          loopx verify
+          loopx --state-branch refs/remotes/origin/proposal verify --policy-from origin/main
         """
         c = context.get(ctx)
         with c.session() as repo, render.Progress() as progress:
-            report = repo.verify(progress)
+            report = repo.verify(progress, policy_from=policy_from)
 
         def text(r) -> None:
             for p in r.problems:
@@ -39,14 +57,14 @@ def register(root: typer.Typer) -> None:
                help="Ask each remote whether it has the state branch (git ls-remote).")) -> None:  # fmt: skip
         """Check the set-up: hooks, ignore block, state branch, remote copies, object store.
 
-        Reports the installation, the hooks (present and current), the .gitignore block, the state branch
-        (present, pushed or not) and the object store. Exit 1 when something needs `loopx connect`.
+        Reports the installation, the hooks (present, current, and whether the loopx they run is there), the
+        .gitignore block, the state branch (present, pushed or not) and the object store. Exit 1 when something needs `loopx connect`.
 
         Example: loopx doctor
         """
         c = context.get(ctx)
         with c.session() as repo:
-            stats = repo.object_stats()
+            store = repo.store_health()
             state = repo.state()
             health = repo.health()
             events = sum(g.event_count for g in state.goals.values())
@@ -54,9 +72,8 @@ def register(root: typer.Typer) -> None:
                 "state_ref": repo.ref, "tip": repo.tip, "remote_copies": repo.remote_copies(),
                 "remotes": repo.remote_status() if remotes else [],
                 "goals": sorted(state.goals), "events": events, **health.to_json(),
-                "loose_objects": stats.loose_objects, "loose_bytes": stats.loose_bytes, "packs": stats.packs,
-                "pack_bytes": stats.pack_bytes,
-                "bytes_per_event": round(stats.total_bytes / events) if events else None,
+                **store,
+                "bytes_per_event": round((store["loose_bytes"] + store["pack_bytes"]) / events) if events else None,
             }  # fmt: skip
         advice = _advice(data, bare=repo.git.workdir is None)
         data["problems"] = advice
@@ -71,10 +88,14 @@ def register(root: typer.Typer) -> None:
                 render.kv([(f"remote {r['remote']}", has)])
             for hook in d["hooks"]:
                 said = ("current" if hook["current"] else f"outdated (v{hook['version']})") if hook["installed"] else "missing"
+                if hook["installed"]:
+                    said += f", runs {hook['target']}" + (" (not found)" if hook["target_missing"] else "")
                 render.kv([(f"{hook['hook']} hook", said + (f", chained with {hook['chained']}" if hook["chained"] else ""))])
             render.kv([("pre-commit framework", "yes" if d["pre_commit_framework"] else "no"),
                        (".gitignore block", "present" if d["ignore_block_present"] else "missing"),
                        ("goals", d["goals"]), ("events", d["events"]), ("loose objects", d["loose_objects"]),
+                       ("unreachable objects", f"{d['unreachable_objects']} (left by writes that lost a race; `loopx gc` "
+                        f"removes those older than {d['prune_expire']})"),
                        ("packs", d["packs"]), ("bytes per event", d["bytes_per_event"])])  # fmt: skip
             for problem in d["problems"]:
                 render.line(f"problem: {problem}", style="yellow")
@@ -85,24 +106,54 @@ def register(root: typer.Typer) -> None:
 
     @root.command("gc")
     def gc(ctx: typer.Context) -> None:
-        """Pack the repository's objects now (git gc); loopx also packs by itself past a threshold."""
+        """Pack the repository's objects now (git gc) and remove the objects of lost races.
+
+        loopx also packs by itself, a bounded number of packs, once enough loose objects pile up. Writes that
+        lose a race to another writer leave unreachable loose objects; they are pruned once older than
+        `git config loopx.pruneExpire` (default 1.hour.ago: a concurrent writer may still need a just-written
+        object). A .git/gc.log left by git's own auto gc is removed.
+
+        Examples:
+          loopx gc
+          git config loopx.pruneExpire 10.minutes.ago && loopx --format json gc
+        """
         c = context.get(ctx)
         with c.session() as repo:
-            before = repo.object_stats()
-            after = repo.gc()
-        data = {"before_bytes": before.total_bytes, "after_bytes": after.total_bytes,
-                "loose_objects": after.loose_objects, "packs": after.packs}  # fmt: skip
-        render.emit(c, data, lambda d: render.line(f"packed: {d['before_bytes']} -> {d['after_bytes']} bytes"))
+            done = repo.gc()
+        data = {"before_bytes": done.before.total_bytes, "after_bytes": done.after.total_bytes,
+                "loose_objects": done.after.loose_objects, "packs": done.after.packs,
+                "unreachable_before": done.unreachable_before.objects,
+                "unreachable_pruned": max(0, done.unreachable_before.objects - done.unreachable_after.objects),
+                "unreachable_kept": done.unreachable_after.objects, "prune_expire": done.unreachable_after.expire,
+                "gc_log_removed": done.gc_log_removed}  # fmt: skip
+
+        def text(d: dict) -> None:
+            render.line(f"packed: {d['before_bytes']} -> {d['after_bytes']} bytes in {d['packs']} pack(s), "
+                        f"{d['loose_objects']} loose object(s) left")
+            render.line(f"lost races: {d['unreachable_pruned']} unreachable object(s) pruned, {d['unreachable_kept']} "
+                        f"kept (younger than {d['prune_expire']})")
+            if d["gc_log_removed"]:
+                render.line("removed .git/gc.log")
+
+        render.emit(c, data, text)
 
     def _advice(d: dict, *, bare: bool) -> list[str]:
         out = []
         if d["tip"] is None:
             out.append("no state branch: run `loopx connect`")
+        if d["gc_log"]:
+            out.append(f".git/gc.log from git's auto gc ({d['gc_log']['says'] or 'empty'}) stops git from packing this "
+                       "repository by itself: run `loopx gc`, which prunes what it complains about and removes it")  # fmt: skip
+        if d["packs"] > MANY_PACKS:
+            out.append(f"{d['packs']} packs slow every read: run `loopx gc`")
         if bare:
             return out
         if not d["pre_commit_framework"]:
             for hook in d["hooks"]:
-                if not hook["installed"] or not hook["current"]:
+                if hook["installed"] and hook["target_missing"]:  # the shim refuses every commit or push until fixed
+                    out.append(f"{hook['hook']} hook runs {hook['target']}, which is not found, so it refuses: install "
+                               "loopx-git or activate its environment, then run `loopx connect`")  # fmt: skip
+                elif not hook["installed"] or not hook["current"]:
                     out.append(f"{hook['hook']} hook {'outdated' if hook['installed'] else 'missing'}: run `loopx connect`")
         if not d["ignore_block_present"]:
             out.append(".gitignore has no current local-state block: run `loopx connect`")

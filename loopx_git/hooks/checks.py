@@ -68,7 +68,7 @@ def policy_of(git: Reader) -> Policy:
         if oid is not None:
             return git.read_blob(oid).decode("utf-8", "replace")
         path = git.workdir / name if git.workdir is not None else None
-        return path.read_text(encoding="utf-8") if path is not None and path.is_file() else None
+        return path.read_text(encoding="utf-8", errors="replace") if path is not None and path.is_file() else None
 
     return load(read("pyproject.toml"), read(ALLOW_FILE))
 

@@ -40,7 +40,7 @@ def _translate(glob: str) -> str:
 
 @lru_cache(maxsize=512)
 def _compile(glob: str) -> re.Pattern:
-    return re.compile(_translate(glob) + r"\Z")
+    return re.compile(_translate(glob) + r"\Z", re.S)  # a path may hold a newline
 
 
 def glob_match(glob: str, path: str) -> bool:
@@ -53,13 +53,13 @@ def _path_regex(pattern: str) -> str:
     folder = pattern.endswith("/")
     body = _translate(pattern.strip("/"))
     if pattern.startswith("/") or "/" in pattern.strip("/"):
-        return f"^{body}/.+$" if folder else f"^{body}(?:/.*)?$"
-    return f"(?:^|/){body}/" if folder else f"(?:^|/){body}(?:/|$)"
+        return f"^{body}/.+\\Z" if folder else f"^{body}(?:/.*)?\\Z"
+    return f"(?:^|/){body}/" if folder else f"(?:^|/){body}(?:/|\\Z)"
 
 
 @lru_cache(maxsize=512)
 def _pattern_regex(pattern: str) -> re.Pattern:
-    return re.compile(_path_regex(pattern))
+    return re.compile(_path_regex(pattern), re.S)
 
 
 def matches(pattern: str, path: str) -> bool:
@@ -73,7 +73,7 @@ class Boundary:
 
     def __init__(self, extra: Iterable[str] = ()):
         self.patterns = DEFAULT_PATTERNS + tuple(p for p in extra if p not in DEFAULT_PATTERNS)
-        self._regex = re.compile("|".join(f"(?P<p{i}>{_path_regex(p)})" for i, p in enumerate(self.patterns)))
+        self._regex = re.compile("|".join(f"(?P<p{i}>{_path_regex(p)})" for i, p in enumerate(self.patterns)), re.S)
         # a literal every match must contain: most paths hold none of them and skip the regex
         needles = [max(re.split(r"[*?/]", p), key=len) for p in self.patterns]
         self._needles = tuple(needles) if all(len(n) >= 2 for n in needles) else None

@@ -140,6 +140,8 @@ def load(pyproject_text: Optional[str], allow_text: Optional[str]) -> Policy:
             data = tomllib.loads(pyproject_text)
         except tomllib.TOMLDecodeError as exc:
             raise _refuse("pyproject.toml", f"not valid TOML ({exc})", "the file must parse before its [tool.loopx.safety] is read")
+        except RecursionError:
+            raise _refuse("pyproject.toml", "nested too deeply to parse", "the file must parse before its [tool.loopx.safety] is read")
         table = data.get("tool", {}).get("loopx", {}).get("safety", {})
         if not isinstance(table, dict):
             raise _refuse("[tool.loopx.safety]", "must be a table", "TOML table")
@@ -154,6 +156,11 @@ def load_from(workdir) -> Policy:
 
     def read(name: str) -> Optional[str]:
         path = Path(workdir) / name
-        return path.read_text(encoding="utf-8") if path.is_file() else None
+        if not path.is_file():
+            return None
+        try:
+            return path.read_text(encoding="utf-8")
+        except UnicodeDecodeError as exc:
+            raise _refuse(name, f"is not UTF-8 text (byte {exc.start})", "policy files are UTF-8") from exc
 
     return load(read("pyproject.toml"), read(ALLOW_FILE))

@@ -65,9 +65,9 @@ def is_ref_key(key: str) -> bool:
 def allowed_under_raw_key(key: str, value: str) -> bool:
     """What a raw-material key may hold: a digest, or for raw material (not a credential) a
     relative path to where the material is kept (``logs/run-12.txt``)."""
-    if _DIGEST.match(value):
+    if _DIGEST.fullmatch(value):
         return True
-    return not is_credential_key(key) and bool(_PATH.match(value)) and "/" in value and ref_problem(value) is None
+    return not is_credential_key(key) and bool(_PATH.fullmatch(value)) and "/" in value and ref_problem(value) is None
 
 
 def ref_problem(value: str) -> Optional[str]:

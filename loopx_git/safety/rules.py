@@ -20,14 +20,14 @@ DEFAULT_CI_HOME_USERS = frozenset({"runner", "runneradmin", "circleci", "travis"
 
 _PLACEHOLDER_WORDS = ("example", "changeme", "change_me", "placeholder", "redacted", "dummy", "your_", "your-",
                       "<", "${", "{{", "xxxx", "****", "...")  # fmt: skip
-_PLACEHOLDER_RE = re.compile(r"^\$[A-Za-z_][A-Za-z0-9_]*$|^%[A-Za-z_][A-Za-z0-9_]*%$|^(?:x+|\*+|\.+|0+)$", re.I)
+_PLACEHOLDER_RE = re.compile(r"\$[A-Za-z_][A-Za-z0-9_]*|%[A-Za-z_][A-Za-z0-9_]*%|x+|\*+|\.+|0+", re.I)
 
 
 def is_placeholder(value: str) -> bool:
     """``${VAR}``, ``$VAR``, ``<token>``, ``{{x}}``, ``changeme``, ``xxxx…``, ``…EXAMPLE…``: a
     stand-in for a secret, not one. Also an earlier redaction, so redaction is a fixed point."""
     low = value.lower()
-    return any(word in low for word in _PLACEHOLDER_WORDS) or bool(_PLACEHOLDER_RE.match(value))
+    return any(word in low for word in _PLACEHOLDER_WORDS) or bool(_PLACEHOLDER_RE.fullmatch(value))
 
 
 def entropy(value: str) -> float:

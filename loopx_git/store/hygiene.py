@@ -1,14 +1,44 @@
-"""Keeping the object store small: libgit2 never packs, so loopx does, between writes."""
+"""Keeping the object store small: libgit2 never packs, so loopx does, between writes.
+
+- **One packer at a time.** Packing takes a lock file under ``.git/loopx/``; a process that finds
+  it held skips (the holder is packing for everyone), and a lock whose holder died is taken over
+  once it is older than ``STALE_LOCK_SECONDS``.
+- **Few packs.** ``git repack -d --geometric=2`` rolls the loose objects and the small packs into
+  a geometric progression, so the number of packs grows with the logarithm of the store.
+- **Counting what can be packed.** The objects of writes that lost a race are unreachable; a
+  plain ``git repack`` leaves them loose, so the loose count alone would make every later command
+  pack again (the storm). The geometric repack takes every loose object, reachable or not, and
+  what a pack still leaves behind is recorded (``pack-state``): the next pack waits for
+  ``LOOSE_THRESHOLD`` *new* objects.
+- **Pruning lost races.** Every ``FULL_EVERY``-th pack is a full ``git gc`` that drops unreachable
+  objects older than the grace period (``git config loopx.pruneExpire``, default ``1.hour.ago``;
+  git's own rule, as a concurrent writer may be about to reference an object it has just
+  written), as ``loopx gc`` does on demand.
+- **gc.log.** When git's auto gc finds too many unreachable loose objects it writes
+  ``.git/gc.log`` and refuses to run again for a day. loopx prunes them itself, removes that log
+  once it has, and ``loopx doctor`` reports one it finds.
+"""
 from __future__ import annotations
 
+import contextlib
+import json
 import os
+import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Iterator, Optional
 
 from loopx_git.store.git import GitRepo
 
 LOOSE_THRESHOLD = 2000
-"""Pack once about this many loose objects exist (git's own gc.auto is 6700)."""
+"""Pack once about this many new loose objects exist (git's own gc.auto is 6700)."""
+DEFAULT_PRUNE_EXPIRE = "1.hour.ago"
+PRUNE_CONFIG = "loopx.pruneExpire"
+FULL_EVERY = 20
+"""One pack in this many is a full gc that prunes lost races past the grace period."""
+STALE_LOCK_SECONDS = 600
+LOCK_WAIT_SECONDS = 60.0
+"""How long ``loopx gc`` waits for a packer that is already running."""
 
 
 @dataclass(frozen=True)
@@ -21,6 +51,24 @@ class ObjectStats:
     @property
     def total_bytes(self) -> int:
         return self.loose_bytes + self.pack_bytes
+
+
+@dataclass(frozen=True)
+class Unreachable:
+    """Objects no ref or reflog reaches (the writes that lost a race), loose or packed."""
+
+    objects: int
+    expire: str
+    """The grace period: ``loopx gc`` keeps those younger than this."""
+
+
+@dataclass(frozen=True)
+class GcResult:
+    before: ObjectStats
+    after: ObjectStats
+    unreachable_before: Unreachable
+    unreachable_after: Unreachable
+    gc_log_removed: bool
 
 
 def estimate_loose(git_dir: Path) -> int:
@@ -37,27 +85,154 @@ def object_stats(git_dir: Path) -> ObjectStats:
     objects = git_dir / "objects"
     for fan in objects.glob("[0-9a-f][0-9a-f]"):
         for obj in fan.iterdir():
-            loose += 1
-            loose_bytes += obj.stat().st_size
+            with contextlib.suppress(OSError):  # a concurrent prune may take it away
+                loose_bytes += obj.stat().st_size
+                loose += 1
     for pack in (objects / "pack").glob("*.pack"):
-        packs += 1
-        pack_bytes += pack.stat().st_size + pack.with_suffix(".idx").stat().st_size
+        with contextlib.suppress(OSError):
+            pack_bytes += pack.stat().st_size + pack.with_suffix(".idx").stat().st_size
+            packs += 1
     return ObjectStats(loose, loose_bytes, packs, pack_bytes)
 
 
-def pack(git: GitRepo, *, full: bool = False) -> None:
-    """Pack loose objects (incrementally), or everything with ``full``; prune what packing made
-    redundant. Runs between commands, never inside a write."""
-    if full:
-        git.run_git("gc", "--quiet")
-    else:
-        git.run_git("repack", "-d", "-q")
-        git.run_git("prune-packed", "-q")
-        git.run_git("gc", "--auto", "--quiet")  # merges packs once there are many
+def prune_expire(git: GitRepo) -> str:
+    return git.config_get(PRUNE_CONFIG) or DEFAULT_PRUNE_EXPIRE
 
 
-def maybe_pack(git: GitRepo, threshold: int = LOOSE_THRESHOLD) -> bool:
-    if estimate_loose(git.git_dir) < threshold:
+def unreachable(git: GitRepo) -> Unreachable:
+    """Count the unreachable objects (``git fsck --unreachable --connectivity-only``: a walk of
+    everything reachable, so for ``doctor`` and ``gc``, never for every command)."""
+    out = git.run_git("fsck", "--unreachable", "--connectivity-only", "--no-progress")
+    return Unreachable(sum(1 for line in out.splitlines() if line.startswith("unreachable ")), prune_expire(git))
+
+
+def gc_log(git_dir: Path) -> Optional[dict]:
+    """The ``gc.log`` git left (its first line and age), or None."""
+    path = git_dir / "gc.log"
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+        age = time.time() - path.stat().st_mtime
+    except OSError:
+        return None
+    first = next((line.strip() for line in text.splitlines() if line.strip()), "")
+    return {"path": "gc.log", "age_seconds": round(age), "says": first[:200]}
+
+
+def _remove_gc_log(git_dir: Path) -> bool:
+    try:
+        (git_dir / "gc.log").unlink()
+    except FileNotFoundError:
         return False
-    pack(git)
     return True
+
+
+@contextlib.contextmanager
+def pack_lock(git_dir: Path, *, wait: float = 0.0) -> Iterator[bool]:
+    """Hold the packing lock while the block runs; yields False when another process holds it
+    (after ``wait`` seconds). A lock older than STALE_LOCK_SECONDS is a dead packer's: taken over."""
+    path = git_dir / "loopx" / "pack.lock"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    deadline = time.monotonic() + wait
+    while True:
+        try:
+            fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
+            break
+        except FileExistsError:
+            with contextlib.suppress(OSError):
+                if time.time() - path.stat().st_mtime > STALE_LOCK_SECONDS:
+                    path.unlink()
+                    continue
+            if time.monotonic() >= deadline:
+                yield False
+                return
+            time.sleep(0.2)
+    try:
+        os.write(fd, f"{os.getpid()}\n".encode())
+        os.close(fd)
+        yield True
+    finally:
+        with contextlib.suppress(OSError):
+            path.unlink()
+
+
+def _state_path(git_dir: Path) -> Path:
+    return git_dir / "loopx" / "pack-state"
+
+
+def _pack_state(git_dir: Path) -> dict:
+    """``loose_after``: the loose objects the last pack left; ``packs``: packs since the last full gc."""
+    try:
+        data = json.loads(_state_path(git_dir).read_text())
+        return {"loose_after": int(data["loose_after"]), "packs": int(data.get("packs", 0))}
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return {"loose_after": 0, "packs": 0}
+
+
+def _left_after_last_pack(git_dir: Path) -> int:
+    return _pack_state(git_dir)["loose_after"]
+
+
+def _record(git_dir: Path, *, loose: int, packs: int) -> None:
+    path = _state_path(git_dir)
+    tmp = path.with_name(f".pack-state-{os.getpid()}")
+    try:
+        tmp.write_text(json.dumps({"loose_after": loose, "packs": packs, "at": int(time.time())}))
+        os.replace(tmp, path)
+    finally:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+
+
+def repack(git: GitRepo) -> None:
+    """Every loose object and the small packs into a geometric progression of packs (``-d`` also
+    removes the loose copies of what got packed)."""
+    git.run_git("repack", "-d", "-q", "--geometric=2")
+
+
+def full_gc(git: GitRepo) -> bool:
+    """One pack; unreachable objects past the grace period dropped; a gc.log git left removed
+    (True when there was one)."""
+    had_log = gc_log(git.git_dir) is not None
+    git.run_git("gc", "--quiet", f"--prune={prune_expire(git)}")
+    _remove_gc_log(git.git_dir)  # git may have removed it itself
+    return had_log
+
+
+def maybe_pack(git: GitRepo, threshold: Optional[int] = None) -> bool:
+    """Pack when ``threshold`` (default LOOSE_THRESHOLD) loose objects arrived since the last pack;
+    prune the lost races a pack cannot take once they pile up too. True when this process packed."""
+    threshold = LOOSE_THRESHOLD if threshold is None else threshold
+    git_dir = git.git_dir
+    if estimate_loose(git_dir) - _left_after_last_pack(git_dir) < threshold:
+        return False
+    with pack_lock(git_dir) as held:
+        if not held:
+            return False  # another process is packing
+        state = _pack_state(git_dir)
+        if estimate_loose(git_dir) - state["loose_after"] < threshold:
+            return False  # it packed just before we took the lock
+        packs = state["packs"] + 1
+        if packs >= FULL_EVERY:
+            full_gc(git)
+            packs = 0
+        else:
+            repack(git)
+        _record(git_dir, loose=estimate_loose(git_dir), packs=packs)
+    return True
+
+
+def gc(git: GitRepo) -> GcResult:
+    """``loopx gc``: everything into one pack, unreachable loose objects past the grace period
+    pruned, a stale gc.log removed. Waits for a packer already running; refuses after a while."""
+    from loopx_git.errors import ConflictError
+
+    git_dir = git.git_dir
+    with pack_lock(git_dir, wait=LOCK_WAIT_SECONDS) as held:
+        if not held:
+            raise ConflictError(f"another loopx process has been packing this repository for over {LOCK_WAIT_SECONDS:.0f} s",
+                                code="gc-busy", hint="try again later; a lock left by a process that died is taken "
+                                f"over after {STALE_LOCK_SECONDS} s")  # fmt: skip
+        before, unreachable_before = object_stats(git_dir), unreachable(git)
+        removed = full_gc(git)
+        _record(git_dir, loose=estimate_loose(git_dir), packs=0)
+        return GcResult(before, object_stats(git_dir), unreachable_before, unreachable(git), removed)

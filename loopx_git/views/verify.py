@@ -105,13 +105,14 @@ def verify(git: GitRepo, ref: str, progress: Progress = _noop, *, tip: Optional[
 
 
 def verify_since(git: GitRepo, ref: str, tip: str, since: str, *, documents: bool = True, policy: Any = None,
-                 state: Any = None) -> VerifyReport:  # fmt: skip
+                 state_at: Optional[Callable[[str], Any]] = None) -> VerifyReport:  # fmt: skip
     """Check what the commits after ``since`` add, up to ``tip``: the invariants of ``verify``,
     for those commits only. ``since`` is an ancestor already checked — the remote's tip, for the
     pre-push hook; the last tip this clone verified, for a write — so the check costs what the
     new commits add, not what the history holds: records are read and documents rendered only
     where the new commits touch them, and the fold of the older history comes through the cache
-    (or ``state``, the fold at ``tip`` when the caller has it). Every blob the new commits add is
+    (or ``state_at``, the caller's own reader). Documents are compared only when the records
+    passed: a fold of broken records proves nothing. Every blob the new commits add is
     bounded in size and every name checked, even one a later commit removes (its objects arrive
     all the same); the layout is checked for the paths they leave at the tip. A deleted or changed
     record is reported as such; the document drift it also causes is left to a full ``verify``."""
@@ -142,11 +143,12 @@ def verify_since(git: GitRepo, ref: str, tip: str, since: str, *, documents: boo
     if policy is not None:
         _check_safety(events, runs, policy, added_in, problems)
     checked, conflicts = 0, []
-    if documents:  # a merge re-derives every touched document, so it checks the records only
-        if state is None:
+    if documents and not problems:  # a merge re-derives every touched document: records only
+        if state_at is None:
             from loopx_git.views.folded import state_reader
 
-            state = state_reader(git, ref).state_at(tip)
+            state_at = state_reader(git, ref).state_at
+        state = state_at(tip)
         entities = touched(events) | {e for e in map(layout.document_entity, changed) if e is not None}
         expected = render_touched(state, entities)
         present = {p: o for p in {*expected, *(p for p, _ in docs)} if (o := git.tree_entry(tree, p)) is not None}
@@ -196,7 +198,9 @@ def _check_commit(git: GitRepo, oid: str, tree: str, parents: tuple[str, ...], a
 
 
 def _check_change(git: GitRepo, oid: str, change: Change, problems: _Problems) -> None:
-    name = layout.hostile_component(change.path)
+    """What a commit brings in (a removal brings nothing): names fsck refuses, blobs over the bound.
+    Both stay in history once committed, so only rewriting the branch clears them."""
+    name = layout.hostile_component(change.path) if change.new is not None else None
     if name is not None:
         problems.add("bad-name", change.path, oid, f"a path component {name!r} that git's fsck refuses")
     if change.new is not None and change.mode != GITLINK:

@@ -134,7 +134,7 @@ def test_packing_leaves_small_objects_per_event(repo, git_repo):
         repo.event_append(GOAL, "note", summary=f"note {i}", now=NOW)
     before = hygiene.object_stats(repo.git.git_dir)
     assert before.loose_objects > 100
-    after = repo.gc()
+    after = repo.gc().after
     assert after.loose_objects < before.loose_objects and after.packs >= 1
     events = repo.state().goals[GOAL].event_count
     assert after.total_bytes / events < 1024
