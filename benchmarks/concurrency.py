@@ -45,34 +45,56 @@ def loopx(path: Path, *args: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "loopx_git", "--repo", str(path), *args], capture_output=True, text=True)
 
 
-def api_writer(path: str, name: str, writes: int, start, out) -> None:
+def unlock_if_asked(no_lock: bool) -> None:
+    """``--no-lock``: compare-and-swap alone, as before the clone's write lock (the baseline)."""
+    if no_lock:
+        from loopx_git.store import writelock
+
+        writelock.fcntl = None
+
+
+def api_writer(path: str, name: str, writes: int, start, out, no_lock: bool = False) -> None:
     import loopx_git
 
+    unlock_if_asked(no_lock)
+    from loopx_git.errors import ConflictError
+
     start.wait()
-    acks, handle = [], None
+    acks, refused, handle = [], 0, None
     for i in range(writes):
         if handle is None:
             handle = loopx_git.open(path)
-        event_id = handle.event_append(GOAL, "note", agent_id=name, summary=f"{name} {i}").event_ids[0]
+        try:
+            event_id = handle.event_append(GOAL, "note", agent_id=name, summary=f"{name} {i}").event_ids[0]
+        except ConflictError:  # gave up after its retries: refused, so not acknowledged
+            refused += 1
+            continue
         acks.append((name, event_id, time.time()))
         if (i + 1) % HANDLE_EVERY == 0:
             handle.close()  # what an agent loop's next iteration would do: the cache saved, packing when due
             handle = None
     if handle is not None:
         handle.close()
-    out.put(acks)
+    out.put((acks, refused))
 
 
-def cli_writer(path: str, name: str, writes: int, start, out) -> None:
+def cli_writer(path: str, name: str, writes: int, start, out, no_lock: bool = False) -> None:
     start.wait()
-    acks = []
+    acks, refused = [], 0
+    unlock = ["-c", "import runpy, sys; from loopx_git.store import writelock; writelock.fcntl = None; "
+              "sys.argv = ['loopx', *sys.argv[1:]]; runpy.run_module('loopx_git', run_name='__main__')"]  # fmt: skip
     for i in range(writes):
-        done = loopx(Path(path), "--format", "json", "event", "append", "--goal-id", GOAL, "--kind", "note",
-                     "--agent-id", name, "--summary", f"{name} {i}")  # fmt: skip
+        args = ["--repo", path, "--format", "json", "event", "append", "--goal-id", GOAL, "--kind", "note",
+                "--agent-id", name, "--summary", f"{name} {i}"]  # fmt: skip
+        command = [sys.executable, *(unlock if no_lock else ["-m", "loopx_git"]), *args]
+        done = subprocess.run(command, capture_output=True, text=True)
+        if done.returncode == 1 and "error[conflict]" in done.stderr:
+            refused += 1  # gave up after its retries: not acknowledged
+            continue
         if done.returncode != 0:
             raise SystemExit(f"{name} write {i} failed: {done.stderr}")
         acks.append((name, json.loads(done.stdout)["event_ids"][0], time.time()))
-    out.put(acks)
+    out.put((acks, refused))
 
 
 def prepare(path: Path, agents: list[str]) -> None:
@@ -85,24 +107,28 @@ def prepare(path: Path, agents: list[str]) -> None:
             repo.agent_register(GOAL, agent)
 
 
-def run_writers(path: Path, api: int, api_writes: int, cli: int, cli_writes: int) -> tuple[list, float, float]:
+def run_writers(path: Path, api: int, api_writes: int, cli: int, cli_writes: int, no_lock: bool = False) -> tuple[list, int, float, float]:
     ctx = multiprocessing.get_context("spawn")
     names = [(f"api{i}", api_writer, api_writes) for i in range(api)] + [(f"cli{i}", cli_writer, cli_writes) for i in range(cli)]
     start, out = ctx.Barrier(len(names) + 1), ctx.Queue()
-    procs = [ctx.Process(target=fn, args=(str(path), name, n, start, out)) for name, fn, n in names]
+    procs = [ctx.Process(target=fn, args=(str(path), name, n, start, out, no_lock)) for name, fn, n in names]
     for proc in procs:
         proc.start()
     cpu_before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start.wait()
     began = time.time()
-    acks = [ack for _ in procs for ack in out.get(timeout=3600)]
+    acks, refused = [], 0
+    for _ in procs:
+        mine, lost = out.get(timeout=3600)
+        acks += mine
+        refused += lost
     for proc in procs:
         proc.join()
         if proc.exitcode != 0:
             raise SystemExit(f"a writer failed (exit {proc.exitcode})")
     cpu_after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (cpu_after.ru_utime - cpu_before.ru_utime) + (cpu_after.ru_stime - cpu_before.ru_stime)
-    return acks, time.time() - began, cpu
+    return acks, refused, time.time() - began, cpu
 
 
 def rate(times: list[float]) -> float:
@@ -119,28 +145,28 @@ def main() -> None:
     parser.add_argument("--api-writes", type=int, default=300)
     parser.add_argument("--cli", type=int, default=4)
     parser.add_argument("--cli-writes", type=int, default=50)
+    parser.add_argument("--no-lock", action="store_true", help="compare-and-swap alone, without the clone's write lock")
     args = parser.parse_args()
 
     import loopx_git
 
     baseline = fresh_repo("concurrency-baseline")
     prepare(baseline, ["api0"])
-    base_acks, base_wall, base_cpu = run_writers(baseline, 1, args.api_writes, 0, 0)
+    base_acks, _, base_wall, base_cpu = run_writers(baseline, 1, args.api_writes, 0, 0)
     base_rate = len(base_acks) / base_wall
 
     path = fresh_repo("concurrency")
     agents = [f"api{i}" for i in range(args.api)] + [f"cli{i}" for i in range(args.cli)]
     prepare(path, agents)
-    acks, wall, cpu = run_writers(path, args.api, args.api_writes, args.cli, args.cli_writes)
+    acks, refused, wall, cpu = run_writers(path, args.api, args.api_writes, args.cli, args.cli_writes, args.no_lock)
 
     repo = loopx_git.open(path)
     notes = repo.events(GOAL, kind="note")
     acked = [event_id for _, event_id, _ in acks]
     on_branch = [e.event_id for e in notes]
     exactly_once = sorted(acked) == sorted(on_branch) and len(set(on_branch)) == len(on_branch)
-    summaries_ok = all(sorted(e.summary for e in notes if e.agent_id == name) ==
-                       sorted(f"{name} {i}" for i in range(args.api_writes if name.startswith("api") else args.cli_writes))
-                       for name in agents)  # fmt: skip
+    by_id = {e.event_id: e for e in notes}
+    summaries_ok = all(by_id[event_id].agent_id == name for name, event_id, _ in acks if event_id in by_id)
     report = repo.verify()
     repo.close()
 
@@ -164,10 +190,12 @@ def main() -> None:
     verify_after = loopx(path, "verify").returncode == 0
 
     lines = [
-        f"writers: {args.api} API x {args.api_writes} + {args.cli} CLI x {args.cli_writes} = {len(acks)} writes; "
+        f"writers: {args.api} API x {args.api_writes} + {args.cli} CLI x {args.cli_writes} = {len(acks)} writes"
+        f"{' (compare-and-swap only, no write lock)' if args.no_lock else ''}; "
         f"wall {wall:.1f} s, CPU {cpu:.1f} s (all processes)",
         f"baseline, one API writer alone: {len(base_acks)} writes, {base_rate:.1f} writes/s (wall {base_wall:.1f} s, CPU {base_cpu:.1f} s)",
-        f"acknowledged exactly once: {exactly_once} ({len(acked)} acked, {len(on_branch)} on the branch); "
+        f"acknowledged exactly once: {exactly_once} ({len(acked)} acked, {len(on_branch)} on the branch, {refused} refused "
+        f"after the retry budget); "
         f"summaries as written: {summaries_ok}; verify ok: {report.ok}",
         f"throughput, all {len(agents)} writers running: first quarter {early:.1f} writes/s, last quarter {late:.1f} writes/s "
         f"(late/early {late / early:.2f}); aggregate {len(acks) / wall:.1f} writes/s = {len(acks) / wall / base_rate:.2f}x the single writer",
@@ -179,6 +207,11 @@ def main() -> None:
         f"{gc_default['unreachable_kept']}; with loopx.pruneExpire=now: pruned {gc_now['unreachable_pruned']}, kept "
         f"{gc_now['unreachable_kept']}; {gc_now['packs']} pack(s) after; verify ok after: {verify_after}",
     ]
+    with open(WORK / f"concurrency{'-no-lock' if args.no_lock else ''}.json", "w") as out:
+        json.dump({"writes": len(acks) + refused, "acked": len(acked), "refused": refused, "wall_s": wall, "cpu_s": cpu,
+                   "baseline_writes_per_s": base_rate, "early_writes_per_s": early, "late_writes_per_s": late,
+                   "per_writer_late_over_early": per_writer, "doctor": doctor, "gc_default": gc_default,
+                   "gc_now": gc_now, "exactly_once": exactly_once, "verify_ok": report.ok}, out, indent=2)  # fmt: skip
     print("\n".join(lines))
     ok = exactly_once and summaries_ok and report.ok and doctor["packs"] <= 10 and late >= early / 2 and verify_after
     sys.exit(0 if ok else 1)

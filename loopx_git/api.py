@@ -151,7 +151,7 @@ class StateRepo:
             self._note(self._integrity.built(commit, None))
             return WriteResult(commit, empty)
 
-        result = transaction.retrying(attempt)
+        result = transaction.retrying(self._locked(attempt))
         if self.git.config_get(CONFIG_KEY) != self.ref:
             self.git.config_set(CONFIG_KEY, self.ref)
         self.named = True
@@ -166,6 +166,17 @@ class StateRepo:
         """``commit`` was made (or fetched and checked) on top of ``parent``: verified when
         ``parent`` was (None: checked whole)."""
         self._note(self._integrity.built(commit, parent))
+
+    def _locked(self, attempt: Callable[[], Any]) -> Callable[[], Any]:
+        """``attempt`` run under this clone's write lock: writers of one clone take turns instead of
+        racing (compare-and-swap still guards against everyone else; see store/writelock.py)."""
+        from loopx_git.store.writelock import write_lock
+
+        def run() -> Any:
+            with write_lock(self.git.git_dir, self.ref):
+                return attempt()
+
+        return run
 
     def _note(self, notice: Optional[Notice]) -> None:
         if notice is not None and notice not in self.notices:
@@ -262,7 +273,7 @@ class StateRepo:
             done = Write("repair", txn.summary, "", None, result={"rederived": sorted(txn.files), "removed": txn.removed})
             return WriteResult(transaction.commit(self.git, self.ref, tip, txn), done)
 
-        return transaction.retrying(attempt)
+        return transaction.retrying(self._locked(attempt))
 
     def apply(self, build: Callable[[State], Write]) -> WriteResult:
         """Run one domain operation as one commit: read the tip, validate against its state,
@@ -295,7 +306,7 @@ class StateRepo:
             self._note(self._integrity.built(commit, tip))
             return WriteResult(commit, write, tuple(guarded.redactions), tuple(guarded.warnings))
 
-        return transaction.retrying(attempt)
+        return transaction.retrying(self._locked(attempt))
 
     def _now(self, now: Optional[str]) -> str:
         return now or utc_now()
@@ -477,9 +488,25 @@ class StateRepo:
         return run_history(self._reader, tip, self._reader.state_at(tip), goal_id, **filters)
 
     def status(self, goal_id: str, agent_id: Optional[str] = None):
+        """The goal card. When the branch moved past the last verified tip, what arrived is checked
+        too (records only, no documents): a card built on records edited by hand says so."""
         from loopx_git.views.status import goal_card
 
-        return goal_card(self.state(), goal_id, agent_id)
+        card = goal_card(self.state(), goal_id, agent_id)
+        self._note(self._read_warning())
+        return card
+
+    def _read_warning(self) -> Optional[Notice]:
+        tip, since = self.tip, self._integrity.verified()
+        if tip is None or since is None or since == tip or not self.git.has_object(since) or not self.git.is_ancestor(since, tip):
+            return None  # nothing new, or no verified tip to start from (the next write checks it whole)
+        report = self._integrity.report(tip, self._reader.state_at, self.policy, documents=False)
+        if report is None or report.ok:
+            return None
+        first = report.problems[0]
+        return Notice("broken-branch", f"the state branch fails verification after {since[:12]} ({first.code} at "
+                      f"{first.path}); what is shown may include records changed by hand, and writes are refused: "
+                      "run `loopx verify`")  # fmt: skip
 
     def verify(self, progress: Any = None, *, policy_from: Optional[str] = None):
         """Walk the whole branch; ``progress(stage, done, total)`` is called as it goes. Records
@@ -562,7 +589,10 @@ class StateRepo:
         """Pack everything now (``git gc``), prune the objects of lost races once past the grace
         period (``git config loopx.pruneExpire``), remove a stale gc.log; sizes and counts before
         and after."""
-        return hygiene.gc(self.git)
+        done = hygiene.gc(self.git)
+        for warning in done.warnings:  # the packing landed: say what was left undone, never fail
+            self._note(Notice("upkeep", warning))
+        return done
 
     def store_health(self) -> dict:
         """What ``doctor`` says of the object store: loose objects and packs, the unreachable objects

@@ -242,6 +242,8 @@ def test_a_write_on_a_hand_edited_event_is_refused_naming_commit_and_path(cli, g
     data["summary"] = "edited by hand"
     edited = plain_commit(git_repo, STATE, "edit an event", {path: json.dumps(data, indent=2, sort_keys=True) + "\n"})
     advance(git_repo, edited)
+    status = cli("status", "--goal-id", GOAL)  # still readable, with a warning
+    assert status.code == 0 and "warning: the state branch fails verification" in status.err and path in status.err
     result = cli("todo", "add", "--goal-id", GOAL, "--text", "on top")
     assert result.code == 1 and "error[broken-branch]" in result.err
     assert edited[:12] in result.err and path in result.err and "record-changed" in result.err
