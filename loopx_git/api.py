@@ -239,7 +239,7 @@ class StateRepo:
         if tip is None:
             raise NotFoundError("there is no state branch to propose", code="no-state", hint="run `loopx connect`")
         self.remote(remote)  # a clear error for an unknown remote
-        ref = layout.state_ref(branch or f"loopx/proposals/{tip[:12]}")
+        ref = layout.state_ref(branch or f"loopx/proposals/{tip[:12]}", field="branch")
         proc = self.git.git_command("push", "--porcelain", remote, f"{tip}:{ref}")
         if proc.returncode != 0:
             raise ConflictError(f"the remote refused the proposal push to {ref}: {proc.stderr.strip()}",

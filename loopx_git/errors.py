@@ -59,6 +59,16 @@ class FormatError(LoopxError):
     code = "format"
 
 
+def shown_path(path, limit: int = 200) -> str:
+    """A path quoted for a message: repr (so a newline or an undecodable byte shows), and cut
+    after ``limit`` characters (a 10 000-character --repo is not echoed back whole)."""
+    import os
+
+    text = os.fspath(path)
+    text = text if isinstance(text, str) else os.fsdecode(text)
+    return repr(text) if len(text) <= limit else repr(text[:limit]) + f"... ({len(text)} characters)"
+
+
 class Notice:
     """Something a command says beside its result without failing: a post-commit chore that could not
     run (the write stands), an evidence path not found yet. ``to_json`` is its shape in JSON output."""

@@ -127,6 +127,7 @@ def fire(repo: "StateRepo", goal_id: str, command: list[str], bounds: Bounds, *,
     bounds.check()
     if not command:
         raise ValidationError("field 'command': give the command after --", code="invalid-field")
+    _check_program_name(command[0])
     repo.goal(goal_id)  # a missing goal, or an agent that is not registered, is refused before anything runs
     if agent_id is not None:
         from loopx_git.domain.write import check_actor
@@ -135,6 +136,33 @@ def fire(repo: "StateRepo", goal_id: str, command: list[str], bounds: Bounds, *,
         check_actor(require_goal(repo.state(), goal_id), agent_id)
     with _fire_lock(repo, goal_id, agent_id):
         return _fire(repo, goal_id, command, bounds, agent_id)
+
+
+def _slug(condition: str) -> str:
+    """A stop condition as the record's lower-case slug: refusal codes use '-' and a verdict is upper
+    case ('broken-branch' -> 'broken_branch', 'UNVERIFIABLE' -> 'unverifiable')."""
+    import re
+
+    slug = re.sub(r"[^a-z0-9_]", "_", condition.lower())[:64]
+    return slug if slug[:1].isalpha() else "error"
+
+
+def _check_program_name(program: str) -> None:
+    """The fire record keeps the program's name (``Path(program).name``): one that record cannot
+    hold is refused before anything runs, not after the iterations have written their results."""
+    name = Path(program).name
+    if not name:
+        problem = "names no program (it is empty or ends with '/')"
+    elif len(name) > 1000:
+        problem = f"is {len(name)} characters long (at most 1000)"
+    else:
+        try:
+            name.encode("utf-8")
+            return
+        except UnicodeEncodeError:
+            problem = "holds bytes that are not UTF-8 text (an argument in another encoding?)"
+    raise ValidationError(f"field 'command': {program[:80]!r} {problem}; rule: a fire records its program's name as one "
+                          "line of UTF-8 text", code="invalid-field")  # fmt: skip
 
 
 @contextmanager
@@ -147,8 +175,17 @@ def _fire_lock(repo, goal_id: str, agent_id: Optional[str]):
         yield
         return
     folder = repo.git.git_dir / "loopx"
-    folder.mkdir(parents=True, exist_ok=True)
-    with open(folder / f"fire-{goal_id}-{agent_id or '_'}.lock", "w") as handle:
+    path = folder / f"fire-{goal_id}-{agent_id or '_'}.lock"
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        handle = open(path, "w")
+    except OSError as exc:  # .git/loopx is a file, a folder stands where the lock goes, read-only
+        from loopx_git.errors import StoreError
+
+        raise StoreError(f"cannot take the fire lock {path.name} under {folder} ({exc.strerror or exc}); nothing ran",
+                         code="no-lock", hint=f"{folder} holds locks and caches only, never state: remove what is in the "
+                         "way (loopx makes it again) or make it writable") from exc  # fmt: skip
+    with handle:
         try:
             fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
@@ -173,7 +210,7 @@ def _fire(repo: "StateRepo", goal_id: str, command: list[str], bounds: Bounds, a
         for sig, handler in previous.items():
             signal.signal(sig, handler)
     summary = FireSummary(
-        fire_id=fire_id, terminal_status=terminal, stop_condition=stop, iterations_run=len(run.rows),
+        fire_id=fire_id, terminal_status=terminal, stop_condition=_slug(stop), iterations_run=len(run.rows),
         max_iterations=bounds.max_iterations, timeout_seconds=bounds.timeout,
         iteration_timeout_seconds=bounds.iteration_timeout or bounds.timeout, approver_ceiling=bounds.ceiling,
         command=Path(command[0]).name, duration_seconds=round(time.monotonic() - run.started, 3), entries=run.rows,

@@ -42,7 +42,9 @@ class Integrity:
             return None
         self._verified = None  # another writer may have moved the mark forward: read it again
         report = self.report(tip, state_at, policy)
-        if report is not None and not report.ok:
+        if report is None:
+            return None  # the mark on disk is at the tip already
+        if not report.ok:
             raise _refusal(report)
         self._verified = tip
         return self._save(tip)

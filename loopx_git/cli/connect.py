@@ -33,17 +33,25 @@ def register(root: typer.Typer) -> None:
           loopx connect --no-hooks
           loopx connect --remote origin && loopx sync
         """
-        from loopx_git.errors import ValidationError
+        from loopx_git.errors import StoreError, ValidationError
 
         c = context.get(ctx)
         if (goal_id is None) != (objective is None):
             raise ValidationError("fields 'goal_id' and 'objective': give both or neither", code="invalid-field")
         with c.session(redact=redact) as repo:
+            if remote:  # an unknown or malformed remote is refused before anything is written
+                repo.remote(remote)
             result = repo.connect(state_branch=state_branch or c.state_branch)
             created = None
             if goal_id and not repo.goal_exists(goal_id):
                 created = repo.goal_create(goal_id, objective or "")
-            worktree = repo.connect_worktree(hooks=hooks, ignore=ignore)
+            try:
+                worktree = repo.connect_worktree(hooks=hooks, ignore=ignore)
+            except StoreError as exc:  # the branch (and goal) stand: say so, as a rerun finishes the rest
+                raise StoreError(f"{exc.message}; the state branch {repo.ref} is connected"
+                                 + (f" and goal '{created.record.goal_id}' created" if created else "")
+                                 + ", the hooks and ignore block are not done yet: run `loopx connect` again once fixed",
+                                 code=exc.code, hint=exc.hint) from exc
             tracked = repo.track(remote) if remote else None
             data = {"state_ref": repo.ref, "created": result.changed, "tip": repo.tip,
                     "goal_created": created.record.goal_id if created else None, **worktree.to_json(),

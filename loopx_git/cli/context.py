@@ -56,3 +56,23 @@ REDACT = typer.Option(False, "--redact", help="Write secrets and private paths a
 def get(ctx: typer.Context) -> Ctx:
     root = ctx.find_root()
     return root.obj if isinstance(root.obj, Ctx) else Ctx()
+
+
+MAX_INPUT_BYTES = 16 << 20
+"""A JSON file given to a command (a packet, a conformance document) is read up to this size:
+/dev/zero or a runaway file is refused, not read until memory runs out."""
+
+
+def read_input(path, *, field: str, source: str) -> bytes:
+    """The bytes of an input file, or a ValidationError naming ``field``: unreadable, or too large."""
+    from loopx_git.errors import ValidationError
+
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read(MAX_INPUT_BYTES + 1)
+    except OSError as exc:
+        raise ValidationError(f"field '{field}': {source} cannot be read ({exc.strerror or exc})", code="invalid-field") from exc
+    if len(data) > MAX_INPUT_BYTES:
+        raise ValidationError(f"field '{field}': {source} is larger than {MAX_INPUT_BYTES >> 20} MiB; rule: a JSON input "
+                              f"file is at most {MAX_INPUT_BYTES >> 20} MiB", code="invalid-field")  # fmt: skip
+    return data

@@ -166,11 +166,7 @@ def conformance(ctx: typer.Context, file: str = typer.Argument(..., metavar="FIL
     from loopx_git.model.canonical import parse_json
     from loopx_git.views.conformance import check
 
-    path = Path(file)
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise ValidationError(f"field 'file': {file} cannot be read ({exc.strerror})", code="invalid-field") from exc
+    data = context.read_input(Path(file), field="file", source=file)
     document = parse_json(data, field="file", source=file)
     if not isinstance(document, dict):
         raise ValidationError(f"field 'file': {file} holds {type(document).__name__}, not a JSON object", code="invalid-field")

@@ -73,6 +73,7 @@ def run_cli(argv: Optional[list[str]] = None) -> int:
 
     from loopx_git.errors import LoopxError
 
+    _tolerant_output()
     command = typer.main.get_command(app)
     try:
         rc = command.main(args=argv, prog_name="loopx", standalone_mode=False)
@@ -96,6 +97,41 @@ def run_cli(argv: Optional[list[str]] = None) -> int:
              "with the command that caused it)")
         return EXIT_INTERNAL
     return rc if isinstance(rc, int) else EXIT_OK
+
+
+def _tolerant_output() -> None:
+    """A character stdout cannot encode (an emoji under LANG=C, a file name that is not UTF-8) is
+    printed as an escape, never a failure: a write that landed must not end in an internal error."""
+    import codecs
+
+    try:
+        codecs.lookup_error(_ESCAPE)
+    except LookupError:
+        codecs.register_error(_ESCAPE, _escape)
+    for stream in (sys.stdout, sys.stderr):
+        if getattr(stream, "errors", None) in ("strict", "surrogateescape") and hasattr(stream, "reconfigure"):
+            try:
+                stream.reconfigure(errors=_ESCAPE)
+            except (ValueError, OSError):  # pragma: no cover - a stream that refuses: left as it is
+                pass
+
+
+_ESCAPE = "loopx-escape"
+
+
+def _escape(exc: UnicodeError):
+    """An undecodable byte kept as a surrogate (a file name) goes out as that byte again, as
+    ``surrogateescape`` would; any other character the encoding lacks becomes ``\\u....``."""
+    if not isinstance(exc, UnicodeEncodeError):
+        raise exc
+    out = []
+    for char in exc.object[exc.start:exc.end]:
+        code = ord(char)
+        if 0xDC80 <= code <= 0xDCFF:
+            out.append(bytes([code - 0xDC00]))
+        else:
+            out.append(char.encode("ascii", "backslashreplace"))
+    return b"".join(out), exc.end
 
 
 def _say(message: str) -> None:

@@ -22,15 +22,30 @@ def to_data(value: Any) -> Any:
 
 
 def emit(ctx: Ctx, value: Any, text: Callable[[Any], None]) -> None:
-    if ctx.format == OutputFormat.json:
-        sys.stdout.write(json.dumps(to_data(value), indent=2, ensure_ascii=False) + "\n")
+    if ctx.format == OutputFormat.json:  # \u escapes when stdout cannot carry every character (LANG=C)
+        sys.stdout.write(json.dumps(to_data(value), indent=2, ensure_ascii=not _utf8_stdout()) + "\n")
     elif ctx.format == OutputFormat.yaml:
         from loopx_git.store.yaml_doc import render
 
         data = to_data(value)
-        sys.stdout.write(render(data if isinstance(data, dict) else {"items": data}).decode())
+        _write_utf8(render(data if isinstance(data, dict) else {"items": data}))
     else:
         text(value)
+
+
+def _utf8_stdout() -> bool:
+    return (getattr(sys.stdout, "encoding", None) or "").lower().replace("-", "").replace("_", "") in ("utf8", "utf8sig")
+
+
+def _write_utf8(data: bytes) -> None:
+    """YAML is UTF-8 whatever the locale: as bytes when stdout would encode text otherwise."""
+    buffer = None if _utf8_stdout() else getattr(sys.stdout, "buffer", None)
+    if buffer is None:
+        sys.stdout.write(data.decode("utf-8"))
+        return
+    sys.stdout.flush()
+    buffer.write(data)
+    buffer.flush()
 
 
 def console(stderr: bool = False):

@@ -120,10 +120,7 @@ def record(ctx: typer.Context, goal_id: str = typer.Option(..., "--goal-id", "-g
     from loopx_git.errors import ValidationError
     from loopx_git.model.canonical import parse_json
 
-    try:
-        raw = packet.read_bytes()
-    except OSError as exc:
-        raise ValidationError(f"field 'packet': {packet.name} cannot be read ({exc.strerror})", code="invalid-field") from exc
+    raw = context.read_input(packet, field="packet", source=packet.name)
     data = parse_json(raw, field="packet", source=packet.name)
     if not isinstance(data, dict):
         raise ValidationError(f"field 'packet': {packet.name} holds {type(data).__name__}, not a JSON object; rule: a "

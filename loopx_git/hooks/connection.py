@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional
 
+from loopx_git.errors import StoreError
 from loopx_git.hooks import install, shim
 from loopx_git.hooks.checks import Report, boundary_of, check_tree, path_finding, policy_of
 from loopx_git.safety.boundary import BLOCK_BEGIN, has_ignore_block, with_ignore_block
@@ -34,12 +35,26 @@ def uses_framework(git: GitRepo) -> bool:
 
 def ensure_ignore_block(git: GitRepo) -> str:
     path = git.workdir / GITIGNORE
-    before = path.read_text(encoding="utf-8") if path.is_file() else ""
-    after = with_ignore_block(before, boundary_of(policy_of(git)).patterns)
-    if after == before:
-        return "up to date"
-    path.write_text(after, encoding="utf-8")
+    try:  # git reads .gitignore as bytes: lines in another encoding are kept as they are
+        before = path.read_text(encoding="utf-8", errors="surrogateescape") if path.is_file() else ""
+        after = with_ignore_block(before, boundary_of(policy_of(git)).patterns)
+        if after == before:
+            return "up to date"
+        path.write_text(after, encoding="utf-8", errors="surrogateescape")
+    except OSError as exc:  # a folder or a dangling link named .gitignore, a read-only work tree
+        raise _cannot("write the local-state block to .gitignore", exc,
+                      "make .gitignore a regular file you can write, or pass --no-ignore") from exc
     return "updated" if BLOCK_BEGIN in before.splitlines() else "added"
+
+
+def _cannot(what: str, exc: OSError, hint: str) -> StoreError:
+    """A work-tree or hooks change that the file system refused, as a refusal naming the path."""
+    where = f" ({exc.filename})" if exc.filename else ""
+    return StoreError(f"cannot {what}{where}: {exc.strerror or exc}", code="worktree", hint=hint)
+
+
+_HOOKS_HINT = ("the hooks folder is `git rev-parse --git-path hooks` (core.hooksPath when set): make it a folder you "
+               "can write with regular files for the hooks, or pass --no-hooks")
 
 
 def connect(git: GitRepo, *, hooks: bool = True, ignore: bool = True, executable: Optional[str] = None) -> Connection:
@@ -59,7 +74,10 @@ def connect(git: GitRepo, *, hooks: bool = True, ignore: bool = True, executable
             target = target_for(git, hooks_dir)
             if executable:  # exactly this one, no fallback
                 target = shim.Target(executable, None, portable=not os.path.isabs(executable))
-            result.hooks = {name: install.install(hooks_dir, name, target) for name in install.HOOK_NAMES}
+            try:
+                result.hooks = {name: install.install(hooks_dir, name, target) for name in install.HOOK_NAMES}
+            except OSError as exc:  # a folder where a hook goes, core.hooksPath naming a file, a dangling link
+                raise _cannot("install the git hooks", exc, _HOOKS_HINT) from exc
     return result
 
 
@@ -84,7 +102,10 @@ def disconnect(git: GitRepo) -> dict[str, str]:
     if git.workdir is None:
         return {}
     hooks_dir = git.hooks_dir()
-    return {name: install.uninstall(hooks_dir, name) for name in install.HOOK_NAMES}
+    try:
+        return {name: install.uninstall(hooks_dir, name) for name in install.HOOK_NAMES}
+    except OSError as exc:
+        raise _cannot("remove loopx's hook sections", exc, _HOOKS_HINT) from exc
 
 
 @dataclass
@@ -110,7 +131,10 @@ def health(git: GitRepo) -> Health:
     target = target_for(git, hooks_dir)
     out.hooks = [install.state(hooks_dir, name, target) for name in install.HOOK_NAMES]
     gitignore = git.workdir / GITIGNORE
-    text = gitignore.read_text(encoding="utf-8") if gitignore.is_file() else ""
+    try:
+        text = gitignore.read_text(encoding="utf-8", errors="surrogateescape") if gitignore.is_file() else ""
+    except OSError:  # unreadable: reported as no block, which `loopx connect` then explains
+        text = ""
     out.ignore_block = has_ignore_block(text, boundary_of(policy_of(git)).patterns)
     return out
 

@@ -135,7 +135,10 @@ def state(hooks_dir: Path, name: str, target: shim.Target) -> HookState:
     aside = hooks_dir / (name + ASIDE_SUFFIX)
     if not path.exists():
         return HookState(name, path, False, False, None, None)
-    lines = path.read_text(encoding="utf-8", errors="surrogateescape").splitlines()
+    try:
+        lines = path.read_text(encoding="utf-8", errors="surrogateescape").splitlines()
+    except OSError:  # a folder where the hook goes: no shim is there (`loopx connect` says why)
+        return HookState(name, path, False, False, None, None)
     found = _find_section(lines, name)
     if found is None:
         return HookState(name, path, False, False, None, "inline")

@@ -45,7 +45,8 @@ def parse_updates(text: str) -> list[RefUpdate]:
         elif parts:
             from loopx_git.errors import ValidationError
 
-            raise ValidationError(f"pre-push input {line!r}: expected '<local ref> <local sha> <remote ref> <remote sha>'",
+            shown = repr(line[:200]) + ("..." if len(line) > 200 else "")  # a runaway line is not echoed whole
+            raise ValidationError(f"pre-push input {shown}: expected '<local ref> <local sha> <remote ref> <remote sha>'",
                                   code="invalid-input")  # fmt: skip
     return updates
 
@@ -59,7 +60,18 @@ def _check_state_push(git: GitRepo, update: RefUpdate, state_ref: str, report: R
     if update.deletes:
         report.refused.append(f"{update.remote_ref}: deleting the state branch on the remote loses its history")
         return
+    kind = git.object_type(update.local_sha)
+    if kind != "commit":  # git hands over commits; odd stdin (or a hand-run hook) may not
+        report.refused.append(f"{update.remote_ref}: the pushed {update.local_sha[:12]!r} is "
+                              f"{'no object in this repository' if kind is None else 'a ' + kind}, not a commit; "
+                              "only state commits are pushed to the state branch")  # fmt: skip
+        return
     if not update.creates:
+        kind = git.object_type(update.remote_sha)
+        if kind not in (None, "commit"):
+            report.refused.append(f"{update.remote_ref}: the remote's {update.remote_sha[:12]!r} is a {kind}, not a "
+                                  "commit; the state branch there is damaged and a push cannot fast-forward it")  # fmt: skip
+            return
         if not git.has_object(update.remote_sha):
             report.refused.append(f"{update.remote_ref}: the remote has state commits this clone has not seen "
                                   f"({update.remote_sha[:12]}); fetch and merge them first (loopx sync)")  # fmt: skip

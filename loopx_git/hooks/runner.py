@@ -94,7 +94,7 @@ def run(name: str, args: list[str], *, repo: str = ".", strict: bool = False,
         policy = checks.policy_of(git)
         state_ref = layout.state_ref(git.config_get("loopx.stateRef") or layout.DEFAULT_STATE_REF)
         if name == "pre-push":
-            updates = parse_updates((stdin or sys.stdin).read())
+            updates = parse_updates(_read_updates(stdin or sys.stdin))
             remote = args[0] if args else None
         else:
             updates = _framework_updates(git)
@@ -102,6 +102,21 @@ def run(name: str, args: list[str], *, repo: str = ".", strict: bool = False,
         report = check_push(git, updates, policy, remote=remote, state_ref=state_ref)
     print_report(report, out, label=name, strict=strict, quiet_when_clean=True)
     return 1 if report.failed(strict) else 0
+
+
+MAX_PUSH_INPUT = 16 << 20
+"""Characters of pre-push input read at most: git sends one short line per ref (a hundred thousand
+refs fit); endless input (``< /dev/zero``) is refused, not read until memory runs out."""
+
+
+def _read_updates(stream: TextIO) -> str:
+    text = stream.read(MAX_PUSH_INPUT + 1)
+    if len(text) > MAX_PUSH_INPUT:
+        from loopx_git.errors import ValidationError
+
+        raise ValidationError(f"pre-push input is longer than {MAX_PUSH_INPUT >> 20} Mi characters; rule: git sends one "
+                              "'<local ref> <local sha> <remote ref> <remote sha>' line per pushed ref", code="invalid-input")
+    return text
 
 
 def main(argv: list[str]) -> int:

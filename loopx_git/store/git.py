@@ -12,7 +12,7 @@ from typing import Iterable, Iterator, Mapping, Optional
 
 import pygit2
 
-from loopx_git.errors import StoreError
+from loopx_git.errors import StoreError, shown_path
 
 FILE_MODE = pygit2.GIT_FILEMODE_BLOB
 TREE_MODE = pygit2.GIT_FILEMODE_TREE
@@ -64,10 +64,16 @@ class GitRepo:
 
     @classmethod
     def discover(cls, path: str | os.PathLike = ".") -> "GitRepo":
-        found = pygit2.discover_repository(str(path))
+        try:
+            found = pygit2.discover_repository(str(path))
+        except (OSError, pygit2.GitError) as exc:  # a name too long for the file system, a folder it cannot read
+            # libgit2 says "'<the whole path>': File name too long": keep the reason, not the path again
+            reason = (exc.strerror if isinstance(exc, OSError) else None) or str(exc).rsplit("': ", 1)[-1]
+            raise StoreError(f"field 'repo': {shown_path(path)} cannot be searched for a git repository ({reason})",
+                             code="no-repo", hint="pass --repo PATH naming a folder inside a git repository") from exc
         if found is None:
             raise StoreError(
-                f"{os.fspath(path)!r} is not inside a git repository",
+                f"{shown_path(path)} is not inside a git repository",
                 code="no-repo",
                 hint="run `git init` first, or pass --repo PATH",
             )
@@ -156,37 +162,43 @@ class GitRepo:
         return self._repo.odb.read(oid)[1]  # the raw odb read skips building a Blob object: ~2x on a cold fold
 
     def tree_entry(self, tree: str, path: str) -> Optional[str]:
+        root = self._repo[tree]  # a missing tree is damage (StoreError), not an absent path
         try:
-            return str(self._repo[tree][path].id)
+            return str(root[path].id)
         except KeyError:
             return None
 
     def leaf(self, tree: str, path: str) -> Optional[Entry]:
         """The file (or link) at ``path`` in ``tree``; None when absent or a directory."""
+        root = self._repo[tree]
         try:
-            entry = self._repo[tree][path]
+            entry = root[path]
         except KeyError:
             return None
         return None if entry.filemode == TREE_MODE else Entry(path, str(entry.id), entry.filemode)
 
     def list_dir(self, tree: str, path: str) -> list[str]:
         """Names of the sub-directories of ``path`` in ``tree`` (empty when it is absent)."""
+        root = self._repo[tree]  # a missing tree must not read as an empty branch
         try:
-            node = self._repo[self._repo[tree][path].id]
+            entry = root[path]
         except KeyError:
             return []
-        return [e.name for e in node if e.type_str == "tree"] if isinstance(node, pygit2.Tree) else []
+        if entry.filemode != TREE_MODE:  # a file or a submodule link of that name: no directory
+            return []
+        return [e.name for e in self._repo[entry.id] if e.type_str == "tree"]
 
     def walk_files(self, tree: str, prefix: str = "") -> Iterator[tuple[str, str]]:
         """(path, blob id) of every file below ``prefix`` in ``tree``."""
         start = self._repo[tree]
         if prefix:
             try:
-                start = self._repo[start[prefix].id]
+                entry = start[prefix]
             except KeyError:
                 return
-            if not isinstance(start, pygit2.Tree):
+            if entry.filemode != TREE_MODE:
                 return
+            start = self._repo[entry.id]  # missing: damage, never "no files"
         yield from self._walk(start, prefix + "/" if prefix else "")
 
     def _walk(self, tree: pygit2.Tree, base: str) -> Iterator[tuple[str, str]]:
@@ -263,7 +275,14 @@ class GitRepo:
             yield self.commit(str(obj.id))
 
     def is_ancestor(self, ancestor: str, descendant: str) -> bool:
-        return ancestor == descendant or self._repo.descendant_of(descendant, ancestor)
+        """Whether commit ``ancestor`` is ``descendant`` or one of its ancestors; False when either
+        is missing or not a commit (a stale cache key, a hand-written mark, odd hook input)."""
+        if ancestor == descendant:
+            return True
+        try:
+            return self._repo.descendant_of(descendant, ancestor)
+        except (KeyError, ValueError, pygit2.GitError):  # InvalidError: "object is no commit object"
+            return False
 
     def has_object(self, oid: str) -> bool:
         try:
@@ -406,6 +425,7 @@ class GitRepo:
             env.update(GIT_TERMINAL_PROMPT="0", GIT_SSH_COMMAND=env.get("GIT_SSH_COMMAND", "ssh -o BatchMode=yes"))
         try:
             return subprocess.run(["git", *args], cwd=self.workdir or self.git_dir, capture_output=True, text=True,
+                                  errors="surrogateescape",  # a path or name git prints that is not UTF-8
                                   env=env, input=stdin, check=False, timeout=timeout)  # fmt: skip
         except subprocess.TimeoutExpired:
             return subprocess.CompletedProcess(["git", *args], 124, "", f"timed out after {timeout:.0f} s")
@@ -460,3 +480,58 @@ class GitRepo:
         proc = self.git_command("update-ref", "-m", "loopx", ref, new, expected or "")
         if proc.returncode != 0:
             raise RefMoved(proc.stderr.strip())
+
+
+def _unreadable(exc: Exception, *, writing: bool = False) -> StoreError:
+    """What a read (or write) of a damaged, incomplete or unwritable object store becomes: a refusal
+    naming the object or file, never an internal error (a corrupt loose object, a blob a partial
+    copy left out, a read-only .git/objects)."""
+    if isinstance(exc, OSError) and not isinstance(exc, pygit2.GitError):
+        detail = str(exc)  # libgit2's message names the file: "failed to create temporary file '...': Permission denied"
+    else:
+        detail = str(exc) if isinstance(exc, pygit2.GitError) else f"object {exc.args[0] if exc.args else '?'} is missing"
+    if writing:
+        return StoreError(f"git cannot write into this repository: {detail}; nothing was committed", code="write-failed",
+                          hint="check that .git/objects is a folder you can write and that the disk has room; "
+                          "`git fsck --full` names damaged objects")  # fmt: skip
+    return StoreError(f"git cannot read this repository: {detail}", code="damaged-repo",
+                      hint="`git fsck --full` names every damaged or missing object: fetch them again from another clone "
+                      "(git fetch) or restore the repository from a copy; a damaged .git/index is rebuilt from HEAD by "
+                      "`git read-tree HEAD`")  # fmt: skip
+
+
+def _guarded(method, *, writing: bool = False):
+    """``method`` with pygit2's errors (and the KeyError of a missing object; for a write, the
+    OSError of a file system that refuses) turned into StoreError."""
+    import functools
+    import inspect
+
+    caught = (pygit2.GitError, KeyError, OSError) if writing else (pygit2.GitError, KeyError)
+
+    if inspect.isgeneratorfunction(method):
+
+        @functools.wraps(method)
+        def walking(*args, **kwargs):
+            try:
+                yield from method(*args, **kwargs)
+            except caught as exc:
+                raise _unreadable(exc) from exc
+
+        return walking
+
+    @functools.wraps(method)
+    def guarded(*args, **kwargs):
+        try:
+            return method(*args, **kwargs)
+        except caught as exc:
+            raise _unreadable(exc, writing=writing) from exc
+
+    return guarded
+
+
+for _name in ("commit", "read_blob", "tree_entry", "leaf", "list_dir", "walk_files", "walk_entries", "changes",
+              "walk_commits", "walk_range", "refs", "merge_base", "added_records", "untracked", "index_entries",
+              "index_blob"):
+    setattr(GitRepo, _name, _guarded(getattr(GitRepo, _name)))
+for _name in ("write_blob", "write_tree"):
+    setattr(GitRepo, _name, _guarded(getattr(GitRepo, _name), writing=True))

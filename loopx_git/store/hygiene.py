@@ -69,6 +69,8 @@ class GcResult:
     unreachable_before: Unreachable
     unreachable_after: Unreachable
     gc_log_removed: bool
+    warnings: tuple[str, ...] = ()
+    """What could not be done after the packing landed (it stands; these only say so)."""
 
 
 def estimate_loose(git_dir: Path) -> int:
@@ -121,7 +123,7 @@ def gc_log(git_dir: Path) -> Optional[dict]:
 def _remove_gc_log(git_dir: Path) -> bool:
     try:
         (git_dir / "gc.log").unlink()
-    except FileNotFoundError:
+    except (FileNotFoundError, IsADirectoryError):  # a folder of that name is not git's log: left alone
         return False
     return True
 
@@ -131,13 +133,17 @@ def pack_lock(git_dir: Path, *, wait: float = 0.0) -> Iterator[bool]:
     """Hold the packing lock while the block runs; yields False when another process holds it
     (after ``wait`` seconds). A lock older than STALE_LOCK_SECONDS is a dead packer's: taken over."""
     path = git_dir / "loopx" / "pack.lock"
-    path.parent.mkdir(parents=True, exist_ok=True)
     deadline = time.monotonic() + wait
     while True:
         try:
+            path.parent.mkdir(parents=True, exist_ok=True)
             fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
             break
         except FileExistsError:
+            if not path.parent.is_dir():  # .git/loopx is a file or a dangling link: no lock can be taken
+                raise _no_lock(path, "it is not a folder") from None
+            if path.is_dir():  # no process made that: waiting would never end in the lock
+                raise _no_lock(path, "a folder stands where the lock file goes") from None
             with contextlib.suppress(OSError):
                 if time.time() - path.stat().st_mtime > STALE_LOCK_SECONDS:
                     path.unlink()
@@ -146,6 +152,8 @@ def pack_lock(git_dir: Path, *, wait: float = 0.0) -> Iterator[bool]:
                 yield False
                 return
             time.sleep(0.2)
+        except OSError as exc:  # read-only, not a folder, a name the file system refuses
+            raise _no_lock(path, exc.strerror or str(exc)) from exc
     try:
         os.write(fd, f"{os.getpid()}\n".encode())
         os.close(fd)
@@ -153,6 +161,14 @@ def pack_lock(git_dir: Path, *, wait: float = 0.0) -> Iterator[bool]:
     finally:
         with contextlib.suppress(OSError):
             path.unlink()
+
+
+def _no_lock(path: Path, reason: str):
+    from loopx_git.errors import StoreError
+
+    return StoreError(f"cannot take the packing lock {path.name} under {path.parent} ({reason}); nothing was packed",
+                      code="no-lock", hint=f"{path.parent} holds caches only, never state: remove it (loopx makes it "
+                      "again) or make it writable")  # fmt: skip
 
 
 def _state_path(git_dir: Path) -> Path:
@@ -164,7 +180,7 @@ def _pack_state(git_dir: Path) -> dict:
     try:
         data = json.loads(_state_path(git_dir).read_text())
         return {"loose_after": int(data["loose_after"]), "packs": int(data.get("packs", 0))}
-    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+    except (OSError, ValueError, KeyError, TypeError, AttributeError, OverflowError):  # OverflowError: int(Infinity)
         return {"loose_after": 0, "packs": 0}
 
 
@@ -234,5 +250,10 @@ def gc(git: GitRepo) -> GcResult:
                                 f"over after {STALE_LOCK_SECONDS} s")  # fmt: skip
         before, unreachable_before = object_stats(git_dir), unreachable(git)
         removed = full_gc(git)
-        _record(git_dir, loose=estimate_loose(git_dir), packs=0)
-        return GcResult(before, object_stats(git_dir), unreachable_before, unreachable(git), removed)
+        warnings: tuple[str, ...] = ()
+        try:
+            _record(git_dir, loose=estimate_loose(git_dir), packs=0)
+        except OSError as exc:  # the packing is done: a bookkeeping file that cannot be written only warns
+            warnings = (f"could not record the packing in {_state_path(git_dir)} ({exc.strerror or exc}); the objects are "
+                        "packed, a later command may pack again",)  # fmt: skip
+        return GcResult(before, object_stats(git_dir), unreachable_before, unreachable(git), removed, warnings)

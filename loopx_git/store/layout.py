@@ -48,6 +48,11 @@ def state_ref(branch: str, *, field: str = "state_branch") -> str:
 
     ref = branch if branch.startswith("refs/") else f"refs/heads/{branch}"
     problem = "is empty" if not branch or branch in ("refs/", "refs/heads/") else ref_name_problem(ref)
+    if problem is None and not branch.isascii():
+        try:
+            branch.encode("utf-8")
+        except UnicodeEncodeError:  # bytes of another encoding on the command line
+            problem = "is not UTF-8 text"
     if problem is not None:
         raise ValidationError(f"field '{field}': {branch!r} is not a valid git branch name: it {problem}",
                               code="invalid-field", hint="a branch name as `git check-ref-format --branch` accepts "

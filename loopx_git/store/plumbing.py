@@ -12,7 +12,7 @@ import subprocess
 from pathlib import Path
 from typing import Optional
 
-from loopx_git.errors import StoreError
+from loopx_git.errors import StoreError, shown_path
 
 GITLINK = 0o160000
 
@@ -34,11 +34,16 @@ class IndexReader:
 
     @classmethod
     def discover(cls, path: str | os.PathLike = ".") -> "IndexReader":
-        proc = _git(Path(path), "rev-parse", "--show-toplevel", check=False)
+        try:
+            proc = _git(Path(path), "rev-parse", "--show-toplevel", check=False)
+        except OSError as exc:  # missing, a file, a name too long: git cannot even start there
+            raise StoreError(f"field 'repo': {shown_path(path)} cannot be searched for a git work tree "
+                             f"({exc.strerror or type(exc).__name__})", code="no-repo",
+                             hint="pass --repo PATH naming a folder inside a git work tree") from exc
         if proc.returncode != 0:
-            raise StoreError(f"{os.fspath(path)!r} is not inside a git work tree", code="no-repo",
+            raise StoreError(f"{shown_path(path)} is not inside a git work tree", code="no-repo",
                              hint="the pre-commit check needs a work tree with an index")  # fmt: skip
-        return cls(Path(proc.stdout.decode().strip()))
+        return cls(Path(os.fsdecode(proc.stdout.rstrip(b"\n"))))  # a folder name need not be UTF-8
 
     def index_entries(self) -> list[tuple[str, str, int]]:
         """``(path, blob id, mode)`` of every index entry (submodule links left out)."""
@@ -68,7 +73,9 @@ class IndexReader:
         fields = proc.stdout.decode("utf-8", "surrogateescape").split("\0")
         out = []
         for meta, path in zip(fields[0::2], fields[1::2]):
-            _old_mode, new_mode, _old, new, _status = meta.lstrip(":").split()
+            _old_mode, new_mode, _old, new, status = meta.lstrip(":").split()
+            if status == "U":  # unmerged: no staged blob yet (git commits nothing until it is resolved)
+                continue
             if int(new_mode, 8) != GITLINK:
                 out.append((path, new, int(new_mode, 8)))
         return out

@@ -34,7 +34,7 @@ class StateReader:
         if tip is None:
             return self._fold([], [])
         if self._memory is None:
-            self._memory = self._cache.load()
+            self._memory = self._usable(self._cache.load())
         if self._memory is not None and self._memory[0] == tip:
             return self._memory[1]
         state = None
@@ -44,6 +44,17 @@ class StateReader:
             state = self._fold(*self.all_records(tip))
         self.remember(tip, state)
         return state
+
+    def _usable(self, cached: Optional[tuple[str, Any]]) -> Optional[tuple[str, Any]]:
+        """The cached (tip, state) if it has the shape this reader folds — a tip that is a commit
+        here, a state of the fold's own type — else None: a cache is never a source of truth, and a
+        damaged or foreign one is only a slower read."""
+        if cached is None:
+            return None
+        tip, state = cached
+        if not isinstance(tip, str) or self._git.object_type(tip) != "commit":
+            return None
+        return cached if type(state) is type(self._fold([], [])) else None
 
     def remember(self, tip: str, state: Any) -> None:
         self._memory = (tip, state)

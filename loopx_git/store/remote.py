@@ -10,10 +10,28 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Optional
 
-from loopx_git.errors import NotFoundError, StoreError
+from loopx_git.errors import NotFoundError, StoreError, ValidationError
 from loopx_git.store.git import GitRepo
 
 ZERO = "0" * 40
+
+
+def remote_name_problem(name: str) -> Optional[str]:
+    """Why ``name`` cannot be a git remote's name (git's own rule: ``refs/remotes/<name>/x`` is
+    a valid ref), or None."""
+    from loopx_git.store.layout import ref_name_problem
+
+    if not name:
+        return "is empty"
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return "is not UTF-8 text"
+    if name.startswith("-"):
+        return "starts with '-' (git would read it as an option)"
+    if len(name) > 255:
+        return f"is {len(name)} characters long (at most 255)"
+    return ref_name_problem(f"refs/remotes/{name}/x")
 
 
 @dataclass(frozen=True)
@@ -28,6 +46,10 @@ class Remote:
         self.git = git
         self.name = name
         self.state_ref = state_ref
+        problem = remote_name_problem(name)
+        if problem is not None:  # before git sees it: a config key or a command line it would choke on
+            raise ValidationError(f"field 'remote': {name[:200]!r} is not a remote name: it {problem}", code="invalid-field",
+                                  hint="a name as `git remote add NAME URL` accepts it, e.g. origin")  # fmt: skip
         if git.config_get(f"remote.{name}.url") is None:
             raise NotFoundError(f"remote {name!r} is not configured in this repository", code="no-remote",
                                 hint="add it with `git remote add NAME URL`, or pass --remote NAME")  # fmt: skip
