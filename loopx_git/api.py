@@ -139,6 +139,7 @@ class StateRepo:
             self.ref = layout.state_ref(state_branch)
             self._reader = self._new_reader()
             self._integrity = Integrity(self.git, self.ref)
+        self._require_writable()
         empty = Write("connect", "state branch", "", None)
 
         def attempt() -> WriteResult:
@@ -156,6 +157,14 @@ class StateRepo:
             self.git.config_set(CONFIG_KEY, self.ref)
         self.named = True
         return result
+
+    def _require_writable(self) -> None:
+        """Only a branch is written: a remote-tracking ref or a tag may be read (a proposal under
+        review), never moved by a write."""
+        if not self.ref.startswith("refs/heads/"):
+            raise ValidationError(f"field 'state_branch': {self.ref} can be read but not written; state branches live "
+                                  "under refs/heads/", code="invalid-field",
+                                  hint="write on a local branch (`loopx connect --state-branch NAME`), then push or propose it")  # fmt: skip
 
     def require_intact(self, tip: str) -> None:
         """Refuse (``broken-branch``) unless the branch at ``tip`` verifies: checked since the last
@@ -251,6 +260,7 @@ class StateRepo:
         left documents drifted); no commit when they all agree."""
         from loopx_git.store.documents import render_all
 
+        self._require_writable()
         empty = Write("repair", "documents", "", None)
 
         def attempt() -> WriteResult:
@@ -278,6 +288,7 @@ class StateRepo:
     def apply(self, build: Callable[[State], Write]) -> WriteResult:
         """Run one domain operation as one commit: read the tip, validate against its state,
         commit with compare-and-swap; on a lost race, all of it again on the new tip."""
+        self._require_writable()
 
         def attempt() -> WriteResult:
             tip = self.tip

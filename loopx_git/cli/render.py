@@ -54,23 +54,33 @@ def console(stderr: bool = False):
     return Console(stderr=stderr, highlight=False, soft_wrap=True)
 
 
+_CONTROL = {code: f"\\x{code:02x}" for code in [*range(0x00, 0x09), *range(0x0B, 0x20), 0x7F, *range(0x80, 0xA0)]}
+
+
+def visible(text: str) -> str:
+    """``text`` with control characters shown as ``\\xNN``: a value from the branch (a todo text,
+    a path in a hostile tree) cannot move the cursor or colour the terminal."""
+    return text.translate(_CONTROL)
+
+
 def table(columns: Sequence[str], rows: Iterable[Sequence[Any]], title: Optional[str] = None) -> None:
     from rich import box
     from rich.table import Table
+    from rich.text import Text
 
     out = console()
     tty = out.is_terminal
     grid = Table(*columns, title=title if tty else None, box=box.SIMPLE if tty else None,
                  show_edge=False, pad_edge=False, header_style="bold" if tty else "")  # fmt: skip
-    for row in rows:
-        grid.add_row(*("" if cell is None else str(cell) for cell in row))
+    for row in rows:  # Text, not str: rich would read "[red]" in a todo's text as markup
+        grid.add_row(*(Text("" if cell is None else visible(str(cell))) for cell in row))
     if not tty and title:
         out.print(title)
     out.print(grid)
 
 
 def line(message: str = "", style: Optional[str] = None) -> None:
-    console().print(message, style=style, markup=False)
+    console().print(visible(message), style=style, markup=False)
 
 
 def kv(pairs: Iterable[tuple[str, Any]]) -> None:
@@ -80,12 +90,12 @@ def kv(pairs: Iterable[tuple[str, Any]]) -> None:
             continue
         if isinstance(value, list):
             value = ", ".join(map(str, value))
-        out.print(f"[bold]{key}[/bold]: ", end="")
-        out.print(str(value), markup=False)
+        out.print(f"{visible(key)}: ", style="bold", markup=False, end="")
+        out.print(visible(str(value)), markup=False)
 
 
 def note(message: str) -> None:
-    console(stderr=True).print(message, style="dim", markup=False)
+    console(stderr=True).print(visible(message), style="dim", markup=False)
 
 
 def write_result(ctx: Ctx, result: Any, text: Callable[[Any], None]) -> None:

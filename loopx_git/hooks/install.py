@@ -76,6 +76,15 @@ def _write(path: Path, lines: list[str]) -> None:
     path.chmod(path.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
 
 
+def _not_shell(path: Path, lines: list[str]) -> bool:
+    """A hook loopx must not edit: another language's ``#!``, or a program (a NUL byte, as git
+    tells binary files) that runs without one."""
+    if lines and lines[0].startswith("#!"):
+        return not _SHELLS.match(lines[0])
+    with open(path, "rb") as f:
+        return b"\0" in f.read(8000)
+
+
 def install(hooks_dir: Path, name: str, target: shim.Target) -> str:
     """Install or update the shim for ``name``; returns what was done, in a few words."""
     hooks_dir.mkdir(parents=True, exist_ok=True)
@@ -95,7 +104,7 @@ def install(hooks_dir: Path, name: str, target: shim.Target) -> str:
         _write(path, new)
         return "updated"
     switched_off = not os.access(path, os.X_OK)
-    if switched_off or (lines and lines[0].startswith("#!") and not _SHELLS.match(lines[0])):
+    if switched_off or _not_shell(path, lines):
         if aside.exists():
             raise RuleError(f"{aside.name} already exists beside the {name} hook; moving your hook there would overwrite it",
                             code="hook-exists", hint=f"rename or remove {aside} and run `loopx connect` again")  # fmt: skip

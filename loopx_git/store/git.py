@@ -5,6 +5,7 @@ Everything is addressed by hex object ids (``str``) so callers never hold pygit2
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,6 +27,16 @@ tip moved before or under the ref lock, or the lock is held. Nothing else is a l
 
 class RefMoved(Exception):
     """The ref was not where the writer read it (or its lock was held): re-read and retry."""
+
+    def __init__(self, message: str = "", *, lock: Optional[str] = None):
+        super().__init__(message)
+        self.lock = lock
+        """The ref's lock file, when a held lock was the reason."""
+
+
+def _lock_path(message: str) -> Optional[str]:
+    found = re.search(r"'([^']+\.lock)'", message)
+    return found.group(1) if found else None
 
 
 @dataclass(frozen=True)
@@ -408,8 +419,9 @@ class GitRepo:
                 raise RefMoved(str(exc)) from exc
             raise StoreError(f"git refused the commit on {ref}: {exc}", code="commit-failed") from exc
         except OSError as exc:
-            if any(said in str(exc) for said in _LOCK_HELD):  # another writer holds the ref's lock
-                raise RefMoved(str(exc)) from exc
+            said = str(exc)
+            if any(held in said for held in _LOCK_HELD) and "Permission denied" not in said:
+                raise RefMoved(said, lock=_lock_path(said)) from exc  # another writer holds the ref's lock
             raise StoreError(f"could not write the commit on {ref}: {exc}", code="commit-failed") from exc
         return str(oid)
 

@@ -48,6 +48,8 @@ def state_ref(branch: str, *, field: str = "state_branch") -> str:
 
     ref = branch if branch.startswith("refs/") else f"refs/heads/{branch}"
     problem = "is empty" if not branch or branch in ("refs/", "refs/heads/") else ref_name_problem(ref)
+    if problem is None and ref.rsplit("/", 1)[-1] == "HEAD":
+        problem = "is HEAD, which git keeps for the checked-out commit"
     if problem is None and not branch.isascii():
         try:
             branch.encode("utf-8")

@@ -59,14 +59,21 @@ def commit(git: GitRepo, ref: str, parent: Optional[str], txn: Transaction) -> s
     return git.commit_on_ref(ref, tree, [parent] if parent else [], txn.message())
 
 
-def retrying(attempt: Callable[[], T], *, attempts: int = MAX_ATTEMPTS) -> T:
+def retrying(attempt: Callable[[], T], *, attempts: Optional[int] = None) -> T:
     """Run ``attempt`` until it does not lose a race. Each try re-reads the tip and re-validates,
     so a retry never writes on stale state. Full jitter keeps racing writers from lock-stepping."""
+    attempts = MAX_ATTEMPTS if attempts is None else attempts
+    last: Optional[RefMoved] = None
     for n in range(attempts):
         try:
             return attempt()
-        except RefMoved:
+        except RefMoved as exc:
+            last = exc
             time.sleep(random.uniform(0, min(BACKOFF_CAP, BACKOFF_BASE * (2**n))))
+    if last is not None and last.lock:  # the same held lock every time: maybe a crashed writer's
+        raise ConflictError(f"the state branch's lock stayed held; gave up after {attempts} attempts",
+                            code="ref-locked", hint=f"if no other git or loopx process is running, one that crashed "
+                            f"left {last.lock} behind: remove that file and try again")  # fmt: skip
     raise ConflictError(
         f"the state branch kept moving; gave up after {attempts} attempts",
         hint="another writer is very busy; try again",

@@ -411,3 +411,56 @@ def test_a_finding_in_a_file_name_that_is_not_utf8_is_printed(cli, git_repo):
     result = _loopx(git_repo, "check")
     assert result.returncode == 1 and b"internal error" not in result.stderr, result.stderr
     assert b"f\xff.txt:1:7: github-token (block)" in result.stdout
+
+
+# -- found in review: text that rich would read as markup, held ref locks, read-only refs, binary hooks ------
+
+
+def test_todo_text_that_looks_like_markup_or_holds_escapes_is_listed_as_it_is(cli):
+    for text in ("[/bold] not markup [red]x", "esc \x1b[31mred"):
+        assert cli("todo", "add", "--goal-id", GOAL, "--text", text).code == 0
+    listed = cli("todo", "list", "--goal-id", GOAL)
+    clean(listed)
+    assert listed.code == 0 and "[/bold] not markup [red]x" in listed.out
+    assert "\x1b" not in listed.out and "esc \\x1b[31mred" in listed.out
+
+
+def test_a_lock_left_on_the_state_ref_is_named_in_the_refusal(cli, git_repo, monkeypatch):
+    from loopx_git.store import transaction
+
+    monkeypatch.setattr(transaction, "MAX_ATTEMPTS", 3)
+    tip = state_tip(git_repo)
+    lock = git_repo / ".git" / "refs" / "heads" / "loopx" / "state.lock"
+    lock.write_text("")
+    result = cli("todo", "add", "--goal-id", GOAL, "--text", "blocked")
+    refused(result, "ref-locked", str(lock), "remove that file")
+    assert state_tip(git_repo) == tip
+    lock.unlink()
+    assert cli("todo", "add", "--goal-id", GOAL, "--text", "free again").code == 0
+
+
+@pytest.mark.parametrize("ref", ["refs/remotes/origin/loopx/state", "refs/tags/state"])
+def test_a_ref_outside_refs_heads_is_read_never_written(cli, git_repo, ref):
+    git(git_repo, "update-ref", ref, STATE_REF)
+    tip = state_tip(git_repo)
+    assert cli("--state-branch", ref, "status", "--goal-id", GOAL).code == 0
+    refused(cli("--state-branch", ref, "todo", "add", "--goal-id", GOAL, "--text", "x"), "invalid-field",
+            "field 'state_branch'", "can be read but not written")  # fmt: skip
+    refused(cli("connect", "--state-branch", ref), "invalid-field", "refs/heads/")
+    assert git(git_repo, "rev-parse", ref).strip() == tip == state_tip(git_repo)
+
+
+def test_head_is_not_a_state_branch_name(cli, git_repo):
+    refused(cli("connect", "--state-branch", "HEAD"), "invalid-field", "field 'state_branch'", "HEAD")
+    assert "refs/heads/HEAD" not in git(git_repo, "for-each-ref")
+
+
+def test_a_compiled_hook_without_a_shebang_is_moved_aside_not_edited(git_repo, capsys):
+    hook = git_repo / ".git" / "hooks" / "pre-commit"
+    hook.parent.mkdir(exist_ok=True)
+    program = b"\x7fELF\x02\x01\x01\x00" + bytes(range(256)) * 4
+    hook.write_bytes(program)
+    hook.chmod(0o755)
+    result = Cli(git_repo, capsys)("connect")
+    assert result.code == 0 and "moved to pre-commit.pre-loopx" in result.out
+    assert (git_repo / ".git" / "hooks" / "pre-commit.pre-loopx").read_bytes() == program
