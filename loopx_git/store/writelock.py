@@ -12,6 +12,7 @@ import contextlib
 import hashlib
 import os
 import random
+import threading
 import time
 from pathlib import Path
 from typing import Iterator
@@ -24,6 +25,10 @@ except ImportError:  # pragma: no cover - Windows: compare-and-swap alone
 WAIT_SECONDS = 120.0
 """After this long without the lock, write anyway: compare-and-swap keeps it correct."""
 
+_held = threading.local()
+"""The lock files this thread holds: a write nested in another (a second handle's write inside a
+domain operation) goes ahead under compare-and-swap rather than wait for itself."""
+
 
 @contextlib.contextmanager
 def write_lock(git_dir: Path, ref: str) -> Iterator[bool]:
@@ -33,6 +38,10 @@ def write_lock(git_dir: Path, ref: str) -> Iterator[bool]:
         yield False
         return
     path = git_dir / "loopx" / f"write-{hashlib.sha1(ref.encode()).hexdigest()[:12]}.lock"
+    mine = _held.__dict__.setdefault("paths", set())
+    if str(path) in mine:
+        yield False
+        return
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
@@ -46,6 +55,7 @@ def write_lock(git_dir: Path, ref: str) -> Iterator[bool]:
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
                 held = True
+                mine.add(str(path))
                 break
             except OSError:
                 if time.monotonic() >= deadline:
@@ -54,5 +64,6 @@ def write_lock(git_dir: Path, ref: str) -> Iterator[bool]:
         yield held
     finally:
         if held:
+            mine.discard(str(path))
             fcntl.flock(fd, fcntl.LOCK_UN)
         os.close(fd)
