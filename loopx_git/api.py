@@ -139,7 +139,7 @@ class StateRepo:
             self.ref = layout.state_ref(state_branch)
             self._reader = self._new_reader()
             self._integrity = Integrity(self.git, self.ref)
-        self._require_writable()
+        self.require_writable()
         empty = Write("connect", "state branch", "", None)
 
         def attempt() -> WriteResult:
@@ -158,7 +158,7 @@ class StateRepo:
         self.named = True
         return result
 
-    def _require_writable(self) -> None:
+    def require_writable(self) -> None:
         """Only a branch is written: a remote-tracking ref or a tag may be read (a proposal under
         review), never moved by a write."""
         if not self.ref.startswith("refs/heads/"):
@@ -182,7 +182,7 @@ class StateRepo:
         from loopx_git.store.writelock import write_lock
 
         def run() -> Any:
-            with write_lock(self.git.git_dir, self.ref):
+            with write_lock(self.git.common_dir, self.ref):
                 return attempt()
 
         return run
@@ -260,7 +260,7 @@ class StateRepo:
         left documents drifted); no commit when they all agree."""
         from loopx_git.store.documents import render_all
 
-        self._require_writable()
+        self.require_writable()
         empty = Write("repair", "documents", "", None)
 
         def attempt() -> WriteResult:
@@ -288,7 +288,7 @@ class StateRepo:
     def apply(self, build: Callable[[State], Write]) -> WriteResult:
         """Run one domain operation as one commit: read the tip, validate against its state,
         commit with compare-and-swap; on a lost race, all of it again on the new tip."""
-        self._require_writable()
+        self.require_writable()
 
         def attempt() -> WriteResult:
             tip = self.tip
@@ -594,7 +594,7 @@ class StateRepo:
         return out
 
     def object_stats(self) -> hygiene.ObjectStats:
-        return hygiene.object_stats(self.git.git_dir)
+        return hygiene.object_stats(self.git.common_dir)
 
     def gc(self) -> hygiene.GcResult:
         """Pack everything now (``git gc``), prune the objects of lost races once past the grace
@@ -612,7 +612,7 @@ class StateRepo:
         lost = hygiene.unreachable(self.git)
         return {"loose_objects": stats.loose_objects, "loose_bytes": stats.loose_bytes, "packs": stats.packs,
                 "pack_bytes": stats.pack_bytes, "unreachable_objects": lost.objects, "prune_expire": lost.expire,
-                "gc_log": hygiene.gc_log(self.git.git_dir)}  # fmt: skip
+                "gc_log": hygiene.gc_log(self.git.common_dir)}  # fmt: skip
 
 
 def _rollback_targets(events: list, event_id: str) -> list:

@@ -174,7 +174,7 @@ def _fire_lock(repo, goal_id: str, agent_id: Optional[str]):
     except ImportError:  # pragma: no cover - no flock on this platform: the ledger's own rules still hold
         yield
         return
-    folder = repo.git.git_dir / "loopx"
+    folder = repo.git.common_dir / "loopx"
     path = folder / f"fire-{goal_id}-{agent_id or '_'}.lock"
     try:
         folder.mkdir(parents=True, exist_ok=True)

@@ -26,7 +26,7 @@ class Integrity:
     def __init__(self, git: GitRepo, ref: str):
         self.git = git
         self.ref = ref
-        self._mark = VerifiedMark(git.git_dir, ref)
+        self._mark = VerifiedMark(git.common_dir, ref)
         self._verified: Optional[str] = None
 
     def verified(self) -> Optional[str]:

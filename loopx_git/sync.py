@@ -87,6 +87,7 @@ def _check_incoming(repo: "StateRepo", tip: str, since: Optional[str], *, mergin
 
 def pull(repo: "StateRepo", remote: Remote, progress=None) -> PullResult:
     """Fetch and bring the local state branch up to the remote's (never the other way round)."""
+    repo.require_writable()
     git = repo.git
     theirs = remote.fetch()
     ours = repo.tip

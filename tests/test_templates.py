@@ -35,9 +35,13 @@ def test_the_workflow_is_valid_yaml_for_pull_requests_into_the_state_branch():
     # the work tree is the trusted default branch, never the pull request (it could carry its own allowlist)
     checkout = next(s for s in steps if s.get("uses", "").startswith("actions/checkout"))
     assert checkout["with"]["ref"] == "${{ github.event.repository.default_branch }}"
-    review = next(s["run"] for s in steps if s.get("name") == "Review the state diff")
-    assert '--policy-from "${LOOPX_POLICY_FROM:-origin/$BASE_REF}"' in review
+    for name in ("Verify the proposed state", "Review the state diff"):
+        run = next(s["run"] for s in steps if s.get("name") == name)
+        assert '--policy-from "${LOOPX_POLICY_FROM:-origin/$DEFAULT_BRANCH}"' in run
     assert flow["jobs"]["review"]["env"]["LOOPX_POLICY_FROM"] == "${{ vars.LOOPX_POLICY_FROM }}"
+    assert flow["jobs"]["review"]["env"]["DEFAULT_BRANCH"] == "${{ github.event.repository.default_branch }}"
+    review_step = next(s for s in steps if s.get("name") == "Review the state diff")
+    assert review_step["if"] == "always()", "a proposal that fails verify still gets its review"
 
 
 def ci_env(tmp_path: Path, **values: str) -> dict:
@@ -54,6 +58,7 @@ def ci_env(tmp_path: Path, **values: str) -> dict:
 def test_the_commands_it_runs_pass_on_a_proposal(tmp_path):
     remote = bare(tmp_path / "remote.git")
     author = clone(tmp_path / "author", str(remote))
+    default_branch(author, remote)
     with loopx_git.open(author) as repo:
         repo.goal_create(GOAL, "Ship the parser")
         repo.sync()
@@ -63,7 +68,7 @@ def test_the_commands_it_runs_pass_on_a_proposal(tmp_path):
     git(remote, "update-ref", "refs/pull/7/head", proposal["tip"])  # what GitHub keeps for pull request 7
     checkout = tmp_path / "ci"
     git(tmp_path, "clone", "-q", str(remote), str(checkout))
-    env = ci_env(tmp_path, BASE_REF="loopx/state", PR_NUMBER="7")
+    env = ci_env(tmp_path, BASE_REF="loopx/state", PR_NUMBER="7", DEFAULT_BRANCH="main")
     runs = {s["name"]: s["run"] for s in load()["jobs"]["review"]["steps"] if "run" in s}
     for name in ("Fetch the state branch and the proposal", "Verify the proposed state", "Review the state diff"):
         done = subprocess.run(["bash", "-e", "-c", runs[name]], cwd=checkout, env=env, capture_output=True, text=True)
@@ -71,6 +76,12 @@ def test_the_commands_it_runs_pass_on_a_proposal(tmp_path):
     review = (checkout / "review.md").read_text()
     assert review.startswith("## loopx state review: `origin/loopx/state`..`origin/proposal`")
     assert "| added | t1 |  | Write the tokenizer (P2) |" in review
+
+
+def default_branch(author: Path, remote: Path) -> None:
+    """The project's own history on main, as every GitHub repository has a default branch."""
+    git(author, "commit", "-q", "--allow-empty", "-m", "the project")
+    git(author, "push", "-q", "--no-verify", str(remote), "main:refs/heads/main")
 
 
 def run_steps(checkout: Path, env: dict, *names: str) -> subprocess.CompletedProcess:
@@ -91,6 +102,7 @@ def test_the_review_takes_no_policy_from_the_pull_request(tmp_path):
     allow = f"github-token {fingerprint(token)}  # mine\n"
     remote = bare(tmp_path / "remote.git")
     author = clone(tmp_path / "author", str(remote))
+    default_branch(author, remote)
     with loopx_git.open(author) as repo:
         repo.goal_create(GOAL, "Ship the parser")
         repo.sync()
@@ -103,7 +115,10 @@ def test_the_review_takes_no_policy_from_the_pull_request(tmp_path):
     checkout = tmp_path / "ci"
     git(tmp_path, "clone", "-q", str(remote), str(checkout))
     (checkout / ".publicsafe-allow").write_text(allow)
-    env = ci_env(tmp_path, BASE_REF="loopx/state", PR_NUMBER="7")
+    env = ci_env(tmp_path, BASE_REF="loopx/state", PR_NUMBER="7", DEFAULT_BRANCH="main")
+    verified = run_steps(checkout, env, "Fetch the state branch and the proposal", "Verify the proposed state")
+    assert verified.returncode == 1 and "safety:github-token" in verified.stdout
+    assert token not in verified.stdout + verified.stderr
     done = run_steps(checkout, env, "Fetch the state branch and the proposal", "Review the state diff")
     assert done.returncode == 1, done.stderr
     review = (checkout / "review.md").read_text()

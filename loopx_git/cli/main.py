@@ -74,6 +74,7 @@ def run_cli(argv: Optional[list[str]] = None) -> int:
     from loopx_git.errors import LoopxError
 
     _tolerant_output()
+    _closed_streams_to_devnull()
     command = typer.main.get_command(app)
     try:
         rc = command.main(args=argv, prog_name="loopx", standalone_mode=False)
@@ -97,6 +98,17 @@ def run_cli(argv: Optional[list[str]] = None) -> int:
              "with the command that caused it)")
         return EXIT_INTERNAL
     return rc if isinstance(rc, int) else EXIT_OK
+
+
+def _closed_streams_to_devnull() -> None:
+    """Started with stdout or stderr closed (``loopx ... >&-``), Python has None there: output goes
+    nowhere instead of failing a command whose write has landed."""
+    import os
+
+    if sys.stdout is None:
+        sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - lives as long as the process
+    if sys.stderr is None:
+        sys.stderr = open(os.devnull, "w")  # noqa: SIM115
 
 
 def _tolerant_output() -> None:

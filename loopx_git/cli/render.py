@@ -113,19 +113,38 @@ def write_result(ctx: Ctx, result: Any, text: Callable[[Any], None]) -> None:
         "redacted": [f.to_json() for f in result.redactions],
         "warnings": [w.to_json() for w in warnings],
     }
-    if ctx.format == OutputFormat.text:
-        text(result)
-        for finding in result.redactions:
-            note(f"redacted {finding.describe()}")
-        for warning in warnings:
-            said = "" if isinstance(warning, Notice) else " (written; warn-level rules do not block)"
-            note(f"warning: {warning.describe()}{said}")
-        if result.changed:
-            note(f"commit {result.commit[:12]} · {len(result.event_ids)} event(s)")
+    try:
+        if ctx.format == OutputFormat.text:
+            text(result)
+            for finding in result.redactions:
+                note(f"redacted {finding.describe()}")
+            for warning in warnings:
+                said = "" if isinstance(warning, Notice) else " (written; warn-level rules do not block)"
+                note(f"warning: {warning.describe()}{said}")
+            if result.changed:
+                note(f"commit {result.commit[:12]} · {len(result.event_ids)} event(s)")
+            else:
+                note("nothing changed; no commit")
         else:
-            note("nothing changed; no commit")
-    else:
-        emit(ctx, envelope, lambda _: None)
+            emit(ctx, envelope, lambda _: None)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        # the write has landed; whoever read the output left (`| head`): that is no failure, and
+        # a caller that retried on one would write twice
+        _reader_gone()
+
+
+def _reader_gone() -> None:
+    """Point stdout at /dev/null, so the interpreter's final flush does not fail again."""
+    import os
+
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - lives as long as the process
+    finally:
+        os.close(devnull)
 
 
 class Progress:

@@ -78,7 +78,10 @@ def _interpreter_of(script: Optional[str]) -> Optional[str]:
     except OSError:
         return None
     words = first[2:].split() if first.startswith("#!") else []
-    return words[0] if len(words) == 1 and os.path.isabs(words[0]) and os.path.isfile(words[0]) else None
+    if len(words) != 1 or not os.path.isabs(words[0]) or not os.path.isfile(words[0]):
+        return None
+    # pip writes a `#!/bin/sh` launcher for long or spaced venv paths: that is no Python to run -m with
+    return words[0] if os.path.basename(words[0]).startswith(("python", "pypy")) else None
 
 
 def quote(value: str) -> str:

@@ -103,6 +103,18 @@ class GitRepo:
         return Path(self._repo.path)
 
     @property
+    def common_dir(self) -> Path:
+        """The git dir every worktree of the repository shares (a linked worktree's own is
+        ``.git/worktrees/<name>``): the objects are there, and so are loopx's caches and locks,
+        so that two worktrees of one clone take turns and pack one store."""
+        own = self.git_dir
+        try:
+            pointer = (own / "commondir").read_text(encoding="utf-8").strip()
+        except (OSError, UnicodeDecodeError):
+            return own
+        return (own / pointer).resolve() if pointer else own
+
+    @property
     def workdir(self) -> Optional[Path]:
         return Path(self._repo.workdir) if self._repo.workdir else None
 
@@ -254,13 +266,14 @@ class GitRepo:
             else:
                 stack.append(self._changed_entries(*item))
 
-    def _changed_entries(self, old_tree: Optional[str], new_tree: str, base: str) -> Iterator:
+    def _changed_entries(self, old_tree: Optional[str], new_tree: Optional[str], base: str) -> Iterator:
         """One level of ``changes``: a Change per differing leaf, a (old, new, base) triple per
-        differing subtree, in name order."""
+        differing subtree, in name order. A side of None is an absent folder: nothing is written
+        to stand for it (the reads that call this may run on a read-only store)."""
         if old_tree == new_tree:
             return
         old = {e.name: e for e in self._repo[old_tree]} if old_tree else {}
-        new = {e.name: e for e in self._repo[new_tree]}
+        new = {e.name: e for e in self._repo[new_tree]} if new_tree else {}
         for name in sorted(old.keys() | new.keys()):
             a, b = old.get(name), new.get(name)
             if a is not None and b is not None and a.id == b.id and a.filemode == b.filemode:
@@ -269,15 +282,12 @@ class GitRepo:
             a_tree = a is not None and a.filemode == TREE_MODE
             b_tree = b is not None and b.filemode == TREE_MODE
             if a_tree or b_tree:
-                yield (str(a.id) if a_tree else None, str(b.id) if b_tree else self._empty_tree(), path + "/")
+                yield (str(a.id) if a_tree else None, str(b.id) if b_tree else None, path + "/")
             a_leaf = a is not None and not a_tree
             b_leaf = b is not None and not b_tree
             if a_leaf or b_leaf:
                 yield Change(path, str(a.id) if a_leaf else None, str(b.id) if b_leaf else None,
                              b.filemode if b_leaf else a.filemode)  # fmt: skip
-
-    def _empty_tree(self) -> str:
-        return str(self._repo.TreeBuilder().write())
 
     def walk_commits(self, tip: str) -> Iterator[CommitInfo]:
         """Every commit reachable from ``tip``, oldest first (parents before children)."""

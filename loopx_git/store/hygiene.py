@@ -1,19 +1,17 @@
 """Keeping the object store small: libgit2 never packs, so loopx does, between writes.
 
-- **One packer at a time.** Packing takes a lock file under ``.git/loopx/``; a process that finds
-  it held skips (the holder is packing for everyone), and a lock whose holder died is taken over
-  once it is older than ``STALE_LOCK_SECONDS``.
-- **Few packs.** ``git repack -d --geometric=2`` rolls the loose objects and the small packs into
-  a geometric progression, so the number of packs grows with the logarithm of the store.
-- **Counting what can be packed.** The objects of writes that lost a race are unreachable; a
-  plain ``git repack`` leaves them loose, so the loose count alone would make every later command
-  pack again (the storm). The geometric repack takes every loose object, reachable or not, and
-  what a pack still leaves behind is recorded (``pack-state``): the next pack waits for
-  ``LOOSE_THRESHOLD`` *new* objects.
-- **Pruning lost races.** Every ``FULL_EVERY``-th pack is a full ``git gc`` that drops unreachable
-  objects older than the grace period (``git config loopx.pruneExpire``, default ``1.hour.ago``;
-  git's own rule, as a concurrent writer may be about to reference an object it has just
-  written), as ``loopx gc`` does on demand.
+- **One packer at a time.** Packing holds an ``flock`` on a file under ``.git/loopx/``; a process
+  that finds it held skips (the holder is packing for everyone). The kernel releases it when its
+  holder dies, so no lock is ever stale and none is taken from a packer that is still running.
+- **Only what can be packed.** ``git repack -d`` packs the loose objects a ref reaches; the
+  objects of writes that lost a race (unreachable) stay loose, keeping their age. What a pack
+  leaves is recorded (``pack-state``), and the next pack waits for ``LOOSE_THRESHOLD`` *new*
+  objects, so leftovers never make every command pack again (the storm of many small packs).
+- **Few packs.** Past ``MAX_PACKS`` packs, one full ``git gc`` puts everything in one pack.
+- **Pruning lost races.** Unreachable loose objects go once they are older than the grace period
+  (``git config loopx.pruneExpire``, default ``1.hour.ago``): git's own rule, as a concurrent
+  writer may be about to reference an object it has just written. They are never packed first,
+  which would restart their age (a geometric repack rolls every loose object into a new pack).
 - **gc.log.** When git's auto gc finds too many unreachable loose objects it writes
   ``.git/gc.log`` and refuses to run again for a day. loopx prunes them itself, removes that log
   once it has, and ``loopx doctor`` reports one it finds.
@@ -30,13 +28,17 @@ from typing import Iterator, Optional
 
 from loopx_git.store.git import GitRepo
 
+try:
+    import fcntl
+except ImportError:  # pragma: no cover - Windows
+    fcntl = None  # type: ignore[assignment]
+
 LOOSE_THRESHOLD = 2000
 """Pack once about this many new loose objects exist (git's own gc.auto is 6700)."""
 DEFAULT_PRUNE_EXPIRE = "1.hour.ago"
 PRUNE_CONFIG = "loopx.pruneExpire"
-FULL_EVERY = 20
-"""One pack in this many is a full gc that prunes lost races past the grace period."""
-STALE_LOCK_SECONDS = 600
+MAX_PACKS = 8
+"""Past this many packs, a full gc puts everything in one."""
 LOCK_WAIT_SECONDS = 60.0
 """How long ``loopx gc`` waits for a packer that is already running."""
 
@@ -131,36 +133,31 @@ def _remove_gc_log(git_dir: Path) -> bool:
 @contextlib.contextmanager
 def pack_lock(git_dir: Path, *, wait: float = 0.0) -> Iterator[bool]:
     """Hold the packing lock while the block runs; yields False when another process holds it
-    (after ``wait`` seconds). A lock older than STALE_LOCK_SECONDS is a dead packer's: taken over."""
+    (after ``wait`` seconds). An ``flock``: released by the kernel when its holder dies. A path
+    that cannot hold a lock (a folder in the way, a read-only .git) is refused."""
     path = git_dir / "loopx" / "pack.lock"
-    deadline = time.monotonic() + wait
-    while True:
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
-            break
-        except FileExistsError:
-            if not path.parent.is_dir():  # .git/loopx is a file or a dangling link: no lock can be taken
-                raise _no_lock(path, "it is not a folder") from None
-            if path.is_dir():  # no process made that: waiting would never end in the lock
-                raise _no_lock(path, "a folder stands where the lock file goes") from None
-            with contextlib.suppress(OSError):
-                if time.time() - path.stat().st_mtime > STALE_LOCK_SECONDS:
-                    path.unlink()
-                    continue
-            if time.monotonic() >= deadline:
-                yield False
-                return
-            time.sleep(0.2)
-        except OSError as exc:  # read-only, not a folder, a name the file system refuses
-            raise _no_lock(path, exc.strerror or str(exc)) from exc
     try:
-        os.write(fd, f"{os.getpid()}\n".encode())
-        os.close(fd)
-        yield True
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    except IsADirectoryError:  # no process made that: waiting would never end in the lock
+        raise _no_lock(path, "a folder stands where the lock file goes") from None
+    except OSError as exc:  # read-only, .git/loopx not a folder, a name the file system refuses
+        reason = "it is not a folder" if path.parent.exists() and not path.parent.is_dir() else exc.strerror or str(exc)
+        raise _no_lock(path, reason) from exc
+    held = False
+    try:
+        deadline = time.monotonic() + wait
+        while not held:
+            held = _try_lock(fd)
+            if not held:
+                if time.monotonic() >= deadline:
+                    break
+                time.sleep(0.2)
+        yield held
     finally:
-        with contextlib.suppress(OSError):
-            path.unlink()
+        if held and fcntl is not None:
+            fcntl.flock(fd, fcntl.LOCK_UN)
+        os.close(fd)
 
 
 def _no_lock(path: Path, reason: str):
@@ -169,6 +166,16 @@ def _no_lock(path: Path, reason: str):
     return StoreError(f"cannot take the packing lock {path.name} under {path.parent} ({reason}); nothing was packed",
                       code="no-lock", hint=f"{path.parent} holds caches only, never state: remove it (loopx makes it "
                       "again) or make it writable")  # fmt: skip
+
+
+def _try_lock(fd: int) -> bool:
+    if fcntl is None:  # pragma: no cover - no file locks (Windows): one packer is not guaranteed
+        return True
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        return False
+    return True
 
 
 def _state_path(git_dir: Path) -> Path:
@@ -200,40 +207,56 @@ def _record(git_dir: Path, *, loose: int, packs: int) -> None:
 
 
 def repack(git: GitRepo) -> None:
-    """Every loose object and the small packs into a geometric progression of packs (``-d`` also
-    removes the loose copies of what got packed)."""
-    git.run_git("repack", "-d", "-q", "--geometric=2")
+    """The loose objects a ref reaches into one new pack (``-d`` removes their loose copies); the
+    unreachable ones stay loose, with their age."""
+    git.run_git("repack", "-d", "-q")
+
+
+def prune(git: GitRepo) -> None:
+    """Unreachable loose objects older than the grace period."""
+    git.run_git("prune", f"--expire={prune_expire(git)}")
 
 
 def full_gc(git: GitRepo) -> bool:
     """One pack; unreachable objects past the grace period dropped; a gc.log git left removed
     (True when there was one)."""
-    had_log = gc_log(git.git_dir) is not None
+    had_log = gc_log(git.common_dir) is not None
     git.run_git("gc", "--quiet", f"--prune={prune_expire(git)}")
-    _remove_gc_log(git.git_dir)  # git may have removed it itself
+    _remove_gc_log(git.common_dir)  # git may have removed it itself
     return had_log
+
+
+def count_packs(git_dir: Path) -> int:
+    try:
+        return sum(1 for name in os.listdir(git_dir / "objects" / "pack") if name.endswith(".pack"))
+    except OSError:
+        return 0
 
 
 def maybe_pack(git: GitRepo, threshold: Optional[int] = None) -> bool:
     """Pack when ``threshold`` (default LOOSE_THRESHOLD) loose objects arrived since the last pack;
-    prune the lost races a pack cannot take once they pile up too. True when this process packed."""
+    past MAX_PACKS packs, one full gc; prune the lost races past the grace period once they pile
+    up. True when this process packed."""
     threshold = LOOSE_THRESHOLD if threshold is None else threshold
-    git_dir = git.git_dir
+    git_dir = git.common_dir
     if estimate_loose(git_dir) - _left_after_last_pack(git_dir) < threshold:
         return False
     with pack_lock(git_dir) as held:
         if not held:
             return False  # another process is packing
-        state = _pack_state(git_dir)
-        if estimate_loose(git_dir) - state["loose_after"] < threshold:
+        if estimate_loose(git_dir) - _left_after_last_pack(git_dir) < threshold:
             return False  # it packed just before we took the lock
-        packs = state["packs"] + 1
-        if packs >= FULL_EVERY:
+        if count_packs(git_dir) >= MAX_PACKS:
             full_gc(git)
-            packs = 0
         else:
             repack(git)
-        _record(git_dir, loose=estimate_loose(git_dir), packs=packs)
+        left = estimate_loose(git_dir)
+        if left >= max(threshold, 1):  # what a repack leaves is unreachable: lost races
+            prune(git)
+            left = estimate_loose(git_dir)
+            if left < max(threshold, 1):
+                _remove_gc_log(git_dir)  # what git's auto gc complains about is gone
+        _record(git_dir, loose=left, packs=count_packs(git_dir))
     return True
 
 
@@ -242,12 +265,11 @@ def gc(git: GitRepo) -> GcResult:
     pruned, a stale gc.log removed. Waits for a packer already running; refuses after a while."""
     from loopx_git.errors import ConflictError
 
-    git_dir = git.git_dir
+    git_dir = git.common_dir
     with pack_lock(git_dir, wait=LOCK_WAIT_SECONDS) as held:
         if not held:
             raise ConflictError(f"another loopx process has been packing this repository for over {LOCK_WAIT_SECONDS:.0f} s",
-                                code="gc-busy", hint="try again later; a lock left by a process that died is taken "
-                                f"over after {STALE_LOCK_SECONDS} s")  # fmt: skip
+                                code="gc-busy", hint="try again when it is done")  # fmt: skip
         before, unreachable_before = object_stats(git_dir), unreachable(git)
         removed = full_gc(git)
         warnings: tuple[str, ...] = ()

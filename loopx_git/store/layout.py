@@ -113,12 +113,14 @@ def is_defined(path: str) -> bool:
     return is_record(path) or document_entity(path) is not None
 
 
-_HOSTILE_NAMES = frozenset({"", ".", "..", ".git"})
 
 
 def hostile_component(path: str) -> Optional[str]:
-    """A path component git's fsck refuses (``..``, ``.``, ``.git``, an empty name), or None."""
-    return next((part for part in path.split("/") if part.lower() in _HOSTILE_NAMES), None)
+    """A path component git's fsck refuses (``..``, ``.``, an empty name, ``.git`` in any case and
+    the spellings Windows and macOS file systems read as it: trailing dots or spaces, ``git~1``),
+    or None."""
+    return next((part for part in path.split("/") if part in ("", ".", "..") or part.lower().rstrip(". ") in (".git", "git~1")),
+                None)  # fmt: skip
 
 
 def is_document(path: str) -> bool:

@@ -9,4 +9,4 @@ from loopx_git.store.reader import StateReader
 
 
 def state_reader(git: GitRepo, ref: str) -> StateReader:
-    return StateReader(git, FoldCache(git.git_dir, ref, FOLD_VERSION), fold, extend, PAYLOAD_KINDS)
+    return StateReader(git, FoldCache(git.common_dir, ref, FOLD_VERSION), fold, extend, PAYLOAD_KINDS)

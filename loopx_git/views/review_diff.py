@@ -188,6 +188,12 @@ def review(git: GitRepo, ref: str, base: str, head: str, *, policy_from: Optiona
     base_sha, head_sha = _commit_of(git, base, "base", untrusted), _commit_of(git, head, "head", untrusted)
     policy_label = untrusted.mask(policy_from or base) or ""
     policy_sha = _commit_of(git, policy_from, "policy_from", untrusted) if policy_from else base_sha
+    if policy_sha != base_sha and git.is_ancestor(policy_sha, head_sha) and not git.is_ancestor(policy_sha, base_sha):
+        from loopx_git.errors import ValidationError
+
+        raise ValidationError(f"field 'policy_from': {policy_label} is a commit of the change under review "
+                              f"({base_sha[:12]}..{head_sha[:12]}); a change never supplies the policy it is reviewed by",
+                              code="invalid-field", hint="name a trusted ref the change cannot move, e.g. origin/main")  # fmt: skip
     masker = Masker(_policy(git, policy_sha, policy_label))
     commits = list(git.walk_range([head_sha], [base_sha]))
     rows: list[tuple[Change, dict]] = []

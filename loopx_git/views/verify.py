@@ -16,6 +16,7 @@ from loopx_git.model.record import Record
 from loopx_git.model.run import RunRecord
 from loopx_git.model.state import Conflict, fold
 from loopx_git.model.todo import TodoItem
+from loopx_git.safety.mask import masked
 from loopx_git.store import layout
 from loopx_git.store.documents import render_all
 from loopx_git.store.git import Change, GitRepo
@@ -90,13 +91,7 @@ def verify(git: GitRepo, ref: str, progress: Progress = _noop, *, tip: Optional[
     if policy is not None:
         _check_safety(events, runs, policy, added_in, problems)
     state = fold(events, runs)
-    for goal_state in state.goals.values():  # the fold applies changes without validating each one
-        for todo in goal_state.todos.values():
-            try:
-                TodoItem.model_validate(todo.model_dump())
-            except ValueError as exc:
-                problems.add("invalid-entity", layout.todo_document(goal_state.goal_id, todo.todo_id), None,
-                             f"the fold of its events is not a valid todo: {exc}".splitlines()[0])  # fmt: skip
+    _check_entities(state, problems)
     checked = _check_documents(git, render_all(state), problems, documents)
     conflicts = [c for g in state.goals.values() for c in g.conflicts]
     return VerifyReport(ok=not problems.items, ref=ref, tip=tip, commits_checked=len(commits),
@@ -150,6 +145,7 @@ def verify_since(git: GitRepo, ref: str, tip: str, since: str, *, documents: boo
             state_at = state_reader(git, ref).state_at
         state = state_at(tip)
         entities = touched(events) | {e for e in map(layout.document_entity, changed) if e is not None}
+        _check_entities(state, problems, {(goal, todo) for kind, goal, todo in entities if kind == "todo"})
         expected = render_touched(state, entities)
         present = {p: o for p in {*expected, *(p for p, _ in docs)} if (o := git.tree_entry(tree, p)) is not None}
         checked = _check_documents(git, expected, problems, present)
@@ -168,6 +164,9 @@ class _Problems:
         self._seen: set = set()
 
     def add(self, code: str, path: str, commit: Optional[str], message: str) -> None:
+        # a message may quote what a record holds (an invalid timestamp that is a token), and a
+        # path is whatever name a hostile tree chose: neither is printed unmasked
+        path, message = masked(path), masked(message)
         key = (code, path, commit)
         if key not in self._seen:
             self._seen.add(key)
@@ -195,6 +194,23 @@ def _check_commit(git: GitRepo, oid: str, tree: str, parents: tuple[str, ...], a
                 problems.add("record-deleted", change.path, oid, "an event or run record was deleted; records are append-only")
             else:
                 problems.add("record-changed", change.path, oid, "an event or run record was changed after it was committed")
+
+
+def _check_entities(state: Any, problems: _Problems, only: Optional[set] = None) -> None:
+    """Todos as the fold leaves them are valid records (the fold applies field changes without
+    validating each one: a well-formed event can still set a status that does not exist).
+    ``only``: the (goal, todo) pairs to check; all of them when None."""
+    if only is None:
+        todos = [(g.goal_id, t) for g in state.goals.values() for t in g.todos.values()]
+    else:  # looked up one by one: a goal's todos are built into records only when read
+        todos = [(goal, found) for goal, todo_id in sorted(only)
+                 if goal in state.goals and (found := state.goals[goal].todos.get(todo_id)) is not None]  # fmt: skip
+    for goal_id, todo in todos:
+        try:
+            TodoItem.model_validate(todo.model_dump())
+        except ValueError as exc:
+            problems.add("invalid-entity", layout.todo_document(goal_id, todo.todo_id), None,
+                         f"the fold of its events is not a valid todo: {exc}".splitlines()[0])  # fmt: skip
 
 
 def _check_change(git: GitRepo, oid: str, change: Change, problems: _Problems) -> None:

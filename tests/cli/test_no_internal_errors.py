@@ -464,3 +464,60 @@ def test_a_compiled_hook_without_a_shebang_is_moved_aside_not_edited(git_repo, c
     result = Cli(git_repo, capsys)("connect")
     assert result.code == 0 and "moved to pre-commit.pre-loopx" in result.out
     assert (git_repo / ".git" / "hooks" / "pre-commit.pre-loopx").read_bytes() == program
+
+
+@pytest.mark.parametrize("how", ["reader-gone", "stdout-closed"])
+def test_a_write_whose_output_nobody_reads_still_exits_0(repo, git_repo, how):
+    """Invariant 7: once the ref has moved the command has succeeded, even if printing fails."""
+    repo.close()
+    before = state_tip(git_repo)
+    argv = [sys.executable, "-m", "loopx_git", "--repo", str(git_repo), "--format", "json", "todo", "add",
+            "--goal-id", GOAL, "--text", f"written for nobody ({how})"]  # fmt: skip
+    if how == "reader-gone":
+        read_end, write_end = os.pipe()
+        os.close(read_end)  # the reader has left before anything is written: EPIPE
+        done = subprocess.run(argv, stdout=write_end, stderr=subprocess.PIPE, text=True)
+        os.close(write_end)
+    else:
+        done = subprocess.run(argv, stderr=subprocess.PIPE, text=True, preexec_fn=lambda: os.close(1))
+    assert done.returncode == 0, done.stderr
+    assert "internal error" not in done.stderr and state_tip(git_repo) != before
+    assert git(git_repo, "rev-list", "--count", f"{before}..{STATE_REF}").strip() == "1", "written once"
+
+
+def test_checks_of_the_branch_write_no_objects(cli, git_repo):
+    from tests.plumbing import plain_commit
+
+    git(git_repo, "update-ref", STATE_REF, plain_commit(git_repo, STATE_REF, "a stray folder", {"goals/g1/extra/x.txt": "x\n"}))
+    assert cli("repair").code == 0  # the folder goes: a later diff sees a folder on one side only
+    before = git(git_repo, "count-objects", "-v")
+    assert cli("verify").code == 0
+    assert cli("review-diff", f"{STATE_REF}~2..{STATE_REF}").code in (0, 1)
+    assert git(git_repo, "count-objects", "-v") == before
+
+
+def test_a_sh_launcher_is_not_taken_for_the_python_to_run(tmp_path):
+    from loopx_git.hooks.shim import _interpreter_of
+
+    launcher = tmp_path / "loopx"
+    launcher.write_text("#!/bin/sh\n'''exec' \"/long path/python\" \"$0\" \"$@\"\n' '''\n")
+    assert _interpreter_of(str(launcher)) is None
+    script = tmp_path / "loopx-py"
+    script.write_text(f"#!{sys.executable}\n")
+    assert _interpreter_of(str(script)) == sys.executable
+
+
+def test_sync_never_moves_a_ref_outside_refs_heads(cli, git_repo, tmp_path):
+    remote = tmp_path / "remote.git"
+    git(tmp_path, "init", "-q", "--bare", str(remote))
+    git(git_repo, "remote", "add", "origin", str(remote))
+    git(git_repo, "update-ref", "refs/remotes/origin/loopx/state", STATE_REF)
+    refused(cli("--state-branch", "refs/remotes/origin/loopx/state", "pull"), "invalid-field", "can be read but not written")
+
+
+@pytest.mark.parametrize("name,hostile", [("..", True), (".", True), (".git", True), (".GIT", True), (".git. ", True),
+                                          ("git~1", True), ("...", False), ("goal.yaml", False), (".gitx", False)])  # fmt: skip
+def test_the_names_gits_fsck_refuses(name, hostile):
+    from loopx_git.store.layout import hostile_component
+
+    assert (hostile_component(f"goals/g1/{name}") == name) is hostile

@@ -7,6 +7,7 @@ import hashlib
 import json
 import os
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -33,16 +34,26 @@ def exists(path: Path, oid: str) -> bool:
     return subprocess.run(["git", "-C", str(path), "cat-file", "-e", oid], capture_output=True).returncode == 0
 
 
-def test_one_packer_at_a_time_and_a_dead_packers_lock_is_taken_over(repo, git_repo):
-    lock = repo.git.git_dir / "loopx" / "pack.lock"
-    lock.parent.mkdir(exist_ok=True)
-    lock.write_text("12345\n")
-    assert hygiene.maybe_pack(repo.git, threshold=0) is False  # someone else is packing
-    assert hygiene.object_stats(repo.git.git_dir).packs == 0
-    old = time.time() - hygiene.STALE_LOCK_SECONDS - 5
-    os.utime(lock, (old, old))
-    assert hygiene.maybe_pack(repo.git, threshold=0) is True
-    assert hygiene.object_stats(repo.git.git_dir).packs >= 1 and not lock.exists()
+def hold_pack_lock(git_dir: Path) -> subprocess.Popen:
+    """Another process holding the packing lock (an flock) until it is killed."""
+    code = ("import fcntl, os, sys, time; fd = os.open(sys.argv[1], os.O_RDWR | os.O_CREAT); "
+            "fcntl.flock(fd, fcntl.LOCK_EX); print('held', flush=True); time.sleep(600)")  # fmt: skip
+    (git_dir / "loopx").mkdir(exist_ok=True)
+    holder = subprocess.Popen([sys.executable, "-c", code, str(git_dir / "loopx" / "pack.lock")], stdout=subprocess.PIPE, text=True)
+    assert holder.stdout.readline().strip() == "held"
+    return holder
+
+
+def test_one_packer_at_a_time_and_a_dead_packers_lock_is_released(repo, git_repo):
+    holder = hold_pack_lock(repo.git.git_dir)
+    try:
+        assert hygiene.maybe_pack(repo.git, threshold=0) is False  # someone else is packing
+        assert hygiene.object_stats(repo.git.git_dir).packs == 0
+    finally:
+        holder.kill()
+        holder.wait()
+    assert hygiene.maybe_pack(repo.git, threshold=0) is True  # the kernel let go of a dead holder's lock
+    assert hygiene.object_stats(repo.git.git_dir).packs >= 1
 
 
 def test_lost_race_objects_do_not_make_every_command_pack_again(repo, git_repo):
@@ -56,16 +67,22 @@ def test_lost_race_objects_do_not_make_every_command_pack_again(repo, git_repo):
     assert hygiene.object_stats(repo.git.git_dir).packs == packs
 
 
-def test_every_few_packs_a_full_gc_prunes_lost_races_past_the_grace_period(repo, git_repo, monkeypatch):
-    monkeypatch.setattr(hygiene, "FULL_EVERY", 2)
-    young = unreachable_blobs(git_repo, 4)
-    assert hygiene.maybe_pack(repo.git, threshold=0) is True  # a geometric pack: they are packed, kept
-    assert hygiene.maybe_pack(repo.git, threshold=0) is True  # the full one: younger than an hour, kept
-    assert all(exists(git_repo, oid) for oid in young)
-    git(git_repo, "config", "loopx.pruneExpire", "now")
-    assert hygiene.maybe_pack(repo.git, threshold=0) is True
-    assert hygiene.maybe_pack(repo.git, threshold=0) is True  # the full one, with no grace left
-    assert not any(exists(git_repo, oid) for oid in young)
+def test_lost_race_objects_are_pruned_once_past_the_grace_period_and_not_before(repo, git_repo):
+    old, young = unreachable_blobs(git_repo, 6), []
+    three_hours_ago = time.time() - 3 * 3600
+    for oid in old:  # written by writes that lost a race three hours ago
+        os.utime(git_repo / ".git" / "objects" / oid[:2] / oid[2:], (three_hours_ago, three_hours_ago))
+    n = 0
+    while len(young) < 6:  # and a few just now
+        data = f"lost just now {n}\n".encode()
+        n += 1
+        if hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest().startswith("17"):
+            young.append(subprocess.run(["git", "-C", str(git_repo), "hash-object", "-w", "--stdin"], input=data,
+                                        capture_output=True, check=True).stdout.decode().strip())  # fmt: skip
+    assert hygiene.maybe_pack(repo.git, threshold=1000) is True
+    assert not any(exists(git_repo, oid) for oid in old), "older than loopx.pruneExpire (1.hour.ago): pruned"
+    assert all(exists(git_repo, oid) for oid in young), "younger: kept, still loose (their age kept)"
+    assert all((git_repo / ".git" / "objects" / oid[:2] / oid[2:]).is_file() for oid in young)
     assert repo.verify().ok
 
 
@@ -75,7 +92,7 @@ def test_the_number_of_packs_stays_bounded(repo, git_repo):
             repo.event_append(GOAL, "note", summary=f"note {round_}.{i}", now=NOW)
         hygiene.maybe_pack(repo.git, threshold=0)
     stats = hygiene.object_stats(repo.git.git_dir)
-    assert stats.packs <= 10, stats  # 40 packs without geometric repacking
+    assert stats.packs <= hygiene.MAX_PACKS, stats  # 40 packs without the full gc
     assert repo.verify().ok
 
 
@@ -109,10 +126,27 @@ def test_a_stale_gc_log_is_reported_by_doctor_and_removed_by_gc(cli, git_repo):
 
 def test_gc_waits_for_a_running_packer_then_refuses(cli, git_repo, monkeypatch):
     monkeypatch.setattr(hygiene, "LOCK_WAIT_SECONDS", 0.3)
-    lock = git_repo / ".git" / "loopx" / "pack.lock"
-    lock.parent.mkdir(exist_ok=True)
-    lock.write_text("12345\n")
-    result = cli("gc")
-    assert result.code == 1 and "error[gc-busy]" in result.err
-    lock.unlink()
+    holder = hold_pack_lock(git_repo / ".git")
+    try:
+        result = cli("gc")
+        assert result.code == 1 and "error[gc-busy]" in result.err
+    finally:
+        holder.kill()
+        holder.wait()
     assert cli("gc").code == 0
+
+
+def test_a_linked_worktree_shares_the_object_store_the_caches_and_the_locks(repo, git_repo, tmp_path):
+    from loopx_git.store.cache import VerifiedMark
+    import loopx_git
+
+    worktree = tmp_path / "second-worktree"
+    git(git_repo, "worktree", "add", "-q", "-b", "side", str(worktree))
+    other = loopx_git.open(worktree)
+    assert other.git.git_dir != repo.git.git_dir and other.git.common_dir == repo.git.common_dir.resolve()
+    other.todo_add(GOAL, "from the second worktree", now=NOW)
+    other.close()
+    assert VerifiedMark(repo.git.common_dir, "refs/heads/loopx/state").load() == repo.tip
+    assert not (other.git.git_dir / "loopx").exists(), "no second set of caches and locks"
+    stats = hygiene.object_stats(other.git.common_dir)
+    assert stats.loose_objects > 0 and stats == hygiene.object_stats(repo.git.common_dir)

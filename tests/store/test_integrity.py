@@ -294,3 +294,65 @@ def test_a_secret_written_by_plain_git_blocks_writes(cli, git_repo):
     verify = cli("verify")
     assert verify.code == 1 and "safety:github-token" in verify.out and token not in verify.out
 
+
+
+def test_a_well_formed_event_that_breaks_a_todo_is_refused_by_writes_reviews_and_pulls(tmp_path):
+    """An event that parses but sets a status no todo may have, with the document loopx renders
+    for it: only the check of the folded todo finds it, and every incremental path runs it."""
+    remote = bare(tmp_path / "remote.git")
+    alice = clone(tmp_path / "alice", str(remote))
+    with loopx_git.open(alice) as repo:
+        repo.goal_create(GOAL, "Ship it")
+        repo.todo_add(GOAL, "first", todo_id="t1")
+        assert repo.sync().pushed
+        base = repo.tip
+        update = repo.todo_update(GOAL, "t1", "blocked", reason="waiting")
+    added = git(alice, "diff-tree", "-r", "--no-commit-id", "--name-only", base, update.commit).split()
+    path = next(p for p in added if "/events/" in p)
+    data = json.loads(git(alice, "show", f"{update.commit}:{path}"))
+    for change in data["changes"]:
+        if change["field"] == "status":
+            change["after"] = "bogus"
+    data["event_id"] = "evt_01zzzzzzzzzzzzzzzzzzzzzzzy"
+    bad_path = path.rsplit("/", 1)[0] + f"/{data['event_id']}.json"
+    advance(alice, plain_commit(alice, base, "a status that does not exist", {bad_path: json.dumps(data, indent=2, sort_keys=True) + "\n"}))
+    with loopx_git.open(alice) as repo:
+        repo.repair()  # the documents rendered from the fold: only the folded todo is wrong now
+        tip = repo.tip
+        assert [p.code for p in repo.verify().problems] == ["invalid-entity"]
+    mark = alice / ".git" / "loopx"
+    for stale in mark.glob("verified-*"):
+        stale.write_text(base + "\n")  # as if this clone had verified only up to the base
+    with loopx_git.open(alice) as repo:
+        with pytest.raises(LoopxError) as refused:
+            repo.todo_add(GOAL, "on top")
+    assert refused.value.code == "broken-branch" and "invalid-entity" in refused.value.message
+    assert state_tip(alice) == tip
+    from loopx_git.store.git import GitRepo
+    from loopx_git.views.review_diff import review
+
+    assert not review(GitRepo.discover(alice), STATE, base, tip).ok
+    git(alice, "push", "-q", "--no-verify", "origin", f"{tip}:{STATE}")
+    bob = clone(tmp_path / "bob", str(remote), connect=False)
+    with loopx_git.open(bob) as repo:
+        git(bob, "fetch", "-q", "origin", f"{base}:{STATE}")  # bob had the base already
+        repo.mark_built(base, None)
+        with pytest.raises(LoopxError) as pulled:
+            repo.pull()
+    assert pulled.value.code == "remote-refused" and "invalid-entity" in pulled.value.message
+
+
+def test_verify_never_prints_a_secret_a_record_holds_where_it_does_not_parse(cli, git_repo):
+    token = "gh" + "p_" + "aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3z5A"
+    assert cli("todo", "add", "--goal-id", GOAL, "--text", "honest").code == 0
+    events = [line for line in git(git_repo, "ls-tree", "-r", "--name-only", STATE).split() if "/events/" in line]
+    data = json.loads(git(git_repo, "show", f"{STATE}:{events[-1]}"))
+    data["recorded_at"], data["event_id"] = token, "evt_01zzzzzzzzzzzzzzzzzzzzzzzx"
+    path = events[-1].rsplit("/", 1)[0] + f"/{data['event_id']}.json"
+    advance(git_repo, plain_commit(git_repo, STATE, "a bad record", {path: json.dumps(data, indent=2, sort_keys=True) + "\n"}))
+    for fmt in (None, "json"):
+        shown = cli("verify", fmt=fmt)
+        assert shown.code == 1 and "invalid-record" in shown.out
+        assert token not in shown.out + shown.err and "[REDACTED:github-token]" in shown.out
+    refused = cli("todo", "add", "--goal-id", GOAL, "--text", "on top")
+    assert refused.code == 1 and "broken-branch" in refused.err and token not in refused.err
