@@ -149,14 +149,18 @@ class StateRepo:
             txn = transaction.Transaction("connect", f"create {self.ref}")
             txn.add(layout.ROOT_DOCUMENT, render(root_document(State())))
             commit = transaction.commit(self.git, self.ref, None, txn)
-            self._note(self._integrity.built(commit, None))
+            self.note(self._integrity.built(commit, None))
             return WriteResult(commit, empty)
 
-        result = transaction.retrying(self._locked(attempt))
+        result = transaction.retrying(self.locked(attempt))
         if self.git.config_get(CONFIG_KEY) != self.ref:
             self.git.config_set(CONFIG_KEY, self.ref)
         self.named = True
         return result
+
+    @property
+    def integrity(self) -> Integrity:
+        return self._integrity
 
     def require_writable(self) -> None:
         """Only a branch is written: a remote-tracking ref or a tag may be read (a proposal under
@@ -169,14 +173,14 @@ class StateRepo:
     def require_intact(self, tip: str) -> None:
         """Refuse (``broken-branch``) unless the branch at ``tip`` verifies: checked since the last
         verified tip, so usually free. Every write calls it before building on ``tip``."""
-        self._note(self._integrity.require(tip, self._reader.state_at, self.policy))
+        self.note(self._integrity.require(tip, self._reader.state_at, self.policy))
 
     def mark_built(self, commit: str, parent: Optional[str]) -> None:
         """``commit`` was made (or fetched and checked) on top of ``parent``: verified when
         ``parent`` was (None: checked whole)."""
-        self._note(self._integrity.built(commit, parent))
+        self.note(self._integrity.built(commit, parent))
 
-    def _locked(self, attempt: Callable[[], Any]) -> Callable[[], Any]:
+    def locked(self, attempt: Callable[[], Any]) -> Callable[[], Any]:
         """``attempt`` run under this clone's write lock: writers of one clone take turns instead of
         racing (compare-and-swap still guards against everyone else; see store/writelock.py)."""
         from loopx_git.store.writelock import write_lock
@@ -187,7 +191,7 @@ class StateRepo:
 
         return run
 
-    def _note(self, notice: Optional[Notice]) -> None:
+    def note(self, notice: Optional[Notice]) -> None:
         if notice is not None and notice not in self.notices:
             self.notices.append(notice)
 
@@ -242,48 +246,16 @@ class StateRepo:
     def propose(self, branch: Optional[str] = None, *, remote: str = "origin") -> dict:
         """Push the local state commits to a proposal branch on the remote, for pull-request review;
         the remote state branch is left alone. A proposal branch only moves forward too."""
-        from loopx_git.errors import ConflictError, NotFoundError
+        from loopx_git import sync
 
-        tip = self.tip
-        if tip is None:
-            raise NotFoundError("there is no state branch to propose", code="no-state", hint="run `loopx connect`")
-        self.remote(remote)  # a clear error for an unknown remote
-        ref = layout.state_ref(branch or f"loopx/proposals/{tip[:12]}", field="branch")
-        proc = self.git.git_command("push", "--porcelain", remote, f"{tip}:{ref}")
-        if proc.returncode != 0:
-            raise ConflictError(f"the remote refused the proposal push to {ref}: {proc.stderr.strip()}",
-                                code="push-refused", hint="pick another --branch, or pull the proposal first")  # fmt: skip
-        return {"remote": remote, "branch": ref, "tip": tip, "state_branch": self.ref}
+        return sync.propose(self, self.remote(remote), branch)
 
     def repair(self) -> WriteResult:
         """One commit that re-derives every document from the fold (after a plain-git merge that
-        left documents drifted); no commit when they all agree."""
-        from loopx_git.store.documents import render_all
+        left documents drifted) and removes stray files; no commit when all is in order."""
+        from loopx_git import upkeep
 
-        self.require_writable()
-        empty = Write("repair", "documents", "", None)
-
-        def attempt() -> WriteResult:
-            tip = self.tip
-            if tip is None:
-                return WriteResult(None, empty)
-            tree = self.git.commit(tip).tree
-            expected = render_all(self._reader.state_at(tip))
-            entries = {e.path: e for e in self.git.walk_entries(tree)}
-            txn = transaction.Transaction("repair", "re-derive documents from the events")
-            for path, data in expected.items():
-                entry = entries.get(path)
-                if entry is None or entry.mode != layout.REGULAR_FILE or self.git.read_blob(entry.oid) != data:
-                    txn.add(path, data)
-            # orphaned documents and stray files go; records never do (a broken one needs a person)
-            txn.removed = sorted(p for p in entries if p not in expected and not layout.is_record(p))
-            if not txn.files and not txn.removed:
-                return WriteResult(None, empty)
-            txn.summary = f"re-derive {len(txn.files)} document(s), remove {len(txn.removed)} orphan(s) or stray file(s)"
-            done = Write("repair", txn.summary, "", None, result={"rederived": sorted(txn.files), "removed": txn.removed})
-            return WriteResult(transaction.commit(self.git, self.ref, tip, txn), done)
-
-        return transaction.retrying(self._locked(attempt))
+        return upkeep.repair(self)
 
     def apply(self, build: Callable[[State], Write]) -> WriteResult:
         """Run one domain operation as one commit: read the tip, validate against its state,
@@ -314,10 +286,10 @@ class StateRepo:
                 raise RefMoved(f"{self.ref} moved while the write was prepared")
             commit = transaction.commit(self.git, self.ref, tip, txn)
             self._reader.remember(commit, after)
-            self._note(self._integrity.built(commit, tip))
+            self.note(self._integrity.built(commit, tip))
             return WriteResult(commit, write, tuple(guarded.redactions), tuple(guarded.warnings))
 
-        return transaction.retrying(self._locked(attempt))
+        return transaction.retrying(self.locked(attempt))
 
     def _now(self, now: Optional[str]) -> str:
         return now or utc_now()
@@ -396,7 +368,7 @@ class StateRepo:
             targets = [e for e in events if layout.event_path(e.goal_id, e.event_id, e.recorded_at) in added]
             refs = [sha]
         else:
-            targets, refs = _rollback_targets(events, event_id), []
+            targets, refs = ops.targets_of(events, event_id), []
         later = ops.later_changes(targets, events)
         return self._write_or_preview(dry_run, lambda s: ops.rollback(
             s, goal_id=goal_id, targets=targets, later=later, reason=reason, trigger=trigger,
@@ -501,48 +473,25 @@ class StateRepo:
     def status(self, goal_id: str, agent_id: Optional[str] = None):
         """The goal card. When the branch moved past the last verified tip, what arrived is checked
         too (records only, no documents): a card built on records edited by hand says so."""
+        from loopx_git import upkeep
         from loopx_git.views.status import goal_card
 
         card = goal_card(self.state(), goal_id, agent_id)
-        self._note(self._read_warning())
+        self.note(upkeep.read_warning(self))
         return card
-
-    def _read_warning(self) -> Optional[Notice]:
-        tip, since = self.tip, self._integrity.verified()
-        if tip is None or since is None or since == tip or not self.git.has_object(since) or not self.git.is_ancestor(since, tip):
-            return None  # nothing new, or no verified tip to start from (the next write checks it whole)
-        report = self._integrity.report(tip, self._reader.state_at, self.policy, documents=False)
-        if report is None or report.ok:
-            return None
-        first = report.problems[0]
-        return Notice("broken-branch", f"the state branch fails verification after {since[:12]} ({first.code} at "
-                      f"{first.path}); what is shown may include records changed by hand, and writes are refused: "
-                      "run `loopx verify`")  # fmt: skip
 
     def verify(self, progress: Any = None, *, policy_from: Optional[str] = None):
         """Walk the whole branch; ``progress(stage, done, total)`` is called as it goes. Records
-        are scanned with the review policy (see ``review_policy``)."""
-        from loopx_git.views.verify import verify
+        are scanned with ``review_policy(policy_from)``."""
+        from loopx_git import upkeep
 
-        report = verify(self.git, self.ref, progress or (lambda stage, done, total: None), policy=self.review_policy(policy_from))
-        if report.ok and report.tip is not None:
-            self._note(self._integrity.built(report.tip, None))
-        return report
+        return upkeep.verify(self, progress, policy_from=policy_from)
 
     def review_policy(self, policy_from: Optional[str] = None):
-        """The safety policy a check of the branch uses: the one committed at ``policy_from``
-        when named; otherwise the work tree's (what writes use), unless the work tree is a
-        checkout of a state branch (CI checking out a pull request into it), which never supplies
-        a policy of its own — there, the defaults."""
-        from loopx_git.safety.policy import DEFAULT_POLICY
-        from loopx_git.views.policy import committed_policy
+        """The safety policy a check of the branch uses (see ``upkeep.review_policy``)."""
+        from loopx_git import upkeep
 
-        if policy_from:
-            return committed_policy(self.git, self.git.rev_parse(policy_from))
-        workdir = self.git.workdir
-        if workdir is not None and (workdir / layout.ROOT_DOCUMENT).is_file():
-            return DEFAULT_POLICY
-        return self.policy
+        return upkeep.review_policy(self, policy_from)
 
     def check(self):
         """Tracked or unignored local state, and a safety scan of every tracked file."""
@@ -559,81 +508,33 @@ class StateRepo:
     def remote_copies(self) -> list[dict]:
         """The state branch against each remote-tracking copy of it: pushed, ahead, behind or
         diverged. Read from refs the last fetch left; nothing is fetched here."""
-        short = self.ref.removeprefix("refs/heads/")
-        tip = self.tip
-        out = []
-        for name, oid in self.git.refs("refs/remotes/"):
-            remote, _, branch = name.removeprefix("refs/remotes/").partition("/")
-            if branch != short:
-                continue
-            if tip is None:
-                relation = "behind"
-            elif oid == tip:
-                relation = "pushed"
-            elif self.git.is_ancestor(oid, tip):
-                relation = "ahead"
-            elif self.git.is_ancestor(tip, oid):
-                relation = "behind"
-            else:
-                relation = "diverged"
-            out.append({"remote": remote, "ref": name, "remote_tip": oid, "relation": relation})
-        return out
+        from loopx_git import sync
+
+        return sync.remote_copies(self)
 
     def remote_status(self) -> list[dict]:
         """For each configured remote, whether it has the state branch at all (asked of the remote
         with ``git ls-remote``; ``None`` with the error when it cannot be reached)."""
-        from loopx_git.errors import LoopxError
+        from loopx_git import sync
 
-        out = []
-        for name in self.git.remotes():
-            try:
-                tip = self.remote(name).remote_tip()
-                out.append({"remote": name, "has_state_branch": tip is not None, "remote_tip": tip, "error": None})
-            except LoopxError as exc:
-                out.append({"remote": name, "has_state_branch": None, "remote_tip": None, "error": exc.message})
-        return out
+        return sync.remote_status(self)
 
     def object_stats(self) -> hygiene.ObjectStats:
         return hygiene.object_stats(self.git.common_dir)
 
-    def gc(self) -> hygiene.GcResult:
+    def gc(self):
         """Pack everything now (``git gc``), prune the objects of lost races once past the grace
         period (``git config loopx.pruneExpire``), remove a stale gc.log; sizes and counts before
         and after."""
-        done = hygiene.gc(self.git)
-        for warning in done.warnings:  # the packing landed: say what was left undone, never fail
-            self._note(Notice("upkeep", warning))
-        return done
+        from loopx_git import upkeep
+
+        return upkeep.gc(self)
 
     def store_health(self) -> dict:
-        """What ``doctor`` says of the object store: loose objects and packs, the unreachable objects
-        lost races left (``loopx gc`` drops those past the grace period), a gc.log git left."""
-        stats = self.object_stats()
-        lost = hygiene.unreachable(self.git)
-        return {"loose_objects": stats.loose_objects, "loose_bytes": stats.loose_bytes, "packs": stats.packs,
-                "pack_bytes": stats.pack_bytes, "unreachable_objects": lost.objects, "prune_expire": lost.expire,
-                "gc_log": hygiene.gc_log(self.git.common_dir)}  # fmt: skip
+        """What ``doctor`` says of the object store (see ``upkeep.store_health``)."""
+        from loopx_git import upkeep
 
-
-def _rollback_targets(events: list, event_id: str) -> list:
-    """The event to undo and the events it caused in the same write (a completion's wake-ups, a
-    supersede's successor link); for a rollback packet, its compensating events."""
-    from loopx_git.errors import NotFoundError
-
-    by_id = {e.event_id: e for e in events}
-    if event_id not in by_id:
-        raise NotFoundError(f"event_id '{event_id}' is not an event of this goal", code="not-found")
-    target = by_id[event_id]
-    if target.event_kind == "rollback_plan":
-        return [e for e in events if getattr(e, "packet_id", None) == target.packet.packet_id]
-    chosen, ids = [], {event_id}
-    for event in events[events.index(target):]:
-        cause = event.causality.caused_by if event.causality else None
-        if event.event_id in ids or cause in ids:
-            ids.add(event.event_id)
-            if event.changes:
-                chosen.append(event)
-    return chosen
+        return upkeep.store_health(self)
 
 
 def _evidence(item: Any):

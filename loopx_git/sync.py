@@ -220,3 +220,55 @@ def claim_synced(repo: "StateRepo", remote: Remote, goal_id: str, todo_id: str, 
             repo.mark_built(base, None)  # the claim was built on it: it was verified
         _backoff(attempt)
     raise ConflictError(f"could not publish the claim after {attempts} attempts", code="push-lost")
+
+
+def propose(repo: "StateRepo", remote: Remote, branch: Optional[str]) -> dict:
+    """Push the local state commits to a proposal branch on the remote, for pull-request review;
+    the remote state branch is left alone. A proposal branch only moves forward too."""
+    from loopx_git.errors import NotFoundError
+
+    tip = repo.tip
+    if tip is None:
+        raise NotFoundError("there is no state branch to propose", code="no-state", hint="run `loopx connect`")
+    ref = layout.state_ref(branch or f"loopx/proposals/{tip[:12]}", field="branch")
+    proc = repo.git.git_command("push", "--porcelain", remote.name, f"{tip}:{ref}")
+    if proc.returncode != 0:
+        raise ConflictError(f"the remote refused the proposal push to {ref}: {proc.stderr.strip()}",
+                            code="push-refused", hint="pick another --branch, or pull the proposal first")  # fmt: skip
+    return {"remote": remote.name, "branch": ref, "tip": tip, "state_branch": repo.ref}
+
+
+def remote_copies(repo: "StateRepo") -> list[dict]:
+    """The state branch against each remote-tracking copy of it: pushed, ahead, behind or diverged,
+    read from the refs the last fetch left."""
+    git, short, tip = repo.git, repo.ref.removeprefix("refs/heads/"), repo.tip
+    out = []
+    for name, oid in git.refs("refs/remotes/"):
+        remote, _, branch = name.removeprefix("refs/remotes/").partition("/")
+        if branch != short:
+            continue
+        if tip is None:
+            relation = "behind"
+        elif oid == tip:
+            relation = "pushed"
+        elif git.is_ancestor(oid, tip):
+            relation = "ahead"
+        elif git.is_ancestor(tip, oid):
+            relation = "behind"
+        else:
+            relation = "diverged"
+        out.append({"remote": remote, "ref": name, "remote_tip": oid, "relation": relation})
+    return out
+
+
+def remote_status(repo: "StateRepo") -> list[dict]:
+    """For each configured remote, whether it has the state branch (``git ls-remote``; ``None``
+    with the error when it cannot be reached)."""
+    out = []
+    for name in repo.git.remotes():
+        try:
+            tip = repo.remote(name).remote_tip()
+            out.append({"remote": name, "has_state_branch": tip is not None, "remote_tip": tip, "error": None})
+        except LoopxError as exc:
+            out.append({"remote": name, "has_state_branch": None, "remote_tip": None, "error": exc.message})
+    return out

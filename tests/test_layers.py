@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 PACKAGE = Path(__file__).resolve().parents[1] / "loopx_git"
-RANK = {"errors": 0, "model": 1, "safety": 2, "store": 3, "domain": 4, "views": 4, "hooks": 5, "api": 6, "sync": 6, "fire": 6, "integrity": 6, "cli": 7}
+RANK = {"errors": 0, "model": 1, "safety": 2, "store": 3, "domain": 4, "views": 4, "hooks": 5, "api": 6, "sync": 6, "fire": 6, "integrity": 6, "upkeep": 6, "cli": 7}
 
 
 def imports(path: Path) -> set[str]:

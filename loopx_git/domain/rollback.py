@@ -184,3 +184,24 @@ def record(state: State, *, goal_id: str, packet: dict, actor: Optional[str], no
     event = EventMaker(gs, now).make(RollbackPlan, goal_id=goal_id, agent_id=actor, packet=recorded,
                                      summary=f"rollback {recorded.packet_id} recorded: {recorded.trigger.summary}"[:1000])
     return Write("rollback record", recorded.packet_id, goal_id, actor, [event], result=recorded)
+
+
+def targets_of(events: list, event_id: str) -> list:
+    """The event to undo and the events it caused in the same write (a completion's wake-ups, a
+    supersede's successor link); for a rollback packet, its compensating events."""
+    from loopx_git.errors import NotFoundError
+
+    by_id = {e.event_id: e for e in events}
+    if event_id not in by_id:
+        raise NotFoundError(f"event_id '{event_id}' is not an event of this goal", code="not-found")
+    target = by_id[event_id]
+    if target.event_kind == "rollback_plan":
+        return [e for e in events if getattr(e, "packet_id", None) == target.packet.packet_id]
+    chosen, ids = [], {event_id}
+    for event in events[events.index(target):]:
+        cause = event.causality.caused_by if event.causality else None
+        if event.event_id in ids or cause in ids:
+            ids.add(event.event_id)
+            if event.changes:
+                chosen.append(event)
+    return chosen

@@ -225,7 +225,19 @@ class GitRepo:
         yield from self._walk(start, prefix + "/" if prefix else "")
 
     def _walk(self, tree: pygit2.Tree, base: str) -> Iterator[tuple[str, str]]:
-        stack = [(base, iter(tree))]  # iterative, in tree order (see walk_entries)
+        for path, oid, _ in self._leaves(tree, base):
+            yield path, oid
+
+    def walk_entries(self, tree: str) -> Iterator[Entry]:
+        """Every leaf of ``tree`` with its mode: files, symlinks and submodule links alike
+        (``walk_files`` is for trees loopx wrote; this is for checking trees it did not)."""
+        for path, oid, mode in self._leaves(self._repo[tree], ""):
+            yield Entry(path, oid, mode)
+
+    def _leaves(self, tree: pygit2.Tree, base: str) -> Iterator[tuple[str, str, int]]:
+        """(path, id, mode) of every leaf, in tree order (callers report the second of two
+        duplicates), and without recursion: a hostile tree may nest deeper than Python's stack."""
+        stack = [(base, iter(tree))]
         while stack:
             prefix, entries = stack[-1]
             entry = next(entries, None)
@@ -234,23 +246,7 @@ class GitRepo:
             elif entry.filemode == TREE_MODE:
                 stack.append((f"{prefix}{entry.name}/", iter(self._repo[entry.id])))
             else:
-                yield f"{prefix}{entry.name}", str(entry.id)
-
-    def walk_entries(self, tree: str) -> Iterator[Entry]:
-        """Every leaf of ``tree`` with its mode: files, symlinks and submodule links alike
-        (``walk_files`` is for trees loopx wrote; this is for checking trees it did not)."""
-        # in tree order, as walk_files (callers report the second of two duplicates), and without
-        # recursion: a hostile tree may nest deeper than Python's stack
-        stack = [("", iter(self._repo[tree]))]
-        while stack:
-            base, entries = stack[-1]
-            entry = next(entries, None)
-            if entry is None:
-                stack.pop()
-            elif entry.filemode == TREE_MODE:
-                stack.append((f"{base}{entry.name}/", iter(self._repo[entry.id])))
-            else:
-                yield Entry(f"{base}{entry.name}", str(entry.id), entry.filemode)
+                yield f"{prefix}{entry.name}", str(entry.id), entry.filemode
 
     def changes(self, old_tree: Optional[str], new_tree: str, base: str = "") -> Iterator[Change]:
         """Files that differ between two trees. Identical subtrees are skipped by id, so the
