@@ -50,7 +50,7 @@ def unlock_if_asked(no_lock: bool) -> None:
     if no_lock:
         from loopx_git.store import writelock
 
-        writelock.fcntl = None
+        writelock.ENABLED = False
 
 
 def api_writer(path: str, name: str, writes: int, start, out, no_lock: bool = False) -> None:
@@ -81,7 +81,7 @@ def api_writer(path: str, name: str, writes: int, start, out, no_lock: bool = Fa
 def cli_writer(path: str, name: str, writes: int, start, out, no_lock: bool = False) -> None:
     start.wait()
     acks, refused = [], 0
-    unlock = ["-c", "import runpy, sys; from loopx_git.store import writelock; writelock.fcntl = None; "
+    unlock = ["-c", "import runpy, sys; from loopx_git.store import writelock; writelock.ENABLED = False; "
               "sys.argv = ['loopx', *sys.argv[1:]]; runpy.run_module('loopx_git', run_name='__main__')"]  # fmt: skip
     for i in range(writes):
         args = ["--repo", path, "--format", "json", "event", "append", "--goal-id", GOAL, "--kind", "note",

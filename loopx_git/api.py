@@ -313,12 +313,8 @@ class StateRepo:
         return self.apply(lambda s: todo_ops.update_todo(s, goal_id=goal_id, todo_id=todo_id, status=status, actor=actor, now=self._now(now), **kw))
 
     def todo_complete(self, goal_id: str, todo_id: str, *, actor: Optional[str] = None, now: Optional[str] = None, **kw: Any) -> WriteResult:
-        from dataclasses import replace
-
-        from loopx_git.domain.evidence import missing_paths
-
         result = self.apply(lambda s: todo_ops.complete_todo(s, goal_id=goal_id, todo_id=todo_id, actor=actor, now=self._now(now), **kw))
-        return replace(result, warnings=result.warnings + missing_paths(kw.get("evidence", ()), self.git.path_exists))
+        return self._with_evidence_notes(result, kw.get("evidence", ()))
 
     def todo_supersede(self, goal_id: str, todo_id: str, by: str, reason: str, *, actor: Optional[str] = None, now: Optional[str] = None) -> WriteResult:
         return self.apply(lambda s: todo_ops.supersede_todo(s, goal_id=goal_id, todo_id=todo_id, by=by, reason=reason, actor=actor, now=self._now(now)))
@@ -333,12 +329,17 @@ class StateRepo:
         return self.apply(lambda s: event_ops.append_event(s, goal_id=goal_id, kind=kind, now=self._now(now), **kw))
 
     def refresh_state(self, goal_id: str, classification: str, *, now: Optional[str] = None, **kw: Any) -> WriteResult:
+        result = self.apply(lambda s: run_ops.refresh_state(s, goal_id=goal_id, classification=classification, now=self._now(now), **kw))
+        return self._with_evidence_notes(result, kw.get("evidence", ()))
+
+    def _with_evidence_notes(self, result: WriteResult, evidence: Sequence) -> WriteResult:
+        """``result`` warned of evidence paths found neither in the work tree nor in HEAD (written all
+        the same: the commit under way may add them)."""
         from dataclasses import replace
 
         from loopx_git.domain.evidence import missing_paths
 
-        result = self.apply(lambda s: run_ops.refresh_state(s, goal_id=goal_id, classification=classification, now=self._now(now), **kw))
-        return replace(result, warnings=result.warnings + missing_paths(kw.get("evidence", ()), self.git.path_exists))
+        return replace(result, warnings=result.warnings + missing_paths(evidence, self.git.path_exists))
 
     def preview(self, build: Callable[[State], Write]) -> WriteResult:
         """What ``apply(build)`` would write, checked the same way, without writing it."""
@@ -408,16 +409,13 @@ class StateRepo:
                       evidence: Sequence = (), agent_id: Optional[str] = None, question: Optional[str] = None,
                       now: Optional[str] = None) -> WriteResult:  # fmt: skip
         """Write an iteration's result back. ``evidence`` items are ``Evidence`` or ``KIND:REF`` strings."""
-        from dataclasses import replace
-
         from loopx_git.domain import ledger as ops
-        from loopx_git.domain.evidence import missing_paths
 
         items = [_evidence(e) for e in evidence]
         result = self.apply(lambda s: ops.record_result(s, goal_id=goal_id, entry_id=entry_id, status=status, verdict=verdict,
                                                         next_=next, evidence=items, agent_id=agent_id, question=question,
                                                         now=self._now(now)))  # fmt: skip
-        return replace(result, warnings=result.warnings + missing_paths(items, self.git.path_exists))
+        return self._with_evidence_notes(result, items)
 
     def ledger(self, goal_id: str) -> list:
         gs = require_goal(self.state(), goal_id)

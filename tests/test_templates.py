@@ -69,10 +69,9 @@ def test_the_commands_it_runs_pass_on_a_proposal(tmp_path):
     checkout = tmp_path / "ci"
     git(tmp_path, "clone", "-q", str(remote), str(checkout))
     env = ci_env(tmp_path, BASE_REF="loopx/state", PR_NUMBER="7", DEFAULT_BRANCH="main")
-    runs = {s["name"]: s["run"] for s in load()["jobs"]["review"]["steps"] if "run" in s}
-    for name in ("Fetch the state branch and the proposal", "Verify the proposed state", "Review the state diff"):
-        done = subprocess.run(["bash", "-e", "-c", runs[name]], cwd=checkout, env=env, capture_output=True, text=True)
-        assert done.returncode == 0, (name, done.stderr)
+    done = run_steps(checkout, env, "Fetch the state branch and the proposal", "Verify the proposed state",
+                     "Review the state diff")  # stops at the first step that fails
+    assert done.returncode == 0, (done.args, done.stderr)
     review = (checkout / "review.md").read_text()
     assert review.startswith("## loopx state review: `origin/loopx/state`..`origin/proposal`")
     assert "| added | t1 |  | Write the tokenizer (P2) |" in review

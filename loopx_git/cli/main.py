@@ -149,7 +149,9 @@ def _escape(exc: UnicodeError):
 def _say(message: str) -> None:
     """One line to stderr; bytes that are not UTF-8 (an argument in another encoding) are escaped,
     so a message quoting them cannot itself fail."""
-    sys.stderr.write(message.encode("utf-8", "backslashreplace").decode("utf-8") + "\n")
+    from loopx_git.model.canonical import printable
+
+    sys.stderr.write(printable(message) + "\n")
 
 
 def run() -> None:

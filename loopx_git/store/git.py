@@ -140,15 +140,11 @@ class GitRepo:
         except KeyError:
             return None
         except (pygit2.GitError, ValueError) as exc:
-            raise StoreError(f"{ref} is damaged: {exc}", code="bad-ref",
-                             hint=f"point it at a good commit (`git update-ref {ref} <commit>`) or delete it "
-                             f"(`git update-ref -d {ref}`)") from exc  # fmt: skip
+            raise _bad_ref(ref, f"{ref} is damaged: {exc}") from exc
         kind = self.object_type(str(target))
         if kind != "commit":
-            raise StoreError(f"{ref} points at {'a missing object' if kind is None else 'a ' + kind} "
-                             f"({str(target)[:12]}), not a commit", code="bad-ref",
-                             hint=f"point it at a good commit (`git update-ref {ref} <commit>`) or delete it "
-                             f"(`git update-ref -d {ref}`)")  # fmt: skip
+            raise _bad_ref(ref, f"{ref} points at {'a missing object' if kind is None else 'a ' + kind} "
+                           f"({str(target)[:12]}), not a commit")  # fmt: skip
         return str(target)
 
     def object_type(self, oid: str) -> Optional[str]:
@@ -498,6 +494,11 @@ class GitRepo:
         proc = self.git_command("update-ref", "-m", "loopx", ref, new, expected or "")
         if proc.returncode != 0:
             raise RefMoved(proc.stderr.strip())
+
+
+def _bad_ref(ref: str, message: str) -> StoreError:
+    return StoreError(message, code="bad-ref", hint=f"point it at a good commit (`git update-ref {ref} <commit>`) or "
+                      f"delete it (`git update-ref -d {ref}`)")  # fmt: skip
 
 
 def _unreadable(exc: Exception, *, writing: bool = False) -> StoreError:

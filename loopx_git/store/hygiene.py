@@ -27,11 +27,7 @@ from pathlib import Path
 from typing import Iterator, Optional
 
 from loopx_git.store.git import GitRepo
-
-try:
-    import fcntl
-except ImportError:  # pragma: no cover - Windows
-    fcntl = None  # type: ignore[assignment]
+from loopx_git.store.writelock import acquire, release
 
 LOOSE_THRESHOLD = 2000
 """Pack once about this many new loose objects exist (git's own gc.auto is 6700)."""
@@ -146,17 +142,11 @@ def pack_lock(git_dir: Path, *, wait: float = 0.0) -> Iterator[bool]:
         raise _no_lock(path, reason) from exc
     held = False
     try:
-        deadline = time.monotonic() + wait
-        while not held:
-            held = _try_lock(fd)
-            if not held:
-                if time.monotonic() >= deadline:
-                    break
-                time.sleep(0.2)
+        held = acquire(fd, wait=wait, pause=lambda: 0.2)
         yield held
     finally:
-        if held and fcntl is not None:
-            fcntl.flock(fd, fcntl.LOCK_UN)
+        if held:
+            release(fd)
         os.close(fd)
 
 
@@ -166,16 +156,6 @@ def _no_lock(path: Path, reason: str):
     return StoreError(f"cannot take the packing lock {path.name} under {path.parent} ({reason}); nothing was packed",
                       code="no-lock", hint=f"{path.parent} holds caches only, never state: remove it (loopx makes it "
                       "again) or make it writable")  # fmt: skip
-
-
-def _try_lock(fd: int) -> bool:
-    if fcntl is None:  # pragma: no cover - no file locks (Windows): one packer is not guaranteed
-        return True
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except OSError:
-        return False
-    return True
 
 
 def _state_path(git_dir: Path) -> Path:

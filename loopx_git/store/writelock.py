@@ -15,13 +15,15 @@ import random
 import threading
 import time
 from pathlib import Path
-from typing import Iterator
+from typing import Callable, Iterator
 
 try:
     import fcntl
 except ImportError:  # pragma: no cover - Windows: compare-and-swap alone
     fcntl = None  # type: ignore[assignment]
 
+ENABLED = fcntl is not None
+"""Whether writers take turns (off: compare-and-swap alone, as the concurrency benchmark's baseline)."""
 WAIT_SECONDS = 120.0
 """After this long without the lock, write anyway: compare-and-swap keeps it correct."""
 
@@ -34,7 +36,7 @@ domain operation) goes ahead under compare-and-swap rather than wait for itself.
 def write_lock(git_dir: Path, ref: str) -> Iterator[bool]:
     """Hold the clone's write lock for ``ref`` while the block runs; yields whether it is held
     (False where locks are unavailable or the wait ran out). Released when the process dies."""
-    if fcntl is None:
+    if not ENABLED:
         yield False
         return
     path = git_dir / "loopx" / f"write-{hashlib.sha1(ref.encode()).hexdigest()[:12]}.lock"
@@ -50,20 +52,33 @@ def write_lock(git_dir: Path, ref: str) -> Iterator[bool]:
         return
     held = False
     try:
-        deadline = time.monotonic() + WAIT_SECONDS
-        while True:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                held = True
-                mine.add(str(path))
-                break
-            except OSError:
-                if time.monotonic() >= deadline:
-                    break
-                time.sleep(random.uniform(0.0005, 0.005))
+        held = acquire(fd, wait=WAIT_SECONDS, pause=lambda: random.uniform(0.0005, 0.005))
+        if held:
+            mine.add(str(path))
         yield held
     finally:
         if held:
             mine.discard(str(path))
-            fcntl.flock(fd, fcntl.LOCK_UN)
+            release(fd)
         os.close(fd)
+
+
+def acquire(fd: int, *, wait: float, pause: Callable[[], float]) -> bool:
+    """An exclusive ``flock`` on ``fd`` within ``wait`` seconds, trying again after ``pause()``
+    seconds; True when taken (always, where the platform has no file locks)."""
+    if fcntl is None:  # pragma: no cover - Windows
+        return True
+    deadline = time.monotonic() + wait
+    while True:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return True
+        except OSError:
+            if time.monotonic() >= deadline:
+                return False
+            time.sleep(pause())
+
+
+def release(fd: int) -> None:
+    if fcntl is not None:
+        fcntl.flock(fd, fcntl.LOCK_UN)
