@@ -4,6 +4,7 @@
 
 Seeds real repositories under benchmarks/.work/ (ignored by git), then prints medians.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -13,20 +14,18 @@ import statistics
 import subprocess
 import sys
 import time
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pygit2
 
 import loopx_git
-from loopx_git.domain.write import EventMaker, Write
+from loopx_git.domain.write import EventMaker, Write, changes
 from loopx_git.model.event import Note, TodoAdd
 from loopx_git.model.ids import format_utc
-
-from datetime import datetime, timedelta, timezone
+from loopx_git.model.todo import TodoItem
 
 START = datetime(2024, 1, 1, tzinfo=timezone.utc)
-from loopx_git.model.todo import TodoItem
-from loopx_git.domain.write import changes
 
 WORK = Path(__file__).resolve().parent / ".work"
 GOAL = "bench"
@@ -75,7 +74,7 @@ def seed(path: Path, *, todos: int, events: int, batch: int = 2000, per_hour: in
     while written < events:
         size = min(batch, events - written)
 
-        def build(state, size=size):
+        def build(state, size=size, written=written):
             nonlocal todo_n
             gs = state.goals[GOAL]
             out = []
@@ -85,10 +84,22 @@ def seed(path: Path, *, todos: int, events: int, batch: int = 2000, per_hour: in
                     maker = EventMaker(gs, now)
                     maker._lamport = gs.lamport + len(out)
                 if todo_n < todos:
-                    todo = TodoItem(todo_id=f"todo-{todo_n}", text=f"benchmark todo {todo_n}", created_at=now, updated_at=now,
-                                    priority=f"P{todo_n % 5}", status="done" if todo_n % 2 else "open")
-                    out.append(maker.make(TodoAdd, goal_id=GOAL, todo_id=todo.todo_id,
-                                          changes=changes(None, todo, skip=("todo_id", "schema_version"))))
+                    todo = TodoItem(
+                        todo_id=f"todo-{todo_n}",
+                        text=f"benchmark todo {todo_n}",
+                        created_at=now,
+                        updated_at=now,
+                        priority=f"P{todo_n % 5}",
+                        status="done" if todo_n % 2 else "open",
+                    )
+                    out.append(
+                        maker.make(
+                            TodoAdd,
+                            goal_id=GOAL,
+                            todo_id=todo.todo_id,
+                            changes=changes(None, todo, skip=("todo_id", "schema_version")),
+                        )
+                    )
                     todo_n += 1
                 else:
                     out.append(maker.make(Note, goal_id=GOAL, summary="benchmark note", agent_id="bench"))
@@ -109,7 +120,9 @@ def bench_append(quick: bool) -> dict:
     counter = iter(range(10**6))
     for repo in repos.values():
         repo.todo_add(GOAL, "warm-up")
-    out = interleaved_ms({name: (lambda r=repo: r.todo_add(GOAL, f"measured {next(counter)}")) for name, repo in repos.items()}, n)
+    out = interleaved_ms(
+        {name: (lambda r=repo: r.todo_add(GOAL, f"measured {next(counter)}")) for name, repo in repos.items()}, n
+    )
     for repo in repos.values():
         repo.close()
     return {"todo_add_ms_1k": out["1k"], "todo_add_ms_100k": out["100k"], "ratio": out["100k"] / out["1k"]}
@@ -150,8 +163,13 @@ def bench_overhead(quick: bool) -> dict:
         raw.create_commit(ref, sig, sig, "bare", child, [parent.id])
 
     bare_commit()
-    timed = interleaved_ms({"api": lambda: repo.event_append(GOAL, "note", summary="benchmark note", agent_id="bench"),
-                            "bare": bare_commit}, n)
+    timed = interleaved_ms(
+        {
+            "api": lambda: repo.event_append(GOAL, "note", summary="benchmark note", agent_id="bench"),
+            "bare": bare_commit,
+        },
+        n,
+    )
     api, bare = timed["api"], timed["bare"]
     repo.close()
     return {"event_append_ms": api, "bare_pygit2_commit_ms": bare, "ratio": api / bare}
@@ -186,13 +204,18 @@ def bench_status(quick: bool) -> dict:
                 if e.type_str == "tree":
                     walk(git[e.id])
                 else:
-                    git[e.id].data
+                    _ = git[e.id].data
 
         walk(git[tree["goals/bench/events"].id])
 
     read_ms = median_ms(read_blobs, 3)
-    return {"events": events, "todos": todos, "cached_status_ms": cached_ms, "cold_status_ms": cold_ms,
-            "read_blobs_only_ms": read_ms}
+    return {
+        "events": events,
+        "todos": todos,
+        "cached_status_ms": cached_ms,
+        "cold_status_ms": cold_ms,
+        "read_blobs_only_ms": read_ms,
+    }
 
 
 def bench_push_verify(quick: bool) -> dict:
@@ -216,10 +239,13 @@ def bench_push_verify(quick: bool) -> dict:
 def _notes(repo, count: int, label: str, per_commit: int = 10) -> None:
     """``count`` note events through the real write path, ``per_commit`` to a commit."""
     for start in range(0, count, per_commit):
+
         def build(state, start=start):
             maker = EventMaker(state.goals[GOAL], format_utc(datetime.now(timezone.utc)))
-            events = [maker.make(Note, goal_id=GOAL, agent_id="bench", summary=f"{label} {start + i}")
-                      for i in range(min(per_commit, count - start))]  # fmt: skip
+            events = [
+                maker.make(Note, goal_id=GOAL, agent_id="bench", summary=f"{label} {start + i}")
+                for i in range(min(per_commit, count - start))
+            ]
             return Write("bench notes", f"{len(events)} notes", GOAL, None, events)
 
         repo.apply(build)
@@ -265,7 +291,9 @@ def bench_sync(quick: bool) -> dict:
         repo.close()
 
     def git_merge() -> None:
-        run = lambda *args: subprocess.run(["git", "-C", str(b), *args], check=True, capture_output=True, text=True).stdout
+        run = lambda *args: (
+            subprocess.run(["git", "-C", str(b), *args], check=True, capture_output=True, text=True).stdout
+        )
         run("fetch", "-q", "origin", f"+refs/heads/loopx/state:{tracking}")
         tree = run("merge-tree", "--write-tree", "refs/heads/loopx/state", tracking).split()[0]
         run("commit-tree", tree, "-p", "refs/heads/loopx/state", "-p", tracking, "-m", "merge")
@@ -308,8 +336,12 @@ def bench_review(quick: bool) -> dict:
         subprocess.run(["git", "-C", str(path), "log", "-p", f"{base}..{tip}"], check=True, capture_output=True)
 
     timed = interleaved_ms({"loopx": loopx_review, "git": git_log}, 3 if quick else 5)
-    return {"commits": commits, "review_diff_ms": timed["loopx"], "git_log_p_ms": timed["git"],
-            "ratio": timed["loopx"] / timed["git"]}
+    return {
+        "commits": commits,
+        "review_diff_ms": timed["loopx"],
+        "git_log_p_ms": timed["git"],
+        "ratio": timed["loopx"] / timed["git"],
+    }
 
 
 def bench_startup() -> dict:
@@ -318,8 +350,9 @@ def bench_startup() -> dict:
 
     loopx = shutil.which("loopx") or "loopx"
     run(loopx, "--version")
-    timed = interleaved_ms({"version": lambda: run(loopx, "--version"),
-                            "pygit2": lambda: run(sys.executable, "-c", "import pygit2")}, 15)
+    timed = interleaved_ms(
+        {"version": lambda: run(loopx, "--version"), "pygit2": lambda: run(sys.executable, "-c", "import pygit2")}, 15
+    )
     version, pygit2_import = timed["version"], timed["pygit2"]
     return {"loopx_version_ms": version, "import_pygit2_ms": pygit2_import, "ratio": version / pygit2_import}
 
@@ -343,9 +376,17 @@ def scan_records(count: int) -> list[str]:
     out = []
     for i in range(count):
         cls = Note if i % 3 else Validation
-        event = cls(event_id=f"evt_{i:026d}", goal_id=GOAL, recorded_at="2026-03-01T10:00:00Z", lamport=i + 1,
-                    agent_id="alice", todo_id=f"todo-{i % 500}", summary=SENTENCES[i % len(SENTENCES)],
-                    artifact_refs=[f"tests/test_{i % 40}.py", "docs/guide.md"], details={"attempt": i % 7, "outcome": "pass"})
+        event = cls(
+            event_id=f"evt_{i:026d}",
+            goal_id=GOAL,
+            recorded_at="2026-03-01T10:00:00Z",
+            lamport=i + 1,
+            agent_id="alice",
+            todo_id=f"todo-{i % 500}",
+            summary=SENTENCES[i % len(SENTENCES)],
+            artifact_refs=[f"tests/test_{i % 40}.py", "docs/guide.md"],
+            details={"attempt": i % 7, "outcome": "pass"},
+        )
         out.append(encode(event).decode())
     return out
 
@@ -356,10 +397,17 @@ def bench_scan(quick: bool) -> dict:
 
     records = scan_records(5_000 if quick else 20_000)
     size = sum(len(r.encode()) for r in records)
-    timed = interleaved_ms({"scan": lambda: [scan(r) for r in records],
-                            "json": lambda: [json.loads(r) for r in records]}, 5 if quick else 9)  # fmt: skip
-    return {"records": len(records), "megabytes": size / 1e6, "scan_mb_per_s": size / 1e6 / (timed["scan"] / 1000),
-            "json_loads_mb_per_s": size / 1e6 / (timed["json"] / 1000), "scan_over_json_loads": timed["scan"] / timed["json"]}
+    timed = interleaved_ms(
+        {"scan": lambda: [scan(r) for r in records], "json": lambda: [json.loads(r) for r in records]},
+        5 if quick else 9,
+    )
+    return {
+        "records": len(records),
+        "megabytes": size / 1e6,
+        "scan_mb_per_s": size / 1e6 / (timed["scan"] / 1000),
+        "json_loads_mb_per_s": size / 1e6 / (timed["json"] / 1000),
+        "scan_over_json_loads": timed["scan"] / timed["json"],
+    }
 
 
 def _hook_repo(name: str, files: int, hooks: bool) -> Path:
@@ -367,13 +415,18 @@ def _hook_repo(name: str, files: int, hooks: bool) -> Path:
     for i in range(files):
         folder = path / ("src" if i % 2 else "docs")
         folder.mkdir(exist_ok=True)
-        body = (f"def handler_{i}(request):\n    return {{'status': 'ok', 'n': {i}}}\n" * 20 if i % 2
-                else f"# Page {i}\n\nHow to run the parser on the sample corpus.\n" * 20)  # fmt: skip
+        body = (
+            f"def handler_{i}(request):\n    return {{'status': 'ok', 'n': {i}}}\n" * 20
+            if i % 2
+            else f"# Page {i}\n\nHow to run the parser on the sample corpus.\n" * 20
+        )
         (folder / (f"mod_{i}.py" if i % 2 else f"page_{i}.md")).write_text(body)
     subprocess.run(["git", "-C", str(path), "add", "-A"], check=True)
     subprocess.run(["git", "-C", str(path), "commit", "-q", "--no-verify", "-m", "seed"], check=True)
     if hooks:
-        subprocess.run([sys.executable, "-m", "loopx_git.cli", "--repo", str(path), "connect"], check=True, capture_output=True)
+        subprocess.run(
+            [sys.executable, "-m", "loopx_git.cli", "--repo", str(path), "connect"], check=True, capture_output=True
+        )
         subprocess.run(["git", "-C", str(path), "add", "-A"], check=True)
         subprocess.run(["git", "-C", str(path), "commit", "-q", "-m", "connect"], check=True)
     return path
@@ -391,7 +444,9 @@ def bench_hook(quick: bool) -> dict:
                     fh.write(f"# edit {k}\n")
             subprocess.run(["git", "-C", str(path), "add", "-A"], check=True)
             start = time.perf_counter()
-            proc = subprocess.run(["git", "-C", str(path), "commit", "-q", "-m", f"edit {k}"], capture_output=True, text=True)
+            proc = subprocess.run(
+                ["git", "-C", str(path), "commit", "-q", "-m", f"edit {k}"], capture_output=True, text=True
+            )
             samples[name].append((time.perf_counter() - start) * 1000)
             assert proc.returncode == 0, proc.stderr
     hook, plain = statistics.median(samples["hook"]), statistics.median(samples["plain"])
@@ -401,13 +456,21 @@ def bench_hook(quick: bool) -> dict:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--quick", action="store_true", help="smaller histories, for a smoke run")
-    parser.add_argument("--only", choices=["append", "overhead", "status", "startup", "scan", "hook", "push-verify", "sync", "review"])
+    parser.add_argument(
+        "--only", choices=["append", "overhead", "status", "startup", "scan", "hook", "push-verify", "sync", "review"]
+    )
     args = parser.parse_args()
-    benches = {"startup": lambda: bench_startup(), "overhead": lambda: bench_overhead(args.quick),
-               "append": lambda: bench_append(args.quick), "status": lambda: bench_status(args.quick),
-               "scan": lambda: bench_scan(args.quick), "hook": lambda: bench_hook(args.quick),
-               "push-verify": lambda: bench_push_verify(args.quick), "sync": lambda: bench_sync(args.quick),
-               "review": lambda: bench_review(args.quick)}
+    benches = {
+        "startup": lambda: bench_startup(),
+        "overhead": lambda: bench_overhead(args.quick),
+        "append": lambda: bench_append(args.quick),
+        "status": lambda: bench_status(args.quick),
+        "scan": lambda: bench_scan(args.quick),
+        "hook": lambda: bench_hook(args.quick),
+        "push-verify": lambda: bench_push_verify(args.quick),
+        "sync": lambda: bench_sync(args.quick),
+        "review": lambda: bench_review(args.quick),
+    }
     for name, fn in benches.items():
         if args.only and name != args.only:
             continue

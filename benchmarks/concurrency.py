@@ -12,6 +12,7 @@ the unreachable objects lost races left (`loopx doctor`), and what `loopx gc` pr
 default grace period and then with `loopx.pruneExpire=now`. The baseline, in the same run, is one
 writer alone doing the same API writes. CPU seconds of every process are printed beside wall time.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -35,14 +36,20 @@ def fresh_repo(name: str) -> Path:
     path = WORK / name
     shutil.rmtree(path, ignore_errors=True)
     path.mkdir(parents=True)
-    for args in (["init", "-q", "-b", "main"], ["config", "user.name", "bench"], ["config", "user.email", "bench@example.invalid"],
-                 ["commit", "-q", "--allow-empty", "-m", "init"]):  # fmt: skip
+    for args in (
+        ["init", "-q", "-b", "main"],
+        ["config", "user.name", "bench"],
+        ["config", "user.email", "bench@example.invalid"],
+        ["commit", "-q", "--allow-empty", "-m", "init"],
+    ):
         subprocess.run(["git", "-C", str(path), *args], check=True)
     return path
 
 
 def loopx(path: Path, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "loopx_git", "--repo", str(path), *args], capture_output=True, text=True)
+    return subprocess.run(
+        [sys.executable, "-m", "loopx_git", "--repo", str(path), *args], capture_output=True, text=True
+    )
 
 
 def unlock_if_asked(no_lock: bool) -> None:
@@ -81,11 +88,28 @@ def api_writer(path: str, name: str, writes: int, start, out, no_lock: bool = Fa
 def cli_writer(path: str, name: str, writes: int, start, out, no_lock: bool = False) -> None:
     start.wait()
     acks, refused = [], 0
-    unlock = ["-c", "import runpy, sys; from loopx_git.store import writelock; writelock.ENABLED = False; "
-              "sys.argv = ['loopx', *sys.argv[1:]]; runpy.run_module('loopx_git', run_name='__main__')"]  # fmt: skip
+    unlock = [
+        "-c",
+        "import runpy, sys; from loopx_git.store import writelock; writelock.ENABLED = False; "
+        "sys.argv = ['loopx', *sys.argv[1:]]; runpy.run_module('loopx_git', run_name='__main__')",
+    ]
     for i in range(writes):
-        args = ["--repo", path, "--format", "json", "event", "append", "--goal-id", GOAL, "--kind", "note",
-                "--agent-id", name, "--summary", f"{name} {i}"]  # fmt: skip
+        args = [
+            "--repo",
+            path,
+            "--format",
+            "json",
+            "event",
+            "append",
+            "--goal-id",
+            GOAL,
+            "--kind",
+            "note",
+            "--agent-id",
+            name,
+            "--summary",
+            f"{name} {i}",
+        ]
         command = [sys.executable, *(unlock if no_lock else ["-m", "loopx_git"]), *args]
         done = subprocess.run(command, capture_output=True, text=True)
         if done.returncode == 1 and "error[conflict]" in done.stderr:
@@ -107,9 +131,13 @@ def prepare(path: Path, agents: list[str]) -> None:
             repo.agent_register(GOAL, agent)
 
 
-def run_writers(path: Path, api: int, api_writes: int, cli: int, cli_writes: int, no_lock: bool = False) -> tuple[list, int, float, float]:
+def run_writers(
+    path: Path, api: int, api_writes: int, cli: int, cli_writes: int, no_lock: bool = False
+) -> tuple[list, int, float, float]:
     ctx = multiprocessing.get_context("spawn")
-    names = [(f"api{i}", api_writer, api_writes) for i in range(api)] + [(f"cli{i}", cli_writer, cli_writes) for i in range(cli)]
+    names = [(f"api{i}", api_writer, api_writes) for i in range(api)] + [
+        (f"cli{i}", cli_writer, cli_writes) for i in range(cli)
+    ]
     start, out = ctx.Barrier(len(names) + 1), ctx.Queue()
     procs = [ctx.Process(target=fn, args=(str(path), name, n, start, out, no_lock)) for name, fn, n in names]
     for proc in procs:
@@ -198,7 +226,8 @@ def main() -> None:
         f"after the retry budget); "
         f"summaries as written: {summaries_ok}; verify ok: {report.ok}",
         f"throughput, all {len(agents)} writers running: first quarter {early:.1f} writes/s, last quarter {late:.1f} writes/s "
-        f"(late/early {late / early:.2f}); aggregate {len(acks) / wall:.1f} writes/s = {len(acks) / wall / base_rate:.2f}x the single writer",
+        f"(late/early {late / early:.2f}); aggregate {len(acks) / wall:.1f} writes/s "
+        f"= {len(acks) / wall / base_rate:.2f}x the single writer",
         f"each API writer, last 50 writes / first 50 (rate): median {statistics.median(per_writer):.2f}, "
         f"min {min(per_writer):.2f}",
         f"at the end: {doctor['packs']} packs, {doctor['loose_objects']} loose objects, "
@@ -208,10 +237,26 @@ def main() -> None:
         f"{gc_now['unreachable_kept']}; {gc_now['packs']} pack(s) after; verify ok after: {verify_after}",
     ]
     with open(WORK / f"concurrency{'-no-lock' if args.no_lock else ''}.json", "w") as out:
-        json.dump({"writes": len(acks) + refused, "acked": len(acked), "refused": refused, "wall_s": wall, "cpu_s": cpu,
-                   "baseline_writes_per_s": base_rate, "early_writes_per_s": early, "late_writes_per_s": late,
-                   "per_writer_late_over_early": per_writer, "doctor": doctor, "gc_default": gc_default,
-                   "gc_now": gc_now, "exactly_once": exactly_once, "verify_ok": report.ok}, out, indent=2)  # fmt: skip
+        json.dump(
+            {
+                "writes": len(acks) + refused,
+                "acked": len(acked),
+                "refused": refused,
+                "wall_s": wall,
+                "cpu_s": cpu,
+                "baseline_writes_per_s": base_rate,
+                "early_writes_per_s": early,
+                "late_writes_per_s": late,
+                "per_writer_late_over_early": per_writer,
+                "doctor": doctor,
+                "gc_default": gc_default,
+                "gc_now": gc_now,
+                "exactly_once": exactly_once,
+                "verify_ok": report.ok,
+            },
+            out,
+            indent=2,
+        )
     print("\n".join(lines))
     ok = exactly_once and summaries_ok and report.ok and doctor["packs"] <= 10 and late >= early / 2 and verify_after
     sys.exit(0 if ok else 1)

@@ -1,4 +1,5 @@
 """The Python API in a few lines: run inside any git repository (it writes to loopx/state)."""
+
 import sys
 
 import loopx_git

@@ -3,6 +3,7 @@
 The Python API is ``loopx_git.open(path) -> StateRepo``; the ``loopx`` command is
 a thin shell over it.
 """
+
 from __future__ import annotations
 
 __version__ = "0.1.0"
@@ -10,7 +11,7 @@ __version__ = "0.1.0"
 __all__ = ["__version__", "open"]
 
 
-def open(path: str = ".", *, state_ref: str | None = None, redact: bool = False):  # noqa: A001 - mirrors builtins.open on purpose
+def open(path: str = ".", *, state_ref: str | None = None, redact: bool = False):
     """Open the git repository at or above ``path`` and return its :class:`StateRepo`.
 
     With ``redact=True`` a write replaces secrets with ``[REDACTED:<rule>]`` instead of being refused."""

@@ -1,11 +1,13 @@
 """``StateRepo``: the Python API, and the object the CLI drives. It wires the store, the domain
 operations (writes) and the views (reads) together; it holds no rules of its own."""
+
 from __future__ import annotations
 
 import pickle
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Optional, Sequence
+from typing import Any
 
 from loopx_git.domain import event as event_ops
 from loopx_git.domain import goal as goal_ops
@@ -20,10 +22,10 @@ from loopx_git.model.state import State, fold, require_goal
 from loopx_git.store import hygiene, layout, transaction
 from loopx_git.store.documents import render_touched, root_document, touched
 from loopx_git.store.git import GitRepo, RefMoved
-from loopx_git.views.folded import state_reader
 from loopx_git.store.reader import StateReader
 from loopx_git.store.records import encode
 from loopx_git.store.yaml_doc import render
+from loopx_git.views.folded import state_reader
 
 CONFIG_KEY = "loopx.stateRef"
 
@@ -32,7 +34,7 @@ CONFIG_KEY = "loopx.stateRef"
 class WriteResult:
     """What a write did: the commit (None when nothing changed), its events, and the record."""
 
-    commit: Optional[str]
+    commit: str | None
     write: Write
     redactions: tuple = ()
     """What ``redact=True`` replaced: field, rule and fingerprint of each value (never the value)."""
@@ -70,7 +72,7 @@ class StateRepo:
         return state_reader(self.git, self.ref)
 
     @classmethod
-    def open(cls, path: str | Path = ".", *, state_ref: Optional[str] = None, redact: bool = False) -> "StateRepo":
+    def open(cls, path: str | Path = ".", *, state_ref: str | None = None, redact: bool = False) -> StateRepo:
         git = GitRepo.discover(path)
         if state_ref:
             return cls(git, layout.state_ref(state_ref), redact=redact, named=True)
@@ -92,7 +94,7 @@ class StateRepo:
             self._policy = load_from(self.git.workdir)
         return self._policy
 
-    def __enter__(self) -> "StateRepo":
+    def __enter__(self) -> StateRepo:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -103,21 +105,27 @@ class StateRepo:
         Never raises: this runs after writes have landed, and a caller that retries a failed
         command must not write twice. What could not be done comes back as notices (also kept in
         ``notices``)."""
-        upkeep = (("save the fold cache under .git/loopx/", self._reader.flush),
-                  ("pack loose objects", lambda: hygiene.maybe_pack(self.git)))  # fmt: skip
+        upkeep = (
+            ("save the fold cache under .git/loopx/", self._reader.flush),
+            ("pack loose objects", lambda: hygiene.maybe_pack(self.git)),
+        )
         for what, chore in upkeep:
             try:
                 chore()
             except (OSError, LoopxError, pickle.PickleError, RecursionError, MemoryError) as exc:
                 message = getattr(exc, "message", None) or getattr(exc, "strerror", None) or str(exc)
-                self.notices.append(Notice("upkeep", f"could not {what} ({message}); nothing written was lost, the next "
-                                           "command may be slower"))  # fmt: skip
+                self.notices.append(
+                    Notice(
+                        "upkeep",
+                        f"could not {what} ({message}); nothing written was lost, the next command may be slower",
+                    )
+                )
         return list(self.notices)
 
     # -- reading -------------------------------------------------------------------------------
 
     @property
-    def tip(self) -> Optional[str]:
+    def tip(self) -> str | None:
         return self.git.ref_target(self.ref)
 
     def state(self) -> State:
@@ -132,7 +140,7 @@ class StateRepo:
 
     # -- writing -------------------------------------------------------------------------------
 
-    def connect(self, *, state_branch: Optional[str] = None) -> WriteResult:
+    def connect(self, *, state_branch: str | None = None) -> WriteResult:
         """Create the state branch if it is missing (idempotent), then remember its name: the
         configuration never names a branch that does not exist."""
         if state_branch:
@@ -166,16 +174,18 @@ class StateRepo:
         """Only a branch is written: a remote-tracking ref or a tag may be read (a proposal under
         review), never moved by a write."""
         if not self.ref.startswith("refs/heads/"):
-            raise ValidationError(f"field 'state_branch': {self.ref} can be read but not written; state branches live "
-                                  "under refs/heads/", code="invalid-field",
-                                  hint="write on a local branch (`loopx connect --state-branch NAME`), then push or propose it")  # fmt: skip
+            raise ValidationError(
+                f"field 'state_branch': {self.ref} can be read but not written; state branches live under refs/heads/",
+                code="invalid-field",
+                hint="write on a local branch (`loopx connect --state-branch NAME`), then push or propose it",
+            )
 
     def require_intact(self, tip: str) -> None:
         """Refuse (``broken-branch``) unless the branch at ``tip`` verifies: checked since the last
         verified tip, so usually free. Every write calls it before building on ``tip``."""
         self.note(self._integrity.require(tip, self._reader.state_at, self.policy))
 
-    def mark_built(self, commit: str, parent: Optional[str]) -> None:
+    def mark_built(self, commit: str, parent: str | None) -> None:
         """``commit`` was made (or fetched and checked) on top of ``parent``: verified when
         ``parent`` was (None: checked whole)."""
         self.note(self._integrity.built(commit, parent))
@@ -191,7 +201,7 @@ class StateRepo:
 
         return run
 
-    def note(self, notice: Optional[Notice]) -> None:
+    def note(self, notice: Notice | None) -> None:
         if notice is not None and notice not in self.notices:
             self.notices.append(notice)
 
@@ -243,7 +253,7 @@ class StateRepo:
 
         return sync.claim_synced(self, self.remote(remote), goal_id, todo_id, agent_id)
 
-    def propose(self, branch: Optional[str] = None, *, remote: str = "origin") -> dict:
+    def propose(self, branch: str | None = None, *, remote: str = "origin") -> dict:
         """Push the local state commits to a proposal branch on the remote, for pull-request review;
         the remote state branch is left alone. A proposal branch only moves forward too."""
         from loopx_git import sync
@@ -275,8 +285,9 @@ class StateRepo:
             write = guarded.write
             after = state.copy_for({write.goal_id})
             fold(write.events, write.runs, after)
-            txn = transaction.Transaction(write.verb, write.summary, write.goal_id, write.agent_id,
-                                          [e.event_id for e in write.events])
+            txn = transaction.Transaction(
+                write.verb, write.summary, write.goal_id, write.agent_id, [e.event_id for e in write.events]
+            )
             for event in write.events:
                 txn.add(layout.event_path(event.goal_id, event.event_id, event.recorded_at), encode(event))
             for run in write.runs:
@@ -291,45 +302,103 @@ class StateRepo:
 
         return transaction.retrying(self.locked(attempt))
 
-    def _now(self, now: Optional[str]) -> str:
+    def _now(self, now: str | None) -> str:
         return now or utc_now()
 
-    def goal_create(self, goal_id: str, objective: str, *, actor: Optional[str] = None, now: Optional[str] = None, **kw: Any) -> WriteResult:
-        return self.apply(lambda s: goal_ops.create_goal(s, goal_id=goal_id, objective=objective, actor=actor, now=self._now(now), **kw))
+    def goal_create(
+        self, goal_id: str, objective: str, *, actor: str | None = None, now: str | None = None, **kw: Any
+    ) -> WriteResult:
+        return self.apply(
+            lambda s: goal_ops.create_goal(
+                s, goal_id=goal_id, objective=objective, actor=actor, now=self._now(now), **kw
+            )
+        )
 
-    def goal_update(self, goal_id: str, *, actor: Optional[str] = None, now: Optional[str] = None, **kw: Any) -> WriteResult:
+    def goal_update(self, goal_id: str, *, actor: str | None = None, now: str | None = None, **kw: Any) -> WriteResult:
         return self.apply(lambda s: goal_ops.update_goal(s, goal_id=goal_id, actor=actor, now=self._now(now), **kw))
 
-    def agent_register(self, goal_id: str, agent_id: str, *, actor: Optional[str] = None, now: Optional[str] = None, **kw: Any) -> WriteResult:
-        return self.apply(lambda s: goal_ops.register_agent(s, goal_id=goal_id, agent_id=agent_id, actor=actor, now=self._now(now), **kw))
+    def agent_register(
+        self, goal_id: str, agent_id: str, *, actor: str | None = None, now: str | None = None, **kw: Any
+    ) -> WriteResult:
+        return self.apply(
+            lambda s: goal_ops.register_agent(
+                s, goal_id=goal_id, agent_id=agent_id, actor=actor, now=self._now(now), **kw
+            )
+        )
 
-    def todo_add(self, goal_id: str, text: str, *, actor: Optional[str] = None, now: Optional[str] = None, **kw: Any) -> WriteResult:
-        return self.apply(lambda s: todo_ops.add_todo(s, goal_id=goal_id, text=text, actor=actor, now=self._now(now), **kw))
+    def todo_add(
+        self, goal_id: str, text: str, *, actor: str | None = None, now: str | None = None, **kw: Any
+    ) -> WriteResult:
+        return self.apply(
+            lambda s: todo_ops.add_todo(s, goal_id=goal_id, text=text, actor=actor, now=self._now(now), **kw)
+        )
 
-    def todo_claim(self, goal_id: str, todo_id: str, agent_id: str, *, now: Optional[str] = None) -> WriteResult:
-        return self.apply(lambda s: todo_ops.claim_todo(s, goal_id=goal_id, todo_id=todo_id, agent_id=agent_id, now=self._now(now)))
+    def todo_claim(self, goal_id: str, todo_id: str, agent_id: str, *, now: str | None = None) -> WriteResult:
+        return self.apply(
+            lambda s: todo_ops.claim_todo(s, goal_id=goal_id, todo_id=todo_id, agent_id=agent_id, now=self._now(now))
+        )
 
-    def todo_update(self, goal_id: str, todo_id: str, status: str, *, actor: Optional[str] = None, now: Optional[str] = None, **kw: Any) -> WriteResult:
-        return self.apply(lambda s: todo_ops.update_todo(s, goal_id=goal_id, todo_id=todo_id, status=status, actor=actor, now=self._now(now), **kw))
+    def todo_update(
+        self,
+        goal_id: str,
+        todo_id: str,
+        status: str,
+        *,
+        actor: str | None = None,
+        now: str | None = None,
+        **kw: Any,
+    ) -> WriteResult:
+        return self.apply(
+            lambda s: todo_ops.update_todo(
+                s, goal_id=goal_id, todo_id=todo_id, status=status, actor=actor, now=self._now(now), **kw
+            )
+        )
 
-    def todo_complete(self, goal_id: str, todo_id: str, *, actor: Optional[str] = None, now: Optional[str] = None, **kw: Any) -> WriteResult:
-        result = self.apply(lambda s: todo_ops.complete_todo(s, goal_id=goal_id, todo_id=todo_id, actor=actor, now=self._now(now), **kw))
+    def todo_complete(
+        self, goal_id: str, todo_id: str, *, actor: str | None = None, now: str | None = None, **kw: Any
+    ) -> WriteResult:
+        result = self.apply(
+            lambda s: todo_ops.complete_todo(s, goal_id=goal_id, todo_id=todo_id, actor=actor, now=self._now(now), **kw)
+        )
         return self._with_evidence_notes(result, kw.get("evidence", ()))
 
-    def todo_supersede(self, goal_id: str, todo_id: str, by: str, reason: str, *, actor: Optional[str] = None, now: Optional[str] = None) -> WriteResult:
-        return self.apply(lambda s: todo_ops.supersede_todo(s, goal_id=goal_id, todo_id=todo_id, by=by, reason=reason, actor=actor, now=self._now(now)))
+    def todo_supersede(
+        self,
+        goal_id: str,
+        todo_id: str,
+        by: str,
+        reason: str,
+        *,
+        actor: str | None = None,
+        now: str | None = None,
+    ) -> WriteResult:
+        return self.apply(
+            lambda s: todo_ops.supersede_todo(
+                s, goal_id=goal_id, todo_id=todo_id, by=by, reason=reason, actor=actor, now=self._now(now)
+            )
+        )
 
-    def todo_suggest(self, goal_id: str, text: str, *, actor: Optional[str] = None, now: Optional[str] = None, **kw: Any) -> WriteResult:
-        return self.apply(lambda s: todo_ops.suggest_todo(s, goal_id=goal_id, text=text, actor=actor, now=self._now(now), **kw))
+    def todo_suggest(
+        self, goal_id: str, text: str, *, actor: str | None = None, now: str | None = None, **kw: Any
+    ) -> WriteResult:
+        return self.apply(
+            lambda s: todo_ops.suggest_todo(s, goal_id=goal_id, text=text, actor=actor, now=self._now(now), **kw)
+        )
 
-    def todo_promote(self, goal_id: str, todo_id: str, *, actor: Optional[str] = None, now: Optional[str] = None) -> WriteResult:
-        return self.apply(lambda s: todo_ops.promote_todo(s, goal_id=goal_id, todo_id=todo_id, actor=actor, now=self._now(now)))
+    def todo_promote(
+        self, goal_id: str, todo_id: str, *, actor: str | None = None, now: str | None = None
+    ) -> WriteResult:
+        return self.apply(
+            lambda s: todo_ops.promote_todo(s, goal_id=goal_id, todo_id=todo_id, actor=actor, now=self._now(now))
+        )
 
-    def event_append(self, goal_id: str, kind: str, *, now: Optional[str] = None, **kw: Any) -> WriteResult:
+    def event_append(self, goal_id: str, kind: str, *, now: str | None = None, **kw: Any) -> WriteResult:
         return self.apply(lambda s: event_ops.append_event(s, goal_id=goal_id, kind=kind, now=self._now(now), **kw))
 
-    def refresh_state(self, goal_id: str, classification: str, *, now: Optional[str] = None, **kw: Any) -> WriteResult:
-        result = self.apply(lambda s: run_ops.refresh_state(s, goal_id=goal_id, classification=classification, now=self._now(now), **kw))
+    def refresh_state(self, goal_id: str, classification: str, *, now: str | None = None, **kw: Any) -> WriteResult:
+        result = self.apply(
+            lambda s: run_ops.refresh_state(s, goal_id=goal_id, classification=classification, now=self._now(now), **kw)
+        )
         return self._with_evidence_notes(result, kw.get("evidence", ()))
 
     def _with_evidence_notes(self, result: WriteResult, evidence: Sequence) -> WriteResult:
@@ -347,9 +416,19 @@ class StateRepo:
         guarded = guard(write, self.policy, redact=self.redact)
         return WriteResult(None, guarded.write, tuple(guarded.redactions), tuple(guarded.warnings))
 
-    def rollback(self, goal_id: str, *, event_id: Optional[str] = None, commit: Optional[str] = None,
-                 reason: Optional[str] = None, trigger: str = "mistaken_transition", dry_run: bool = False,
-                 force_later_changes: bool = False, actor: Optional[str] = None, now: Optional[str] = None) -> WriteResult:  # fmt: skip
+    def rollback(
+        self,
+        goal_id: str,
+        *,
+        event_id: str | None = None,
+        commit: str | None = None,
+        reason: str | None = None,
+        trigger: str = "mistaken_transition",
+        dry_run: bool = False,
+        force_later_changes: bool = False,
+        actor: str | None = None,
+        now: str | None = None,
+    ) -> WriteResult:
         """Compensate an event (with the events it caused) or a commit of the state branch: a
         rollback_packet_v0 plus compensating events, as one commit. A commit of the project itself
         gets a packet with a gated ``git_revert`` step and a todo; nothing is reverted."""
@@ -363,19 +442,43 @@ class StateRepo:
             sha = self.git.rev_parse(commit)
             tip = self.tip
             if tip is None or not self.git.is_ancestor(sha, tip):
-                return self._write_or_preview(dry_run, lambda s: ops.rollback_commit(
-                    s, goal_id=goal_id, commit_ref=sha, reason=reason, trigger=trigger, actor=actor, now=self._now(now)))
+                return self._write_or_preview(
+                    dry_run,
+                    lambda s: ops.rollback_commit(
+                        s,
+                        goal_id=goal_id,
+                        commit_ref=sha,
+                        reason=reason,
+                        trigger=trigger,
+                        actor=actor,
+                        now=self._now(now),
+                    ),
+                )
             added = {path for path, _ in self.git.added_records(sha)}
             targets = [e for e in events if layout.event_path(e.goal_id, e.event_id, e.recorded_at) in added]
             refs = [sha]
         else:
             targets, refs = ops.targets_of(events, event_id), []
         later = ops.later_changes(targets, events)
-        return self._write_or_preview(dry_run, lambda s: ops.rollback(
-            s, goal_id=goal_id, targets=targets, later=later, reason=reason, trigger=trigger,
-            force_later_changes=force_later_changes, commit_refs=refs, actor=actor, now=self._now(now)))
+        return self._write_or_preview(
+            dry_run,
+            lambda s: ops.rollback(
+                s,
+                goal_id=goal_id,
+                targets=targets,
+                later=later,
+                reason=reason,
+                trigger=trigger,
+                force_later_changes=force_later_changes,
+                commit_refs=refs,
+                actor=actor,
+                now=self._now(now),
+            ),
+        )
 
-    def record_rollback(self, goal_id: str, packet: dict, *, actor: Optional[str] = None, now: Optional[str] = None) -> WriteResult:
+    def record_rollback(
+        self, goal_id: str, packet: dict, *, actor: str | None = None, now: str | None = None
+    ) -> WriteResult:
         """Record a packet written elsewhere (a reviewer's plan) as it is. Nothing in it is executed:
         its steps wait for their owners, and a history_rewrite is never automatic."""
         from loopx_git.domain import rollback as ops
@@ -391,30 +494,62 @@ class StateRepo:
 
     # -- the loop ledger ---------------------------------------------------------------------------
 
-    def ledger_add(self, goal_id: str, claim: str, action: str, *, entry_id: Optional[str] = None,
-                   actor: Optional[str] = None, now: Optional[str] = None) -> WriteResult:  # fmt: skip
+    def ledger_add(
+        self,
+        goal_id: str,
+        claim: str,
+        action: str,
+        *,
+        entry_id: str | None = None,
+        actor: str | None = None,
+        now: str | None = None,
+    ) -> WriteResult:
         from loopx_git.domain import ledger as ops
 
-        return self.apply(lambda s: ops.add_entry(s, goal_id=goal_id, claim=claim, action=action, entry_id=entry_id,
-                                                  actor=actor, now=self._now(now)))  # fmt: skip
+        return self.apply(
+            lambda s: ops.add_entry(
+                s, goal_id=goal_id, claim=claim, action=action, entry_id=entry_id, actor=actor, now=self._now(now)
+            )
+        )
 
-    def ledger_next(self, goal_id: str, *, agent_id: Optional[str] = None, now: Optional[str] = None) -> WriteResult:
+    def ledger_next(self, goal_id: str, *, agent_id: str | None = None, now: str | None = None) -> WriteResult:
         """Select exactly one runnable entry (marked active); ``record`` is its action contract, or
         None when nothing is runnable."""
         from loopx_git.domain import ledger as ops
 
         return self.apply(lambda s: ops.select_next(s, goal_id=goal_id, agent_id=agent_id, now=self._now(now)))
 
-    def ledger_record(self, goal_id: str, entry_id: str, *, status: str, verdict: str, next: str,
-                      evidence: Sequence = (), agent_id: Optional[str] = None, question: Optional[str] = None,
-                      now: Optional[str] = None) -> WriteResult:  # fmt: skip
+    def ledger_record(
+        self,
+        goal_id: str,
+        entry_id: str,
+        *,
+        status: str,
+        verdict: str,
+        next: str,
+        evidence: Sequence = (),
+        agent_id: str | None = None,
+        question: str | None = None,
+        now: str | None = None,
+    ) -> WriteResult:
         """Write an iteration's result back. ``evidence`` items are ``Evidence`` or ``KIND:REF`` strings."""
         from loopx_git.domain import ledger as ops
 
         items = [_evidence(e) for e in evidence]
-        result = self.apply(lambda s: ops.record_result(s, goal_id=goal_id, entry_id=entry_id, status=status, verdict=verdict,
-                                                        next_=next, evidence=items, agent_id=agent_id, question=question,
-                                                        now=self._now(now)))  # fmt: skip
+        result = self.apply(
+            lambda s: ops.record_result(
+                s,
+                goal_id=goal_id,
+                entry_id=entry_id,
+                status=status,
+                verdict=verdict,
+                next_=next,
+                evidence=items,
+                agent_id=agent_id,
+                question=question,
+                now=self._now(now),
+            )
+        )
         return self._with_evidence_notes(result, items)
 
     def ledger(self, goal_id: str) -> list:
@@ -468,7 +603,7 @@ class StateRepo:
         tip = self.tip
         return run_history(self._reader, tip, self._reader.state_at(tip), goal_id, **filters)
 
-    def status(self, goal_id: str, agent_id: Optional[str] = None):
+    def status(self, goal_id: str, agent_id: str | None = None):
         """The goal card. When the branch moved past the last verified tip, what arrived is checked
         too (records only, no documents): a card built on records edited by hand says so."""
         from loopx_git import upkeep
@@ -478,14 +613,14 @@ class StateRepo:
         self.note(upkeep.read_warning(self))
         return card
 
-    def verify(self, progress: Any = None, *, policy_from: Optional[str] = None):
+    def verify(self, progress: Any = None, *, policy_from: str | None = None):
         """Walk the whole branch; ``progress(stage, done, total)`` is called as it goes. Records
         are scanned with ``review_policy(policy_from)``."""
         from loopx_git import upkeep
 
         return upkeep.verify(self, progress, policy_from=policy_from)
 
-    def review_policy(self, policy_from: Optional[str] = None):
+    def review_policy(self, policy_from: str | None = None):
         """The safety policy a check of the branch uses (see ``upkeep.review_policy``)."""
         from loopx_git import upkeep
 
@@ -556,6 +691,9 @@ def _evidence(item: Any):
 def _no_branch(ref: str):
     from loopx_git.errors import NotFoundError
 
-    return NotFoundError(f"the state branch {ref} does not exist; only `loopx connect` creates one", code="no-state",
-                         hint=f"run `loopx connect` (with `--state-branch {ref.removeprefix('refs/heads/')}` to create "
-                         "this one), or check the --state-branch name")  # fmt: skip
+    return NotFoundError(
+        f"the state branch {ref} does not exist; only `loopx connect` creates one",
+        code="no-state",
+        hint=f"run `loopx connect` (with `--state-branch {ref.removeprefix('refs/heads/')}` to create "
+        "this one), or check the --state-branch name",
+    )

@@ -3,6 +3,7 @@
 Everything below ``cli/`` and ``hooks/`` raises one of these; the CLI maps them
 to exit codes in one place (``cli/main.py``).
 """
+
 from __future__ import annotations
 
 
@@ -73,7 +74,7 @@ class Notice:
     """Something a command says beside its result without failing: a post-commit chore that could not
     run (the write stands), an evidence path not found yet. ``to_json`` is its shape in JSON output."""
 
-    __slots__ = ("code", "message", "field")
+    __slots__ = ("code", "field", "message")
 
     def __init__(self, code: str, message: str, *, field: str | None = None):
         self.code, self.message, self.field = code, message, field
@@ -88,7 +89,11 @@ class Notice:
         return f"Notice({self.code!r}, {self.message!r}, field={self.field!r})"
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, Notice) and (self.code, self.message, self.field) == (other.code, other.message, other.field)
+        return isinstance(other, Notice) and (self.code, self.message, self.field) == (
+            other.code,
+            other.message,
+            other.field,
+        )
 
     def __hash__(self) -> int:
         return hash((self.code, self.message, self.field))

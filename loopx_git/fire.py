@@ -8,18 +8,19 @@ the ledger before the next selection. Every fire is bounded (iterations, a whole
 per-iteration timeout), cancellable (SIGINT/SIGTERM), and ends with exactly one terminal status,
 recorded on the state branch.
 """
+
 from __future__ import annotations
 
 import json
 import math
 import os
-from contextlib import contextmanager
 import signal
 import subprocess
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Optional
+from typing import TYPE_CHECKING
 
 from loopx_git.errors import LoopxError, ValidationError
 from loopx_git.model.fire import EXIT_CODES, FireSummary, IterationResult, IterationRow, judge
@@ -36,10 +37,10 @@ MAX_ITERATIONS = 1_000_000
 
 @dataclass
 class Bounds:
-    max_iterations: Optional[int]
-    timeout: Optional[float]
-    iteration_timeout: Optional[float]
-    ceiling: Optional[str]
+    max_iterations: int | None
+    timeout: float | None
+    iteration_timeout: float | None
+    ceiling: str | None
 
     def check(self) -> None:
         """A scheduled run is bounded or it does not start (headless_fire_unbounded)."""
@@ -47,20 +48,29 @@ class Bounds:
 
         rule = "rule: a headless fire is bounded, never an open-ended loop"
         if not self.max_iterations or self.max_iterations < 1 or not self.timeout or self.timeout <= 0:
-            raise RuleError(f"a fire needs --max-iterations (>= 1) and --timeout (seconds > 0); {rule}",
-                            code="headless_fire_unbounded")  # fmt: skip
+            raise RuleError(
+                f"a fire needs --max-iterations (>= 1) and --timeout (seconds > 0); {rule}",
+                code="headless_fire_unbounded",
+            )
         if self.max_iterations > MAX_ITERATIONS:
-            raise RuleError(f"field 'max_iterations': more than {MAX_ITERATIONS:,}; {rule}",
-                            code="headless_fire_unbounded")  # fmt: skip
+            raise RuleError(
+                f"field 'max_iterations': more than {MAX_ITERATIONS:,}; {rule}", code="headless_fire_unbounded"
+            )
         for name, seconds in (("timeout", self.timeout), ("iteration_timeout", self.iteration_timeout)):
             if seconds is None:
                 continue
             if not math.isfinite(seconds) or not 0 < seconds <= MAX_SECONDS:
-                raise RuleError(f"field '{name}': {seconds!r} is not a number of seconds > 0 and at most {MAX_SECONDS} "
-                                f"(30 days); {rule}", code="headless_fire_unbounded")  # fmt: skip
+                raise RuleError(
+                    f"field '{name}': {seconds!r} is not a number of seconds > 0 and at most {MAX_SECONDS} "
+                    f"(30 days); {rule}",
+                    code="headless_fire_unbounded",
+                )
         if self.ceiling not in ("read_only", "workspace_write", "repo_push"):
-            raise ValidationError(f"field 'approver_ceiling': {self.ceiling!r} is not read_only, workspace_write or "
-                                  "repo_push; rule: a scheduled run states what it may approve", code="invalid-field")
+            raise ValidationError(
+                f"field 'approver_ceiling': {self.ceiling!r} is not read_only, workspace_write or "
+                "repo_push; rule: a scheduled run states what it may approve",
+                code="invalid-field",
+            )
 
 
 @dataclass
@@ -69,7 +79,7 @@ class _Run:
 
     started: float = field(default_factory=time.monotonic)
     started_at: str = field(default_factory=utc_now)
-    child: Optional[subprocess.Popen] = None
+    child: subprocess.Popen | None = None
     cancelled: bool = False
     rows: list = field(default_factory=list)
     denials: list = field(default_factory=list)
@@ -79,7 +89,7 @@ class _Run:
         _stop(self.child)
 
 
-def _stop(child: Optional[subprocess.Popen]) -> None:
+def _stop(child: subprocess.Popen | None) -> None:
     """Terminate COMMAND and everything it started (its own process group), then kill what is left."""
     if child is None or child.poll() is not None:
         return
@@ -92,15 +102,19 @@ def _stop(child: Optional[subprocess.Popen]) -> None:
         pass
 
 
-def _run_command(run: _Run, command: list[str], contract: dict, entry_id: str, goal_id: str, fire_id: str,
-                 timeout: float) -> tuple[str, Optional[bytes]]:  # fmt: skip
+def _run_command(
+    run: _Run, command: list[str], contract: dict, entry_id: str, goal_id: str, fire_id: str, timeout: float
+) -> tuple[str, bytes | None]:
     """``(outcome, stdout)``: outcome is ``ok``, ``timeout``, ``command_failed`` or ``cancelled``."""
     env = {**os.environ, "LOOPX_LEDGER_ENTRY": entry_id, "LOOPX_GOAL_ID": goal_id, "LOOPX_FIRE_ID": fire_id}
     try:
-        run.child = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env,
-                                     start_new_session=True)  # fmt: skip
+        run.child = subprocess.Popen(
+            command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env, start_new_session=True
+        )
     except OSError as exc:
-        raise ValidationError(f"field 'command': {command[0]!r} cannot be started ({exc.strerror})", code="invalid-field")
+        raise ValidationError(
+            f"field 'command': {command[0]!r} cannot be started ({exc.strerror})", code="invalid-field"
+        ) from exc
     try:
         out, _ = run.child.communicate(json.dumps(contract).encode(), timeout=timeout)
     except subprocess.TimeoutExpired:
@@ -122,7 +136,9 @@ def _parse(out: bytes) -> IterationResult:
     return IterationResult.model_validate_json(text.splitlines()[-1] if text else "")
 
 
-def fire(repo: "StateRepo", goal_id: str, command: list[str], bounds: Bounds, *, agent_id: Optional[str] = None) -> FireSummary:
+def fire(
+    repo: StateRepo, goal_id: str, command: list[str], bounds: Bounds, *, agent_id: str | None = None
+) -> FireSummary:
     """Run one bounded fire and return its record (already written to the state branch)."""
     bounds.check()
     if not command:
@@ -161,12 +177,15 @@ def _check_program_name(program: str) -> None:
             return
         except UnicodeEncodeError:
             problem = "holds bytes that are not UTF-8 text (an argument in another encoding?)"
-    raise ValidationError(f"field 'command': {program[:80]!r} {problem}; rule: a fire records its program's name as one "
-                          "line of UTF-8 text", code="invalid-field")  # fmt: skip
+    raise ValidationError(
+        f"field 'command': {program[:80]!r} {problem}; rule: a fire records its program's name as one "
+        "line of UTF-8 text",
+        code="invalid-field",
+    )
 
 
 @contextmanager
-def _fire_lock(repo, goal_id: str, agent_id: Optional[str]):
+def _fire_lock(repo, goal_id: str, agent_id: str | None):
     """One fire per goal and agent at a time: a scheduler that starts the next run before the last
     one ended gets a clear refusal, not two loops on one ledger."""
     try:
@@ -178,25 +197,31 @@ def _fire_lock(repo, goal_id: str, agent_id: Optional[str]):
     path = folder / f"fire-{goal_id}-{agent_id or '_'}.lock"
     try:
         folder.mkdir(parents=True, exist_ok=True)
-        handle = open(path, "w")
+        handle = open(path, "w")  # noqa: SIM115 - held for the whole fire, closed by its caller
     except OSError as exc:  # .git/loopx is a file, a folder stands where the lock goes, read-only
         from loopx_git.errors import StoreError
 
-        raise StoreError(f"cannot take the fire lock {path.name} under {folder} ({exc.strerror or exc}); nothing ran",
-                         code="no-lock", hint=f"{folder} holds locks and caches only, never state: remove what is in the "
-                         "way (loopx makes it again) or make it writable") from exc  # fmt: skip
+        raise StoreError(
+            f"cannot take the fire lock {path.name} under {folder} ({exc.strerror or exc}); nothing ran",
+            code="no-lock",
+            hint=f"{folder} holds locks and caches only, never state: remove what is in the "
+            "way (loopx makes it again) or make it writable",
+        ) from exc
     with handle:
         try:
             fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             from loopx_git.errors import RuleError
 
-            raise RuleError(f"another fire for goal '{goal_id}' ({agent_id or 'no agent'}) is still running; rule: one "
-                            "fire at a time per goal and agent", code="fire_running") from None  # fmt: skip
+            raise RuleError(
+                f"another fire for goal '{goal_id}' ({agent_id or 'no agent'}) is still running; rule: one "
+                "fire at a time per goal and agent",
+                code="fire_running",
+            ) from None
         yield
 
 
-def _fire(repo: "StateRepo", goal_id: str, command: list[str], bounds: Bounds, agent_id: Optional[str]) -> FireSummary:
+def _fire(repo: StateRepo, goal_id: str, command: list[str], bounds: Bounds, agent_id: str | None) -> FireSummary:
     fire_id = new_id("fire")
     run = _Run()
     import threading
@@ -210,32 +235,56 @@ def _fire(repo: "StateRepo", goal_id: str, command: list[str], bounds: Bounds, a
         for sig, handler in previous.items():
             signal.signal(sig, handler)
     summary = FireSummary(
-        fire_id=fire_id, terminal_status=terminal, stop_condition=_slug(stop), iterations_run=len(run.rows),
-        max_iterations=bounds.max_iterations, timeout_seconds=bounds.timeout,
-        iteration_timeout_seconds=bounds.iteration_timeout or bounds.timeout, approver_ceiling=bounds.ceiling,
-        command=Path(command[0]).name, duration_seconds=round(time.monotonic() - run.started, 3), entries=run.rows,
-        denials=run.denials, started_at=run.started_at, ended_at=utc_now(),
-    )  # fmt: skip
+        fire_id=fire_id,
+        terminal_status=terminal,
+        stop_condition=_slug(stop),
+        iterations_run=len(run.rows),
+        max_iterations=bounds.max_iterations,
+        timeout_seconds=bounds.timeout,
+        iteration_timeout_seconds=bounds.iteration_timeout or bounds.timeout,
+        approver_ceiling=bounds.ceiling,
+        command=Path(command[0]).name,
+        duration_seconds=round(time.monotonic() - run.started, 3),
+        entries=run.rows,
+        denials=run.denials,
+        started_at=run.started_at,
+        ended_at=utc_now(),
+    )
     from loopx_git.domain.ledger import record_fire
 
     repo.apply(lambda s: record_fire(s, goal_id=goal_id, summary=summary, agent_id=agent_id, now=utc_now()))
     return summary
 
 
-def _write_back(repo, goal_id: str, entry_id: str, agent_id: Optional[str], outcome: str, run: _Run, **result) -> None:
+def _write_back(repo, goal_id: str, entry_id: str, agent_id: str | None, outcome: str, run: _Run, **result) -> None:
     repo.ledger_record(goal_id, entry_id, agent_id=agent_id, **result)
-    run.rows.append(IterationRow(entry_id=entry_id, outcome=outcome, status=result["status"], verdict=result["verdict"],
-                                 next=result["next"]))  # fmt: skip
+    run.rows.append(
+        IterationRow(
+            entry_id=entry_id, outcome=outcome, status=result["status"], verdict=result["verdict"], next=result["next"]
+        )
+    )
 
 
-def _failed(repo, goal_id: str, entry_id: str, agent_id: Optional[str], outcome: str, run: _Run) -> None:
+def _failed(repo, goal_id: str, entry_id: str, agent_id: str | None, outcome: str, run: _Run) -> None:
     """The entry back to runnable-later: blocked, DRIFT, retry — never left active."""
-    _write_back(repo, goal_id, entry_id, agent_id, outcome, run, status="blocked", verdict="DRIFT", next="retry",
-                question=None, evidence=())  # fmt: skip
+    _write_back(
+        repo,
+        goal_id,
+        entry_id,
+        agent_id,
+        outcome,
+        run,
+        status="blocked",
+        verdict="DRIFT",
+        next="retry",
+        question=None,
+        evidence=(),
+    )
 
 
-def _loop(repo, goal_id: str, command: list[str], bounds: Bounds, agent_id: Optional[str], fire_id: str,
-          run: _Run) -> tuple[str, str]:  # fmt: skip
+def _loop(
+    repo, goal_id: str, command: list[str], bounds: Bounds, agent_id: str | None, fire_id: str, run: _Run
+) -> tuple[str, str]:
     per_iteration = bounds.iteration_timeout or bounds.timeout
     for _ in range(bounds.max_iterations):
         if run.cancelled:
@@ -264,12 +313,34 @@ def _loop(repo, goal_id: str, command: list[str], bounds: Bounds, agent_id: Opti
             run.denials.extend(denials)
             reason = "dangerous_action" if any(d.reason == "dangerous_action" for d in denials) else "policy_denied"
             listed = ", ".join(f"{d.kind} ({d.level})" for d in denials)
-            _write_back(repo, goal_id, entry_id, agent_id, "denied", run, status="blocked", verdict="DRIFT",
-                        next="ask_user", evidence=(), question=f"{reason}: {listed} needs a person")  # fmt: skip
+            _write_back(
+                repo,
+                goal_id,
+                entry_id,
+                agent_id,
+                "denied",
+                run,
+                status="blocked",
+                verdict="DRIFT",
+                next="ask_user",
+                evidence=(),
+                question=f"{reason}: {listed} needs a person",
+            )
             return "needs_attention", reason
         try:
-            _write_back(repo, goal_id, entry_id, agent_id, "written_back", run, status=result.status,
-                        verdict=result.verdict, next=result.next, evidence=result.evidence, question=result.question)
+            _write_back(
+                repo,
+                goal_id,
+                entry_id,
+                agent_id,
+                "written_back",
+                run,
+                status=result.status,
+                verdict=result.verdict,
+                next=result.next,
+                evidence=result.evidence,
+                question=result.question,
+            )
         except LoopxError as exc:  # the protocol refused the result (no evidence for done, inherited confidence...)
             _failed(repo, goal_id, entry_id, agent_id, exc.code, run)
             return "error", exc.code
@@ -286,4 +357,3 @@ def _loop(repo, goal_id: str, command: list[str], bounds: Bounds, agent_id: Opti
 
 def exit_code(summary: FireSummary) -> int:
     return EXIT_CODES[summary.terminal_status]
-

@@ -7,9 +7,11 @@ beside the fold cache, and moves forward with every commit loopx itself makes (b
 tip from validated records, it needs no second look), so the check costs nothing in the common case
 and what another writer added otherwise. A clone with no mark verifies the whole branch once.
 """
+
 from __future__ import annotations
 
-from typing import Any, Callable, Optional
+from collections.abc import Callable
+from typing import Any
 
 from loopx_git.errors import Notice, RuleError
 from loopx_git.store.cache import VerifiedMark
@@ -27,15 +29,15 @@ class Integrity:
         self.git = git
         self.ref = ref
         self._mark = VerifiedMark(git.common_dir, ref)
-        self._verified: Optional[str] = None
+        self._verified: str | None = None
 
-    def verified(self) -> Optional[str]:
+    def verified(self) -> str | None:
         """The last verified tip: this process's, else the one kept on disk."""
         if self._verified is None:
             self._verified = self._mark.load()
         return self._verified
 
-    def require(self, tip: str, state_at: Callable[[str], Any], policy: Any) -> Optional[Notice]:
+    def require(self, tip: str, state_at: Callable[[str], Any], policy: Any) -> Notice | None:
         """Refuse (BrokenBranch) unless the branch at ``tip`` verifies; cheap when ``tip`` was
         verified already, incremental when it descends from a verified tip."""
         if tip == self._verified:
@@ -60,7 +62,7 @@ class Integrity:
             return verify_since(self.git, self.ref, tip, since, documents=documents, policy=policy, state_at=state_at)
         return verify(self.git, self.ref, tip=tip, policy=policy)
 
-    def built(self, commit: str, parent: Optional[str]) -> Optional[Notice]:
+    def built(self, commit: str, parent: str | None) -> Notice | None:
         """Record that loopx made ``commit`` on the verified ``parent``; a mark that cannot be
         saved is only a slower next write (a Notice), never a failed one."""
         if parent is not None and parent != self.verified():
@@ -68,12 +70,15 @@ class Integrity:
         self._verified = commit
         return self._save(commit)
 
-    def _save(self, tip: str) -> Optional[Notice]:
+    def _save(self, tip: str) -> Notice | None:
         try:
             self._mark.save(tip)
         except OSError as exc:
-            return Notice("upkeep", f"could not record the verified tip under .git/loopx/ ({exc.strerror or exc}); "
-                          "the next write checks the branch again")  # fmt: skip
+            return Notice(
+                "upkeep",
+                f"could not record the verified tip under .git/loopx/ ({exc.strerror or exc}); "
+                "the next write checks the branch again",
+            )
         return None
 
 
@@ -81,8 +86,10 @@ def _refusal(report) -> BrokenBranch:
     first = report.problems[0]
     where = f"commit {first.commit[:12]}, " if first.commit else ""
     more = f" (and {len(report.problems) - 1} more)" if len(report.problems) > 1 else ""
-    return BrokenBranch(f"the state branch {report.ref} fails verification at {where}{first.path}: {first.code}: "
-                        f"{first.message}{more}; nothing was written on top of it",
-                        hint="`loopx verify` lists every problem; `loopx repair` re-derives drifted documents and removes "
-                        "stray files; an edited or deleted record, an oversized file or a name git's fsck refuses stays in "
-                        "history: a person resets the branch to the last good commit")  # fmt: skip
+    return BrokenBranch(
+        f"the state branch {report.ref} fails verification at {where}{first.path}: {first.code}: "
+        f"{first.message}{more}; nothing was written on top of it",
+        hint="`loopx verify` lists every problem; `loopx repair` re-derives drifted documents and removes "
+        "stray files; an edited or deleted record, an oversized file or a name git's fsck refuses stays in "
+        "history: a person resets the branch to the last good commit",
+    )

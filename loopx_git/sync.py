@@ -13,13 +13,14 @@
 
 Nothing here touches the work tree or the index.
 """
+
 from __future__ import annotations
 
 import random
 import time
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Optional
+from typing import TYPE_CHECKING
 
 from loopx_git.errors import ConflictError, LoopxError
 from loopx_git.model.state import extend, fold
@@ -45,8 +46,8 @@ class SyncRefused(LoopxError):
 class PullResult:
     action: str
     """``up-to-date`` | ``ahead`` | ``fast-forward`` | ``merged`` | ``no-remote-branch``"""
-    remote_tip: Optional[str]
-    local_tip: Optional[str]
+    remote_tip: str | None
+    local_tip: str | None
     events_from_remote: int = 0
     conflicts: list = field(default_factory=list)
 
@@ -59,10 +60,17 @@ class SyncResult:
     attempts: int = 1
 
     def to_json(self) -> dict:
-        return {"schema_version": SYNC_SCHEMA, "remote": self.remote, "action": self.pull.action,
-                "remote_tip": self.pull.remote_tip, "local_tip": self.pull.local_tip,
-                "events_from_remote": self.pull.events_from_remote, "pushed": self.pushed, "attempts": self.attempts,
-                "conflicts": [c.model_dump(mode="json") for c in self.pull.conflicts]}  # fmt: skip
+        return {
+            "schema_version": SYNC_SCHEMA,
+            "remote": self.remote,
+            "action": self.pull.action,
+            "remote_tip": self.pull.remote_tip,
+            "local_tip": self.pull.local_tip,
+            "events_from_remote": self.pull.events_from_remote,
+            "pushed": self.pushed,
+            "attempts": self.attempts,
+            "conflicts": [c.model_dump(mode="json") for c in self.pull.conflicts],
+        }
 
 
 def _refuse_problems(report, side: str) -> None:
@@ -70,11 +78,13 @@ def _refuse_problems(report, side: str) -> None:
         first = report.problems[0]
         more = f" (and {len(report.problems) - 1} more)" if len(report.problems) > 1 else ""
         where = f"commit {first.commit[:12]}, " if first.commit else ""
-        raise SyncRefused(f"{side}: {first.code} at {where}{first.path}: {first.message}{more}; nothing was merged",
-                          hint="the other clone must fix its branch (`loopx verify` there says what is wrong)")  # fmt: skip
+        raise SyncRefused(
+            f"{side}: {first.code} at {where}{first.path}: {first.message}{more}; nothing was merged",
+            hint="the other clone must fix its branch (`loopx verify` there says what is wrong)",
+        )
 
 
-def _check_incoming(repo: "StateRepo", tip: str, since: Optional[str], *, merging: bool, progress=None) -> None:
+def _check_incoming(repo: StateRepo, tip: str, since: str | None, *, merging: bool, progress=None) -> None:
     from loopx_git.views.verify import verify, verify_since
 
     policy = repo.policy  # incoming records pass the same safety rules as local writes
@@ -85,7 +95,7 @@ def _check_incoming(repo: "StateRepo", tip: str, since: Optional[str], *, mergin
     _refuse_problems(report, "the remote state branch")
 
 
-def pull(repo: "StateRepo", remote: Remote, progress=None) -> PullResult:
+def pull(repo: StateRepo, remote: Remote, progress=None) -> PullResult:
     """Fetch and bring the local state branch up to the remote's (never the other way round)."""
     repo.require_writable()
     git = repo.git
@@ -108,7 +118,7 @@ def pull(repo: "StateRepo", remote: Remote, progress=None) -> PullResult:
     return merge(repo, ours, theirs, remote.name)
 
 
-def merge(repo: "StateRepo", ours: str, theirs: str, label: str) -> PullResult:
+def merge(repo: StateRepo, ours: str, theirs: str, label: str) -> PullResult:
     """One merge commit (parents: ours, theirs) whose tree is the union of both sides' records and
     the re-derived documents of every entity either side's new events touch."""
     git = repo.git
@@ -124,13 +134,17 @@ def merge(repo: "StateRepo", ours: str, theirs: str, label: str) -> PullResult:
         else:
             clashes.append(change.path)
     if clashes:
-        raise SyncRefused(f"{clashes[0]} holds different content here and on the remote: a record id was reused "
-                          "with different content; nothing was merged", code="record-clash")  # fmt: skip
+        raise SyncRefused(
+            f"{clashes[0]} holds different content here and on the remote: a record id was reused "
+            "with different content; nothing was merged",
+            code="record-clash",
+        )
     names = Counter(p.rsplit("/", 1)[1] for p, _ in git.walk_files(ours_tree, "goals") if layout.record_kind(p))
     reused = [p for p, _ in incoming if names[p.rsplit("/", 1)[1]]]
     if reused:
-        raise SyncRefused(f"{reused[0]}: its record id is already used here by another file; nothing was merged",
-                          code="record-clash")  # fmt: skip
+        raise SyncRefused(
+            f"{reused[0]}: its record id is already used here by another file; nothing was merged", code="record-clash"
+        )
     reader = repo.reader
     their_events, their_runs = reader.parse(incoming)
     our_events, _ = reader.parse(outgoing)
@@ -140,8 +154,10 @@ def merge(repo: "StateRepo", ours: str, theirs: str, label: str) -> PullResult:
         merged = fold(*reader.records_in(tree))
     documents = render_touched(merged, touched(their_events) | touched(our_events))
     tree = git.write_tree(tree, documents)
-    message = (f"loopx: merge {label} ({len(their_events)} events from the remote, {len(our_events)} local)\n\n"
-               f"Loopx-Merge: {theirs}\n")  # fmt: skip
+    message = (
+        f"loopx: merge {label} ({len(their_events)} events from the remote, {len(our_events)} local)\n\n"
+        f"Loopx-Merge: {theirs}\n"
+    )
     commit = git.commit_on_ref(repo.ref, tree, [ours, theirs], message)
     reader.remember(commit, merged)
     repo.mark_built(commit, ours)
@@ -165,7 +181,7 @@ class Pushed:
         return not self.ok and any(r in self.reason for r in _LOST_RACE)
 
 
-def push(repo: "StateRepo", remote: Remote) -> Pushed:
+def push(repo: StateRepo, remote: Remote) -> Pushed:
     """Push the local tip if it descends from the remote tip last fetched, and the remote is still
     there. A refusal other than a lost race (a hook's, say) is an error."""
     ours, seen = repo.tip, repo.git.ref_target(remote.tracking_ref)
@@ -173,8 +189,11 @@ def push(repo: "StateRepo", remote: Remote) -> Pushed:
         return Pushed(True)
     repo.require_intact(ours)  # never publish a broken branch
     if seen is not None and not repo.git.is_ancestor(seen, ours):
-        raise ConflictError(f"the remote state branch has commits this clone has not merged ({seen[:12]})",
-                            code="behind-remote", hint="run `loopx pull` (or `loopx sync`) first")  # fmt: skip
+        raise ConflictError(
+            f"the remote state branch has commits this clone has not merged ({seen[:12]})",
+            code="behind-remote",
+            hint="run `loopx pull` (or `loopx sync`) first",
+        )
     result = remote.push(ours, seen)
     outcome = Pushed(result.ok, result.ok, result.reason)
     if not outcome.ok and not outcome.lost_race:
@@ -186,7 +205,7 @@ def _backoff(attempt: int) -> None:
     time.sleep(random.uniform(0, min(1.0, 0.05 * 2**attempt)))
 
 
-def sync(repo: "StateRepo", remote: Remote, *, attempts: int = SYNC_ATTEMPTS, progress=None) -> SyncResult:
+def sync(repo: StateRepo, remote: Remote, *, attempts: int = SYNC_ATTEMPTS, progress=None) -> SyncResult:
     """Pull, then push; when the push loses to another clone, pull (merge) and push again."""
     reason = ""
     for attempt in range(1, attempts + 1):
@@ -196,12 +215,16 @@ def sync(repo: "StateRepo", remote: Remote, *, attempts: int = SYNC_ATTEMPTS, pr
             return SyncResult(remote.name, pulled, pushed=outcome.pushed, attempts=attempt)
         reason = outcome.reason
         _backoff(attempt)
-    raise ConflictError(f"the remote kept moving; gave up after {attempts} attempts ({reason})", code="push-lost",
-                        hint="another clone is syncing busily; try again")  # fmt: skip
+    raise ConflictError(
+        f"the remote kept moving; gave up after {attempts} attempts ({reason})",
+        code="push-lost",
+        hint="another clone is syncing busily; try again",
+    )
 
 
-def claim_synced(repo: "StateRepo", remote: Remote, goal_id: str, todo_id: str, agent_id: str,
-                 *, attempts: int = SYNC_ATTEMPTS) -> "WriteResult":  # fmt: skip
+def claim_synced(
+    repo: StateRepo, remote: Remote, goal_id: str, todo_id: str, agent_id: str, *, attempts: int = SYNC_ATTEMPTS
+) -> WriteResult:
     """Fetch, claim, push, as one step. A claim that loses the push race is taken back (it was
     never published) and tried again on the new remote state, where it may be refused."""
     for attempt in range(1, attempts + 1):
@@ -214,15 +237,16 @@ def claim_synced(repo: "StateRepo", remote: Remote, goal_id: str, todo_id: str, 
             try:
                 repo.git.move_ref(repo.ref, base, result.commit)
             except RefMoved as exc:
-                raise ConflictError("the local state branch moved while the claim was being pushed",
-                                    code="claim-unsettled") from exc  # fmt: skip
+                raise ConflictError(
+                    "the local state branch moved while the claim was being pushed", code="claim-unsettled"
+                ) from exc
             repo.reader.remember(base, before)
             repo.mark_built(base, None)  # the claim was built on it: it was verified
         _backoff(attempt)
     raise ConflictError(f"could not publish the claim after {attempts} attempts", code="push-lost")
 
 
-def propose(repo: "StateRepo", remote: Remote, branch: Optional[str]) -> dict:
+def propose(repo: StateRepo, remote: Remote, branch: str | None) -> dict:
     """Push the local state commits to a proposal branch on the remote, for pull-request review;
     the remote state branch is left alone. A proposal branch only moves forward too."""
     from loopx_git.errors import NotFoundError
@@ -233,12 +257,15 @@ def propose(repo: "StateRepo", remote: Remote, branch: Optional[str]) -> dict:
     ref = layout.state_ref(branch or f"loopx/proposals/{tip[:12]}", field="branch")
     proc = repo.git.git_command("push", "--porcelain", remote.name, f"{tip}:{ref}")
     if proc.returncode != 0:
-        raise ConflictError(f"the remote refused the proposal push to {ref}: {proc.stderr.strip()}",
-                            code="push-refused", hint="pick another --branch, or pull the proposal first")  # fmt: skip
+        raise ConflictError(
+            f"the remote refused the proposal push to {ref}: {proc.stderr.strip()}",
+            code="push-refused",
+            hint="pick another --branch, or pull the proposal first",
+        )
     return {"remote": remote.name, "branch": ref, "tip": tip, "state_branch": repo.ref}
 
 
-def remote_copies(repo: "StateRepo") -> list[dict]:
+def remote_copies(repo: StateRepo) -> list[dict]:
     """The state branch against each remote-tracking copy of it: pushed, ahead, behind or diverged,
     read from the refs the last fetch left."""
     git, short, tip = repo.git, repo.ref.removeprefix("refs/heads/"), repo.tip
@@ -261,7 +288,7 @@ def remote_copies(repo: "StateRepo") -> list[dict]:
     return out
 
 
-def remote_status(repo: "StateRepo") -> list[dict]:
+def remote_status(repo: StateRepo) -> list[dict]:
     """For each configured remote, whether it has the state branch (``git ls-remote``; ``None``
     with the error when it cannot be reached)."""
     out = []

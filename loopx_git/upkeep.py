@@ -1,9 +1,10 @@
 """Keeping a state branch in order: verify it, repair what can be re-derived, pack and prune the
 object store, and say when what arrived fails. Functions over a ``StateRepo`` (the API wires them);
 no protocol rule lives here."""
+
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Optional
+from typing import TYPE_CHECKING, Any
 
 from loopx_git.errors import Notice
 from loopx_git.store import hygiene, layout, transaction
@@ -12,7 +13,7 @@ if TYPE_CHECKING:
     from loopx_git.api import StateRepo, WriteResult
 
 
-def repair(repo: "StateRepo") -> "WriteResult":
+def repair(repo: StateRepo) -> WriteResult:
     """One commit that re-derives every document from the fold and removes stray files and orphaned
     documents; records are never touched (a broken one needs a person). No commit when all agree."""
     from loopx_git.api import WriteResult
@@ -44,7 +45,7 @@ def repair(repo: "StateRepo") -> "WriteResult":
     return transaction.retrying(repo.locked(attempt))
 
 
-def review_policy(repo: "StateRepo", policy_from: Optional[str] = None):
+def review_policy(repo: StateRepo, policy_from: str | None = None):
     """The safety policy a check of the branch uses: the one committed at ``policy_from`` when
     named; otherwise the work tree's (what writes use), unless the work tree is a checkout of a
     state branch (CI checking out a pull request into it), which never supplies a policy of its
@@ -60,18 +61,19 @@ def review_policy(repo: "StateRepo", policy_from: Optional[str] = None):
     return repo.policy
 
 
-def verify(repo: "StateRepo", progress: Any = None, *, policy_from: Optional[str] = None):
+def verify(repo: StateRepo, progress: Any = None, *, policy_from: str | None = None):
     """The whole branch checked; a clean report moves the verified tip to it."""
     from loopx_git.views.verify import verify as verify_branch
 
-    report = verify_branch(repo.git, repo.ref, progress or (lambda stage, done, total: None),
-                           policy=review_policy(repo, policy_from))  # fmt: skip
+    report = verify_branch(
+        repo.git, repo.ref, progress or (lambda stage, done, total: None), policy=review_policy(repo, policy_from)
+    )
     if report.ok and report.tip is not None:
         repo.mark_built(report.tip, None)
     return report
 
 
-def read_warning(repo: "StateRepo") -> Optional[Notice]:
+def read_warning(repo: StateRepo) -> Notice | None:
     """A notice when the commits after the last verified tip fail (records only, no documents:
     cheap enough for a read); None when nothing new arrived or there is no verified tip yet (the
     next write then checks the whole branch)."""
@@ -82,23 +84,32 @@ def read_warning(repo: "StateRepo") -> Optional[Notice]:
     if report is None or report.ok:
         return None
     first = report.problems[0]
-    return Notice("broken-branch", f"the state branch fails verification after {since[:12]} ({first.code} at "
-                  f"{first.path}); what is shown may include records changed by hand, and writes are refused: "
-                  "run `loopx verify`")  # fmt: skip
+    return Notice(
+        "broken-branch",
+        f"the state branch fails verification after {since[:12]} ({first.code} at "
+        f"{first.path}); what is shown may include records changed by hand, and writes are refused: "
+        "run `loopx verify`",
+    )
 
 
-def gc(repo: "StateRepo") -> hygiene.GcResult:
+def gc(repo: StateRepo) -> hygiene.GcResult:
     done = hygiene.gc(repo.git)
     for warning in done.warnings:  # the packing landed: say what was left undone, never fail
         repo.note(Notice("upkeep", warning))
     return done
 
 
-def store_health(repo: "StateRepo") -> dict:
+def store_health(repo: StateRepo) -> dict:
     """Loose objects and packs, the unreachable objects lost races left (``loopx gc`` drops those
     past the grace period), a gc.log git left."""
     stats = hygiene.object_stats(repo.git.common_dir)
     lost = hygiene.unreachable(repo.git)
-    return {"loose_objects": stats.loose_objects, "loose_bytes": stats.loose_bytes, "packs": stats.packs,
-            "pack_bytes": stats.pack_bytes, "unreachable_objects": lost.objects, "prune_expire": lost.expire,
-            "gc_log": hygiene.gc_log(repo.git.common_dir)}  # fmt: skip
+    return {
+        "loose_objects": stats.loose_objects,
+        "loose_bytes": stats.loose_bytes,
+        "packs": stats.packs,
+        "pack_bytes": stats.pack_bytes,
+        "unreachable_objects": lost.objects,
+        "prune_expire": lost.expire,
+        "gc_log": hygiene.gc_log(repo.git.common_dir),
+    }

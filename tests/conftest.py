@@ -1,4 +1,5 @@
 """Shared fixtures: real git repositories in temporary folders, hermetic git configuration."""
+
 from __future__ import annotations
 
 import json
@@ -63,7 +64,7 @@ class Cli:
         self.path = path
         self._capsys = capsys
 
-    def __call__(self, *args: str, fmt: str | None = None) -> "Result":
+    def __call__(self, *args: str, fmt: str | None = None) -> Result:
         argv = ["--repo", str(self.path)] + (["--format", fmt] if fmt else []) + list(args)
         self._capsys.readouterr()
         code = run_cli(argv)

@@ -1,11 +1,11 @@
 """Commits made with git plumbing, as a tool other than loopx (or a person with plain git) makes
 them: no hooks, no loopx, any tree and any message."""
+
 from __future__ import annotations
 
 import os
 import subprocess
 from pathlib import Path
-from typing import Optional
 
 from tests.conftest import git
 
@@ -14,8 +14,10 @@ def tree_with(path: Path, tree: str, files: dict[str, str]) -> str:
     """``tree`` with ``files`` (path -> text) added or replaced, written with plumbing."""
     env = {**os.environ, "GIT_INDEX_FILE": str(path / ".git" / "plumbing-index")}
 
-    def run(*args: str, stdin: Optional[str] = None) -> str:
-        done = subprocess.run(["git", "-C", str(path), *args], input=stdin, env=env, capture_output=True, text=True, check=True)
+    def run(*args: str, stdin: str | None = None) -> str:
+        done = subprocess.run(
+            ["git", "-C", str(path), *args], input=stdin, env=env, capture_output=True, text=True, check=True
+        )
         return done.stdout.strip()
 
     run("read-tree", tree)
@@ -25,7 +27,9 @@ def tree_with(path: Path, tree: str, files: dict[str, str]) -> str:
     return run("write-tree")
 
 
-def plain_commit(path: Path, parent: str, subject: str, files: Optional[dict[str, str]] = None, tree: Optional[str] = None) -> str:
+def plain_commit(
+    path: Path, parent: str, subject: str, files: dict[str, str] | None = None, tree: str | None = None
+) -> str:
     """A commit on ``parent`` made with plumbing (no loopx, no hooks): ``tree`` (default: the
     parent's) with ``files`` (path -> text) added."""
     tree = tree or git(path, "rev-parse", f"{parent}^{{tree}}").strip()

@@ -1,6 +1,7 @@
 """`loopx fire` end to end, with small scripts as COMMAND: every fire is bounded, writes each result
 back before the next selection, denies what a scheduled run must not do, and ends with one terminal
 status recorded on the state branch."""
+
 from __future__ import annotations
 
 import json
@@ -20,8 +21,10 @@ from tests.conftest import GOAL, Cli, state_tip
 def script(tmp_path: Path, name: str, body: str) -> str:
     """An executable Python script: reads the action contract on stdin, does ``body``."""
     path = tmp_path / name
-    path.write_text(f"#!{sys.executable}\nimport json, os, sys, time\ncontract = json.load(sys.stdin)\n"
-                    f"entry = os.environ['LOOPX_LEDGER_ENTRY']\n{body}\n")  # fmt: skip
+    path.write_text(
+        f"#!{sys.executable}\nimport json, os, sys, time\ncontract = json.load(sys.stdin)\n"
+        f"entry = os.environ['LOOPX_LEDGER_ENTRY']\n{body}\n"
+    )
     path.chmod(0o755)
     return str(path)
 
@@ -30,8 +33,9 @@ def answer(**fields) -> str:
     return f"print(json.dumps({json.dumps(fields)}))"
 
 
-DONE = answer(status="done", verdict="MATCH", next="resume",
-              evidence=[{"kind": "test_path", "ref": "tests/test_step.py"}])  # fmt: skip
+DONE = answer(
+    status="done", verdict="MATCH", next="resume", evidence=[{"kind": "test_path", "ref": "tests/test_step.py"}]
+)
 BOUNDS = ["--max-iterations", "5", "--timeout", "60", "--approver-ceiling", "workspace_write", "--agent-id", "alice"]
 
 
@@ -50,7 +54,11 @@ def test_three_iterations_end_ok_with_three_write_backs_in_order(ledger, git_rep
     result = fire(Cli(git_repo, capsys), script(tmp_path, "done.py", DONE))
     assert result.code == 0, result.err
     summary = json.loads(result.out)
-    assert (summary["terminal_status"], summary["stop_condition"], summary["iterations_run"]) == ("ok", "ledger_empty", 3)
+    assert (summary["terminal_status"], summary["stop_condition"], summary["iterations_run"]) == (
+        "ok",
+        "ledger_empty",
+        3,
+    )
     records = ledger.events(GOAL, kind="ledger_record")
     assert [e.entry_id for e in records] == ["e1", "e2", "e3"]
     selects = ledger.events(GOAL, kind="ledger_select")
@@ -66,9 +74,24 @@ def test_three_iterations_end_ok_with_three_write_backs_in_order(ledger, git_rep
 
 def test_max_iterations_bounds_the_fire(ledger, git_repo, tmp_path, capsys):
     cli = Cli(git_repo, capsys)
-    result = cli("fire", "-g", GOAL, "--max-iterations", "2", "--timeout", "60", "--approver-ceiling", "read_only", "--",
-                 script(tmp_path, "done.py", DONE), fmt="json")  # fmt: skip
-    assert json.loads(result.out)["stop_condition"] == "max_iterations" and ledger.ledger_entry(GOAL, "e3").status == "pending"
+    result = cli(
+        "fire",
+        "-g",
+        GOAL,
+        "--max-iterations",
+        "2",
+        "--timeout",
+        "60",
+        "--approver-ceiling",
+        "read_only",
+        "--",
+        script(tmp_path, "done.py", DONE),
+        fmt="json",
+    )
+    assert (
+        json.loads(result.out)["stop_condition"] == "max_iterations"
+        and ledger.ledger_entry(GOAL, "e3").status == "pending"
+    )
 
 
 def test_ask_user_halts_with_needs_attention_after_one_iteration(ledger, git_repo, tmp_path, capsys):
@@ -84,26 +107,59 @@ def test_ask_user_halts_with_needs_attention_after_one_iteration(ledger, git_rep
 
 def test_a_force_push_request_is_denied_and_nothing_runs_after_it(ledger, git_repo, tmp_path, capsys):
     marker = tmp_path / "ran-twice"
-    body = (f"open({str(marker)!r}, 'a').write('x')\n"
-            + answer(status="done", verdict="MATCH", next="resume", evidence=[{"kind": "diff_ref", "ref": "commit:abc1234"}],
-                     requested_actions=[{"kind": "force_push", "level": "repo_push"}]))  # fmt: skip
+    body = f"open({str(marker)!r}, 'a').write('x')\n" + answer(
+        status="done",
+        verdict="MATCH",
+        next="resume",
+        evidence=[{"kind": "diff_ref", "ref": "commit:abc1234"}],
+        requested_actions=[{"kind": "force_push", "level": "repo_push"}],
+    )
     cli = Cli(git_repo, capsys)
-    result = cli("fire", "-g", GOAL, "--max-iterations", "5", "--timeout", "60", "--approver-ceiling", "repo_push", "--",
-                 script(tmp_path, "push.py", body), fmt="json")  # fmt: skip
+    result = cli(
+        "fire",
+        "-g",
+        GOAL,
+        "--max-iterations",
+        "5",
+        "--timeout",
+        "60",
+        "--approver-ceiling",
+        "repo_push",
+        "--",
+        script(tmp_path, "push.py", body),
+        fmt="json",
+    )
     summary = json.loads(result.out)
     assert result.code == 4 and summary["stop_condition"] == "dangerous_action" and summary["iterations_run"] == 1
     assert summary["denials"] == [{"kind": "force_push", "level": "repo_push", "reason": "dangerous_action"}]
     assert marker.read_text() == "x"  # COMMAND ran once; the fire stopped at the denial
     entry = ledger.ledger_entry(GOAL, "e1")
-    assert (entry.status, entry.next) == ("blocked", "ask_user") and entry.evidence == []  # its claim of done was not taken
+    assert (entry.status, entry.next) == (
+        "blocked",
+        "ask_user",
+    ) and entry.evidence == []  # its claim of done was not taken
     assert ledger.ledger_entry(GOAL, "e2").status == "pending"
 
 
 def test_an_action_above_the_ceiling_is_policy_denied(ledger, git_repo, tmp_path, capsys):
-    body = answer(status="pending", verdict="DRIFT", next="resume", requested_actions=[{"kind": "open_pr", "level": "repo_push"}])
+    body = answer(
+        status="pending", verdict="DRIFT", next="resume", requested_actions=[{"kind": "open_pr", "level": "repo_push"}]
+    )
     cli = Cli(git_repo, capsys)
-    result = cli("fire", "-g", GOAL, "--max-iterations", "5", "--timeout", "60", "--approver-ceiling", "read_only", "--",
-                 script(tmp_path, "pr.py", body), fmt="json")  # fmt: skip
+    result = cli(
+        "fire",
+        "-g",
+        GOAL,
+        "--max-iterations",
+        "5",
+        "--timeout",
+        "60",
+        "--approver-ceiling",
+        "read_only",
+        "--",
+        script(tmp_path, "pr.py", body),
+        fmt="json",
+    )
     summary = json.loads(result.out)
     assert summary["stop_condition"] == "policy_denied" and summary["denials"][0]["reason"] == "policy_denied"
 
@@ -122,10 +178,17 @@ def test_a_hanging_command_hits_the_iteration_timeout_and_ends_in_error(ledger, 
     assert ledger.verify().ok
 
 
-@pytest.mark.parametrize("body, stop", [("sys.exit(3)", "command_failed"), ("print('not json')", "bad_output"),
-                                        (answer(status="done", verdict="MATCH", next="resume"), "evidence_missing")])
-def test_a_failing_command_or_bad_answer_is_an_error_and_the_entry_is_not_left_active(ledger, git_repo, tmp_path, capsys,
-                                                                                      body, stop):  # fmt: skip
+@pytest.mark.parametrize(
+    "body, stop",
+    [
+        ("sys.exit(3)", "command_failed"),
+        ("print('not json')", "bad_output"),
+        (answer(status="done", verdict="MATCH", next="resume"), "evidence_missing"),
+    ],
+)
+def test_a_failing_command_or_bad_answer_is_an_error_and_the_entry_is_not_left_active(
+    ledger, git_repo, tmp_path, capsys, body, stop
+):
     result = fire(Cli(git_repo, capsys), script(tmp_path, "bad.py", body))
     summary = json.loads(result.out)
     assert result.code == 1 and summary["stop_condition"] == stop
@@ -136,8 +199,25 @@ def test_sigterm_mid_iteration_cancels_and_leaves_the_branch_consistent(ledger, 
     started = tmp_path / "started"
     slow = script(tmp_path, "slow.py", f"open({str(started)!r}, 'w').write('1')\ntime.sleep(60)")
     ledger.close()
-    proc = subprocess.Popen([sys.executable, "-m", "loopx_git.cli", "--repo", str(git_repo), "--format", "json", "fire",
-                             "-g", GOAL, *BOUNDS, "--", slow], stdout=subprocess.PIPE, stderr=subprocess.PIPE)  # fmt: skip
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "loopx_git.cli",
+            "--repo",
+            str(git_repo),
+            "--format",
+            "json",
+            "fire",
+            "-g",
+            GOAL,
+            *BOUNDS,
+            "--",
+            slow,
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     deadline = time.monotonic() + 60
     while not started.exists() and time.monotonic() < deadline:
         time.sleep(0.05)
@@ -153,14 +233,18 @@ def test_sigterm_mid_iteration_cancels_and_leaves_the_branch_consistent(ledger, 
     assert fresh.verify().ok
 
 
-@pytest.mark.parametrize("args", [["--timeout", "60", "--approver-ceiling", "read_only"],
-                                  ["--max-iterations", "3", "--approver-ceiling", "read_only"],
-                                  ["--max-iterations", "0", "--timeout", "60", "--approver-ceiling", "read_only"],
-                                  ["--max-iterations", "1000001", "--timeout", "60", "--approver-ceiling", "read_only"],
-                                  ["--max-iterations", "3", "--timeout", "nan", "--approver-ceiling", "read_only"],
-                                  ["--max-iterations", "3", "--timeout", "inf", "--approver-ceiling", "read_only"],
-                                  ["--max-iterations", "3", "--timeout", "60", "--iteration-timeout", "-inf",
-                                   "--approver-ceiling", "read_only"]])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--timeout", "60", "--approver-ceiling", "read_only"],
+        ["--max-iterations", "3", "--approver-ceiling", "read_only"],
+        ["--max-iterations", "0", "--timeout", "60", "--approver-ceiling", "read_only"],
+        ["--max-iterations", "1000001", "--timeout", "60", "--approver-ceiling", "read_only"],
+        ["--max-iterations", "3", "--timeout", "nan", "--approver-ceiling", "read_only"],
+        ["--max-iterations", "3", "--timeout", "inf", "--approver-ceiling", "read_only"],
+        ["--max-iterations", "3", "--timeout", "60", "--iteration-timeout", "-inf", "--approver-ceiling", "read_only"],
+    ],
+)
 def test_an_unbounded_fire_is_refused_and_writes_nothing(ledger, git_repo, tmp_path, capsys, args):
     tip = state_tip(git_repo)
     result = Cli(git_repo, capsys)("fire", "-g", GOAL, *args, "--", script(tmp_path, "done.py", DONE))
@@ -171,8 +255,18 @@ def test_an_unbounded_fire_is_refused_and_writes_nothing(ledger, git_repo, tmp_p
 def test_a_missing_or_unknown_ceiling_is_refused(ledger, git_repo, tmp_path, capsys):
     tip = state_tip(git_repo)
     for extra in ([], ["--approver-ceiling", "root"]):
-        result = Cli(git_repo, capsys)("fire", "-g", GOAL, "--max-iterations", "1", "--timeout", "5", *extra, "--",
-                                       script(tmp_path, "done.py", DONE))  # fmt: skip
+        result = Cli(git_repo, capsys)(
+            "fire",
+            "-g",
+            GOAL,
+            "--max-iterations",
+            "1",
+            "--timeout",
+            "5",
+            *extra,
+            "--",
+            script(tmp_path, "done.py", DONE),
+        )
         assert result.code == 1 and "approver_ceiling" in result.err
     assert state_tip(git_repo) == tip
 
@@ -181,8 +275,9 @@ def test_status_shows_the_question_and_the_last_fire(ledger, git_repo, tmp_path,
     asks = answer(status="blocked", verdict="DRIFT", next="ask_user", question="which hero image is current?")
     fire(Cli(git_repo, capsys), script(tmp_path, "ask.py", asks))
     card = Cli(git_repo, capsys).json("status", "-g", GOAL)
-    assert card["ledger_attention"] == [{"entry_id": "e1", "verdict": "DRIFT", "next": "ask_user",
-                                         "question": "which hero image is current?"}]  # fmt: skip
+    assert card["ledger_attention"] == [
+        {"entry_id": "e1", "verdict": "DRIFT", "next": "ask_user", "question": "which hero image is current?"}
+    ]
     assert card["last_fire"]["terminal_status"] == "needs_attention"
     text = Cli(git_repo, capsys)("status", "-g", GOAL).out
     assert "which hero image is current?" in text and "last fire: needs_attention" in text
@@ -192,8 +287,11 @@ def test_a_second_fire_while_one_runs_is_refused(ledger, git_repo, tmp_path, cap
     started = tmp_path / "started"
     slow = script(tmp_path, "slow.py", f"open({str(started)!r}, 'w').write('1')\ntime.sleep(60)")
     ledger.close()
-    first = subprocess.Popen([sys.executable, "-m", "loopx_git.cli", "--repo", str(git_repo), "fire", "-g", GOAL, *BOUNDS,
-                              "--", slow], stdout=subprocess.PIPE, stderr=subprocess.PIPE)  # fmt: skip
+    first = subprocess.Popen(
+        [sys.executable, "-m", "loopx_git.cli", "--repo", str(git_repo), "fire", "-g", GOAL, *BOUNDS, "--", slow],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     deadline = time.monotonic() + 60
     while not started.exists() and time.monotonic() < deadline:
         time.sleep(0.05)

@@ -1,5 +1,6 @@
 """The layer rules, checked on the source: only store/ imports pygit2, only cli/ imports typer,
 and no package imports a layer above it."""
+
 from __future__ import annotations
 
 import ast
@@ -8,7 +9,21 @@ from pathlib import Path
 import pytest
 
 PACKAGE = Path(__file__).resolve().parents[1] / "loopx_git"
-RANK = {"errors": 0, "model": 1, "safety": 2, "store": 3, "domain": 4, "views": 4, "hooks": 5, "api": 6, "sync": 6, "fire": 6, "integrity": 6, "upkeep": 6, "cli": 7}
+RANK = {
+    "errors": 0,
+    "model": 1,
+    "safety": 2,
+    "store": 3,
+    "domain": 4,
+    "views": 4,
+    "hooks": 5,
+    "api": 6,
+    "sync": 6,
+    "fire": 6,
+    "integrity": 6,
+    "upkeep": 6,
+    "cli": 7,
+}
 
 
 def imports(path: Path) -> set[str]:
@@ -38,9 +53,13 @@ def test_layers(path):
             assert RANK[parts[1]] <= RANK[layer], f"{layer} must not import {parts[1]}"
         if layer in ("views", "domain"):
             other = "domain" if layer == "views" else "views"
-            assert not name.startswith(f"loopx_git.{other}"), "domain and views read the same fold; neither imports the other"
+            assert not name.startswith(f"loopx_git.{other}"), (
+                "domain and views read the same fold; neither imports the other"
+            )
         if layer == "views":
-            assert not name.startswith(("loopx_git.store.transaction", "loopx_git.domain.todo.add")), "a view never writes"
+            assert not name.startswith(("loopx_git.store.transaction", "loopx_git.domain.todo.add")), (
+                "a view never writes"
+            )
 
 
 def test_the_hook_path_loads_no_heavy_library():
@@ -48,7 +67,9 @@ def test_the_hook_path_loads_no_heavy_library():
     import subprocess
     import sys
 
-    code = ("import sys; from loopx_git.hooks import runner, checks, prepush; from loopx_git.cli import entry; "
-            "print(' '.join(m for m in ('typer', 'rich', 'pydantic', 'click', 'ruamel') if m in sys.modules))")
+    code = (
+        "import sys; from loopx_git.hooks import runner, checks, prepush; from loopx_git.cli import entry; "
+        "print(' '.join(m for m in ('typer', 'rich', 'pydantic', 'click', 'ruamel') if m in sys.modules))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == ""

@@ -1,5 +1,6 @@
 """templates/: the GitHub Actions workflow is valid YAML, and the commands it runs pass here on a
 proposal pushed with `loopx propose` (the last step, `gh pr comment`, needs GitHub itself)."""
+
 from __future__ import annotations
 
 import os
@@ -28,8 +29,13 @@ def test_the_workflow_is_valid_yaml_for_pull_requests_into_the_state_branch():
     assert flow["permissions"] == {"contents": "read", "pull-requests": "write"}
     steps = flow["jobs"]["review"]["steps"]
     names = [s.get("name") for s in steps if "run" in s]
-    assert names == ["Install loopx-git", "Fetch the state branch and the proposal", "Verify the proposed state",
-                     "Review the state diff", "Post the review"]  # fmt: skip
+    assert names == [
+        "Install loopx-git",
+        "Fetch the state branch and the proposal",
+        "Verify the proposed state",
+        "Review the state diff",
+        "Post the review",
+    ]
     for step in steps:  # branch names are attacker-controlled: no ${{ }} inside a shell line
         assert "${{" not in step.get("run", "")
     # the work tree is the trusted default branch, never the pull request (it could carry its own allowlist)
@@ -69,8 +75,9 @@ def test_the_commands_it_runs_pass_on_a_proposal(tmp_path):
     checkout = tmp_path / "ci"
     git(tmp_path, "clone", "-q", str(remote), str(checkout))
     env = ci_env(tmp_path, BASE_REF="loopx/state", PR_NUMBER="7", DEFAULT_BRANCH="main")
-    done = run_steps(checkout, env, "Fetch the state branch and the proposal", "Verify the proposed state",
-                     "Review the state diff")  # stops at the first step that fails
+    done = run_steps(
+        checkout, env, "Fetch the state branch and the proposal", "Verify the proposed state", "Review the state diff"
+    )  # stops at the first step that fails
     assert done.returncode == 0, (done.args, done.stderr)
     review = (checkout / "review.md").read_text()
     assert review.startswith("## loopx state review: `origin/loopx/state`..`origin/proposal`")
@@ -133,6 +140,8 @@ def test_the_review_takes_no_policy_from_the_pull_request(tmp_path):
     done = run_steps(checkout, trusted, "Fetch the state branch and the proposal", "Review the state diff")
     review = (checkout / "review.md").read_text()
     assert done.returncode == 1 and "safety:github-token" not in review and "| policy-change |" in review
-    done = run_steps(checkout, {**trusted, "PR_NUMBER": "8"}, "Fetch the state branch and the proposal", "Review the state diff")
+    done = run_steps(
+        checkout, {**trusted, "PR_NUMBER": "8"}, "Fetch the state branch and the proposal", "Review the state diff"
+    )
     assert done.returncode == 0, done.stderr
     assert "verify ok, no safety findings" in (checkout / "review.md").read_text()

@@ -1,7 +1,6 @@
 """``loopx connect`` and ``loopx disconnect``: the state branch, the hook shims, the ignore block."""
-from __future__ import annotations
 
-from typing import Optional
+from __future__ import annotations
 
 import typer
 
@@ -12,14 +11,18 @@ def register(root: typer.Typer) -> None:
     @root.command("connect")
     def connect(
         ctx: typer.Context,
-        state_branch: Optional[str] = typer.Option(None, "--state-branch", help="Branch to keep state on (default loopx/state)."),
-        goal_id: Optional[str] = typer.Option(None, "--goal-id", help="Also create this goal (with --objective)."),
-        objective: Optional[str] = typer.Option(None, "--objective"),
+        state_branch: str | None = typer.Option(
+            None, "--state-branch", help="Branch to keep state on (default loopx/state)."
+        ),
+        goal_id: str | None = typer.Option(None, "--goal-id", help="Also create this goal (with --objective)."),
+        objective: str | None = typer.Option(None, "--objective"),
         hooks: bool = typer.Option(True, "--hooks/--no-hooks", help="Install the pre-commit and pre-push shims."),
         ignore: bool = typer.Option(True, "--ignore/--no-ignore", help="Keep the local-state block in .gitignore."),
-        remote: Optional[str] = typer.Option(None, "--remote", help="Also make `git fetch REMOTE` bring the state branch."),
+        remote: str | None = typer.Option(
+            None, "--remote", help="Also make `git fetch REMOTE` bring the state branch."
+        ),
         redact: bool = context.REDACT,
-    ) -> None:  # fmt: skip
+    ) -> None:
         """Connect this repository: the state branch, the safety hooks and the .gitignore block.
 
         Creates the state branch if it is missing, installs the pre-commit and pre-push shims (beside any
@@ -48,14 +51,23 @@ def register(root: typer.Typer) -> None:
             try:
                 worktree = repo.connect_worktree(hooks=hooks, ignore=ignore)
             except StoreError as exc:  # the branch (and goal) stand: say so, as a rerun finishes the rest
-                raise StoreError(f"{exc.message}; the state branch {repo.ref} is connected"
-                                 + (f" and goal '{created.record.goal_id}' created" if created else "")
-                                 + ", the hooks and ignore block are not done yet: run `loopx connect` again once fixed",
-                                 code=exc.code, hint=exc.hint) from exc
+                raise StoreError(
+                    f"{exc.message}; the state branch {repo.ref} is connected"
+                    + (f" and goal '{created.record.goal_id}' created" if created else "")
+                    + ", the hooks and ignore block are not done yet: run `loopx connect` again once fixed",
+                    code=exc.code,
+                    hint=exc.hint,
+                ) from exc
             tracked = repo.track(remote) if remote else None
-            data = {"state_ref": repo.ref, "created": result.changed, "tip": repo.tip,
-                    "goal_created": created.record.goal_id if created else None, **worktree.to_json(),
-                    "remote": remote, "refspec_added": tracked}  # fmt: skip
+            data = {
+                "state_ref": repo.ref,
+                "created": result.changed,
+                "tip": repo.tip,
+                "goal_created": created.record.goal_id if created else None,
+                **worktree.to_json(),
+                "remote": remote,
+                "refspec_added": tracked,
+            }
 
         def text(d: dict) -> None:
             render.line(("created " if d["created"] else "already connected: ") + d["state_ref"])
@@ -66,9 +78,13 @@ def register(root: typer.Typer) -> None:
             if d["ignore_block"]:
                 render.line(f".gitignore local-state block: {d['ignore_block']}")
             if d["remote"]:
-                render.line(f"remote {d['remote']}: fetch refspec " + ("added" if d["refspec_added"] else "already there"))
+                render.line(
+                    f"remote {d['remote']}: fetch refspec " + ("added" if d["refspec_added"] else "already there")
+                )
             if d["framework_snippet"]:
-                render.line("this repository uses the pre-commit framework; add to .pre-commit-config.yaml under repos:")
+                render.line(
+                    "this repository uses the pre-commit framework; add to .pre-commit-config.yaml under repos:"
+                )
                 render.line(d["framework_snippet"].rstrip())
 
         render.emit(c, data, text)

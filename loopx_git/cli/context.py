@@ -1,10 +1,12 @@
 """The global options every command sees, held in one small frozen object (no module state)."""
+
 from __future__ import annotations
 
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import TYPE_CHECKING, Iterator, Optional
+from typing import TYPE_CHECKING
 
 import typer
 
@@ -22,18 +24,18 @@ class OutputFormat(str, Enum):
 class Ctx:
     repo: str = "."
     format: OutputFormat = OutputFormat.text
-    state_branch: Optional[str] = None
+    state_branch: str | None = None
     notices: list = field(default_factory=list, compare=False)
     """Notices (``errors.Notice``) a command's repository handed back when it closed: a write's
     JSON envelope carries them as ``warnings``; whatever is left is printed to stderr at the end."""
 
-    def open(self, *, redact: bool = False) -> "StateRepo":
+    def open(self, *, redact: bool = False) -> StateRepo:
         from loopx_git.api import StateRepo  # lazy: `loopx --help` must not load git
 
         return StateRepo.open(self.repo, state_ref=self.state_branch, redact=redact)
 
     @contextmanager
-    def session(self, *, redact: bool = False) -> Iterator["StateRepo"]:
+    def session(self, *, redact: bool = False) -> Iterator[StateRepo]:
         """The repository for one command; closing it saves the fold cache and packs if due."""
         repo = self.open(redact=redact)
         try:
@@ -49,7 +51,9 @@ class Ctx:
             sys.stderr.write(f"warning: {self.notices.pop(0).describe()}\n")
 
 
-REDACT = typer.Option(False, "--redact", help="Write secrets and private paths as [REDACTED:<rule>] instead of refusing.")
+REDACT = typer.Option(
+    False, "--redact", help="Write secrets and private paths as [REDACTED:<rule>] instead of refusing."
+)
 """Every writing command takes it: refusing is the default, redacting is asked for."""
 
 
@@ -71,8 +75,13 @@ def read_input(path, *, field: str, source: str) -> bytes:
         with open(path, "rb") as handle:
             data = handle.read(MAX_INPUT_BYTES + 1)
     except OSError as exc:
-        raise ValidationError(f"field '{field}': {source} cannot be read ({exc.strerror or exc})", code="invalid-field") from exc
+        raise ValidationError(
+            f"field '{field}': {source} cannot be read ({exc.strerror or exc})", code="invalid-field"
+        ) from exc
     if len(data) > MAX_INPUT_BYTES:
-        raise ValidationError(f"field '{field}': {source} is larger than {MAX_INPUT_BYTES >> 20} MiB; rule: a JSON input "
-                              f"file is at most {MAX_INPUT_BYTES >> 20} MiB", code="invalid-field")  # fmt: skip
+        raise ValidationError(
+            f"field '{field}': {source} is larger than {MAX_INPUT_BYTES >> 20} MiB; rule: a JSON input "
+            f"file is at most {MAX_INPUT_BYTES >> 20} MiB",
+            code="invalid-field",
+        )
     return data

@@ -1,4 +1,5 @@
 """``loopx demo``: a scripted walk through a temporary repository, printed as it goes."""
+
 from __future__ import annotations
 
 import shutil
@@ -98,11 +99,19 @@ def run_demo(*, keep: bool = False) -> int:
         _step("todos: one runnable, one waiting for it, one waiting for a PR, one for the user")
         repo.todo_add(GOAL, "Write the tokenizer", todo_id="todo-parser", priority="P1")
         repo.todo_add(GOAL, "Document the tokenizer API", todo_id="todo-docs", resume_when="todo_done:todo-parser")
-        repo.todo_add(GOAL, "Announce the release", todo_id="todo-release", resume_when="pr_merged:#7",
-                      task_repository="example/parser")
+        repo.todo_add(
+            GOAL,
+            "Announce the release",
+            todo_id="todo-release",
+            resume_when="pr_merged:#7",
+            task_repository="example/parser",
+        )
         repo.todo_add(GOAL, "Approve the release plan", todo_id="todo-approve", role="user", task_class="user_gate")
         for todo in repo.todos(GOAL):
-            render.line(f"{todo.todo_id:14} {todo.status:9} {todo.text}" + (f"  [{todo.resume_when}]" if todo.resume_when else ""))
+            render.line(
+                f"{todo.todo_id:14} {todo.status:9} {todo.text}"
+                + (f"  [{todo.resume_when}]" if todo.resume_when else "")
+            )
 
         _step("claim race: alice and bob claim todo-parser at the same instant")
         outcome = _race(path)
@@ -116,11 +125,19 @@ def run_demo(*, keep: bool = False) -> int:
             render.line(f"woke {event.todo_id}: {event.summary}")
 
         _step("a PR merge is recorded; todo-release wakes up")
-        merged = repo.event_append(GOAL, "pr_merge", pr_ref="example/parser#7", summary="release branch merged", agent_id=winner)
+        merged = repo.event_append(
+            GOAL, "pr_merge", pr_ref="example/parser#7", summary="release branch merged", agent_id=winner
+        )
         for event in merged.write.events[1:]:
             render.line(f"woke {event.todo_id}: {event.summary}")
-        repo.refresh_state(GOAL, "progress", agent_id=winner, todo_id="todo-parser", delivery_outcome="outcome_progress",
-                           recommended_action="claim todo-docs next")
+        repo.refresh_state(
+            GOAL,
+            "progress",
+            agent_id=winner,
+            todo_id="todo-parser",
+            delivery_outcome="outcome_progress",
+            recommended_action="claim todo-docs next",
+        )
 
         _safety(path, repo)
 
@@ -129,8 +146,10 @@ def run_demo(*, keep: bool = False) -> int:
 
         _step("verify")
         report = repo.verify()
-        render.line(f"{'ok' if report.ok else 'PROBLEMS'}: {report.commits_checked} commits, {report.records_checked} records, "
-                    f"{report.documents_checked} documents")
+        render.line(
+            f"{'ok' if report.ok else 'PROBLEMS'}: {report.commits_checked} commits, {report.records_checked} records, "
+            f"{report.documents_checked} documents"
+        )
 
         _step("git log loopx/state: the history of what happened")
         render.line(_git(path, "log", "--format=%h %s", "loopx/state").rstrip())

@@ -1,6 +1,7 @@
 """The ``loopx`` executable. ``loopx hook run ...`` — what git runs on every commit and push —
 goes straight to the hook runner without loading typer, rich or pydantic; everything else goes
 to the typer app."""
+
 from __future__ import annotations
 
 import sys

@@ -1,7 +1,6 @@
 """``loopx event append`` and ``loopx events``: the append-only rollout log."""
-from __future__ import annotations
 
-from typing import List, Optional
+from __future__ import annotations
 
 import typer
 
@@ -10,7 +9,7 @@ from loopx_git.cli import context, render
 app = typer.Typer(help="Append facts to the rollout event log.", no_args_is_help=True)
 
 
-def _details(pairs: List[str]) -> dict:
+def _details(pairs: list[str]) -> dict:
     from loopx_git.domain.event import parse_details
 
     return parse_details(pairs)
@@ -21,19 +20,25 @@ def append(
     ctx: typer.Context,
     goal_id: str = typer.Option(..., "--goal-id", "-g"),
     kind: str = typer.Option(..., "--kind", help="pr_merge | validation | handoff | quota | repair | failure | note"),
-    agent_id: Optional[str] = typer.Option(None, "--agent-id"), todo_id: Optional[str] = typer.Option(None, "--todo-id"),
-    run_id: Optional[str] = typer.Option(None, "--run-id"), case_id: Optional[str] = typer.Option(None, "--case-id"),
-    lane_id: Optional[str] = typer.Option(None, "--lane-id"), summary: Optional[str] = typer.Option(None, "--summary"),
-    pr_ref: Optional[str] = typer.Option(None, "--pr-ref", help="#N or owner/repo#N (pr_merge needs owner/repo#N)."),
-    commit_ref: Optional[str] = typer.Option(None, "--commit-ref"), revert_of: Optional[str] = typer.Option(None, "--revert-of"),
-    to_agent_id: Optional[str] = typer.Option(None, "--to-agent-id", help="Handoff target."),
-    caused_by: Optional[str] = typer.Option(None, "--caused-by", help="Event id that caused this one."),
-    source_event_id: Optional[str] = typer.Option(None, "--source-event-id"),
-    gate_id: Optional[str] = typer.Option(None, "--gate-id"), decision_id: Optional[str] = typer.Option(None, "--decision-id"),
-    label: List[str] = typer.Option([], "--label"), artifact_ref: List[str] = typer.Option([], "--artifact-ref"),
-    detail: List[str] = typer.Option([], "--detail", help="KEY=VALUE scalar detail (repeatable)."),
+    agent_id: str | None = typer.Option(None, "--agent-id"),
+    todo_id: str | None = typer.Option(None, "--todo-id"),
+    run_id: str | None = typer.Option(None, "--run-id"),
+    case_id: str | None = typer.Option(None, "--case-id"),
+    lane_id: str | None = typer.Option(None, "--lane-id"),
+    summary: str | None = typer.Option(None, "--summary"),
+    pr_ref: str | None = typer.Option(None, "--pr-ref", help="#N or owner/repo#N (pr_merge needs owner/repo#N)."),
+    commit_ref: str | None = typer.Option(None, "--commit-ref"),
+    revert_of: str | None = typer.Option(None, "--revert-of"),
+    to_agent_id: str | None = typer.Option(None, "--to-agent-id", help="Handoff target."),
+    caused_by: str | None = typer.Option(None, "--caused-by", help="Event id that caused this one."),
+    source_event_id: str | None = typer.Option(None, "--source-event-id"),
+    gate_id: str | None = typer.Option(None, "--gate-id"),
+    decision_id: str | None = typer.Option(None, "--decision-id"),
+    label: list[str] = typer.Option([], "--label"),
+    artifact_ref: list[str] = typer.Option([], "--artifact-ref"),
+    detail: list[str] = typer.Option([], "--detail", help="KEY=VALUE scalar detail (repeatable)."),
     redact: bool = context.REDACT,
-) -> None:  # fmt: skip
+) -> None:
     """Append one event (a PR merge wakes the todos waiting for it).
 
     Examples:
@@ -43,11 +48,26 @@ def append(
     c = context.get(ctx)
     with c.session(redact=redact) as repo:
         result = repo.event_append(
-            goal_id, kind, agent_id=agent_id, todo_id=todo_id, run_id=run_id, case_id=case_id, lane_id=lane_id,
-            summary=summary, pr_ref=pr_ref, commit_ref=commit_ref, revert_of=revert_of, to_agent_id=to_agent_id,
-            caused_by=caused_by, source_event_id=source_event_id, gate_id=gate_id, decision_id=decision_id,
-            labels=label, artifact_refs=artifact_ref, details=_details(detail),
-        )  # fmt: skip
+            goal_id,
+            kind,
+            agent_id=agent_id,
+            todo_id=todo_id,
+            run_id=run_id,
+            case_id=case_id,
+            lane_id=lane_id,
+            summary=summary,
+            pr_ref=pr_ref,
+            commit_ref=commit_ref,
+            revert_of=revert_of,
+            to_agent_id=to_agent_id,
+            caused_by=caused_by,
+            source_event_id=source_event_id,
+            gate_id=gate_id,
+            decision_id=decision_id,
+            labels=label,
+            artifact_refs=artifact_ref,
+            details=_details(detail),
+        )
 
     def text(r) -> None:
         render.line(f"appended {r.record.event_kind} {r.record.event_id}")
@@ -58,27 +78,49 @@ def append(
 
 
 def event_rows(events) -> None:
-    render.table(["#", "recorded", "kind", "agent", "todo", "summary"],
-                 [(e.lamport, e.recorded_at, e.event_kind, e.agent_id, e.todo_id,
-                   (e.summary or "") + ("" if e.has_join_key else "  (no join key)")) for e in events])  # fmt: skip
+    render.table(
+        ["#", "recorded", "kind", "agent", "todo", "summary"],
+        [
+            (
+                e.lamport,
+                e.recorded_at,
+                e.event_kind,
+                e.agent_id,
+                e.todo_id,
+                (e.summary or "") + ("" if e.has_join_key else "  (no join key)"),
+            )
+            for e in events
+        ],
+    )
 
 
 def register(root: typer.Typer) -> None:
     @root.command("events")
     def events(
-        ctx: typer.Context, goal_id: str = typer.Option(..., "--goal-id", "-g"),
-        agent_id: Optional[str] = typer.Option(None, "--agent-id"), todo_id: Optional[str] = typer.Option(None, "--todo-id"),
-        run_id: Optional[str] = typer.Option(None, "--run-id"), case_id: Optional[str] = typer.Option(None, "--case-id"),
-        kind: Optional[str] = typer.Option(None, "--kind"),
-        since: Optional[str] = typer.Option(None, "--since", help="2026-01-31 or 2026-01-31T12:00:00Z (UTC)."),
-        limit: Optional[int] = typer.Option(None, "--limit", min=1, help="Only the newest N."),
-    ) -> None:  # fmt: skip
+        ctx: typer.Context,
+        goal_id: str = typer.Option(..., "--goal-id", "-g"),
+        agent_id: str | None = typer.Option(None, "--agent-id"),
+        todo_id: str | None = typer.Option(None, "--todo-id"),
+        run_id: str | None = typer.Option(None, "--run-id"),
+        case_id: str | None = typer.Option(None, "--case-id"),
+        kind: str | None = typer.Option(None, "--kind"),
+        since: str | None = typer.Option(None, "--since", help="2026-01-31 or 2026-01-31T12:00:00Z (UTC)."),
+        limit: int | None = typer.Option(None, "--limit", min=1, help="Only the newest N."),
+    ) -> None:
         """List rollout events in fold order (Lamport clock, time, id).
 
         Example: loopx --format json events -g parser --todo-id todo-tok --limit 20
         """
         c = context.get(ctx)
         with c.session() as repo:
-            items = repo.events(goal_id, agent_id=agent_id, todo_id=todo_id, run_id=run_id, case_id=case_id,
-                                kind=kind, since=since, limit=limit)  # fmt: skip
+            items = repo.events(
+                goal_id,
+                agent_id=agent_id,
+                todo_id=todo_id,
+                run_id=run_id,
+                case_id=case_id,
+                kind=kind,
+                since=since,
+                limit=limit,
+            )
         render.emit(c, items, event_rows)

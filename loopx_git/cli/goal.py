@@ -1,7 +1,6 @@
 """``loopx goal ...`` and ``loopx agent ...``."""
-from __future__ import annotations
 
-from typing import List, Optional
+from __future__ import annotations
 
 import typer
 
@@ -14,46 +13,66 @@ GOAL_ID = typer.Option(..., "--goal-id", "-g", help="Goal id.")
 
 
 def _show_goal(goal) -> None:
-    render.kv([("goal", goal.goal_id), ("objective", goal.objective), ("status", goal.status),
-               ("acceptance", goal.acceptance_criteria), ("non-goals", goal.non_goals),
-               ("created", goal.created_at), ("updated", goal.updated_at)])  # fmt: skip
+    render.kv(
+        [
+            ("goal", goal.goal_id),
+            ("objective", goal.objective),
+            ("status", goal.status),
+            ("acceptance", goal.acceptance_criteria),
+            ("non-goals", goal.non_goals),
+            ("created", goal.created_at),
+            ("updated", goal.updated_at),
+        ]
+    )
 
 
 @goal_app.command("create")
 def create(
-    ctx: typer.Context, goal_id: str = GOAL_ID, objective: str = typer.Option(..., help="What the goal achieves."),
-    acceptance: List[str] = typer.Option([], "--acceptance", help="An acceptance criterion (repeatable)."),
-    non_goal: List[str] = typer.Option([], "--non-goal", help="Something out of scope (repeatable)."),
-    agent_id: Optional[str] = typer.Option(None, "--agent-id", help="Who is acting (default: a person)."),
+    ctx: typer.Context,
+    goal_id: str = GOAL_ID,
+    objective: str = typer.Option(..., help="What the goal achieves."),
+    acceptance: list[str] = typer.Option([], "--acceptance", help="An acceptance criterion (repeatable)."),
+    non_goal: list[str] = typer.Option([], "--non-goal", help="Something out of scope (repeatable)."),
+    agent_id: str | None = typer.Option(None, "--agent-id", help="Who is acting (default: a person)."),
     redact: bool = context.REDACT,
-) -> None:  # fmt: skip
+) -> None:
     """Create a goal.
 
     Example: loopx goal create --goal-id parser --objective 'A streaming JSON parser' --acceptance 'passes the suite'
     """
     c = context.get(ctx)
     with c.session(redact=redact) as repo:
-        result = repo.goal_create(goal_id, objective, acceptance_criteria=acceptance, non_goals=non_goal, actor=agent_id)
+        result = repo.goal_create(
+            goal_id, objective, acceptance_criteria=acceptance, non_goals=non_goal, actor=agent_id
+        )
     render.write_result(c, result, lambda r: render.line(f"created goal {r.record.goal_id}: {r.record.objective}"))
 
 
 @goal_app.command("update")
 def update(
-    ctx: typer.Context, goal_id: str = GOAL_ID, objective: Optional[str] = typer.Option(None, help="New objective."),
-    add_acceptance: List[str] = typer.Option([], "--add-acceptance", help="Add an acceptance criterion."),
-    add_non_goal: List[str] = typer.Option([], "--add-non-goal", help="Add a non-goal."),
-    status: Optional[str] = typer.Option(None, help="active | paused | completed | abandoned"),
-    agent_id: Optional[str] = typer.Option(None, "--agent-id", help="Who is acting."),
+    ctx: typer.Context,
+    goal_id: str = GOAL_ID,
+    objective: str | None = typer.Option(None, help="New objective."),
+    add_acceptance: list[str] = typer.Option([], "--add-acceptance", help="Add an acceptance criterion."),
+    add_non_goal: list[str] = typer.Option([], "--add-non-goal", help="Add a non-goal."),
+    status: str | None = typer.Option(None, help="active | paused | completed | abandoned"),
+    agent_id: str | None = typer.Option(None, "--agent-id", help="Who is acting."),
     redact: bool = context.REDACT,
-) -> None:  # fmt: skip
+) -> None:
     """Change a goal's objective, criteria or status.
 
     Example: loopx goal update --goal-id parser --status paused
     """
     c = context.get(ctx)
     with c.session(redact=redact) as repo:
-        result = repo.goal_update(goal_id, objective=objective, add_acceptance=add_acceptance,
-                                  add_non_goals=add_non_goal, status=status, actor=agent_id)  # fmt: skip
+        result = repo.goal_update(
+            goal_id,
+            objective=objective,
+            add_acceptance=add_acceptance,
+            add_non_goals=add_non_goal,
+            status=status,
+            actor=agent_id,
+        )
     render.write_result(c, result, lambda r: _show_goal(r.record))
 
 
@@ -72,17 +91,22 @@ def list_goals(ctx: typer.Context) -> None:
     c = context.get(ctx)
     with c.session() as repo:
         goals = repo.goals()
-    render.emit(c, goals, lambda gs: render.table(["goal", "status", "objective"],
-                                                  [(g.goal_id, g.status, g.objective) for g in gs]))
+    render.emit(
+        c,
+        goals,
+        lambda gs: render.table(["goal", "status", "objective"], [(g.goal_id, g.status, g.objective) for g in gs]),
+    )
 
 
 @agent_app.command("register")
 def register(
-    ctx: typer.Context, goal_id: str = GOAL_ID, agent_id: str = typer.Option(..., "--agent-id", help="Agent id."),
-    lane: Optional[str] = typer.Option(None, "--lane", help="The lane the agent works in."),
+    ctx: typer.Context,
+    goal_id: str = GOAL_ID,
+    agent_id: str = typer.Option(..., "--agent-id", help="Agent id."),
+    lane: str | None = typer.Option(None, "--lane", help="The lane the agent works in."),
     role: str = typer.Option("worker", "--role", help="worker | reviewer | controller | observer"),
     redact: bool = context.REDACT,
-) -> None:  # fmt: skip
+) -> None:
     """Register (or re-register) an agent on a goal.
 
     Example: loopx agent register --goal-id parser --agent-id alice --lane core
@@ -90,8 +114,13 @@ def register(
     c = context.get(ctx)
     with c.session(redact=redact) as repo:
         result = repo.agent_register(goal_id, agent_id, lane=lane, role=role)
-    render.write_result(c, result, lambda r: render.line(f"agent {r.record.agent_id} registered on {goal_id}"
-                                                         + (f" (lane {r.record.lane})" if r.record.lane else "")))
+    render.write_result(
+        c,
+        result,
+        lambda r: render.line(
+            f"agent {r.record.agent_id} registered on {goal_id}" + (f" (lane {r.record.lane})" if r.record.lane else "")
+        ),
+    )
 
 
 @agent_app.command("list")
@@ -100,5 +129,10 @@ def list_agents(ctx: typer.Context, goal_id: str = GOAL_ID) -> None:
     c = context.get(ctx)
     with c.session() as repo:
         agents = repo.agents(goal_id)
-    render.emit(c, agents, lambda items: render.table(["agent", "lane", "role", "registered"],
-                                                      [(a.agent_id, a.lane, a.role, a.registered_at) for a in items]))
+    render.emit(
+        c,
+        agents,
+        lambda items: render.table(
+            ["agent", "lane", "role", "registered"], [(a.agent_id, a.lane, a.role, a.registered_at) for a in items]
+        ),
+    )

@@ -1,7 +1,6 @@
 """``loopx check`` and ``loopx hook run``: the public-safety and local-state checks."""
-from __future__ import annotations
 
-from typing import List
+from __future__ import annotations
 
 import typer
 
@@ -14,9 +13,9 @@ app = typer.Typer(help="Git hook entry points (the shims `loopx connect` install
 def run(
     ctx: typer.Context,
     name: str = typer.Argument(..., help="pre-commit | pre-push | boundary | public-safety | prepush"),
-    args: List[str] = typer.Argument(None, help="What git or pre-commit passes: remote and URL, or file names."),
+    args: list[str] = typer.Argument(None, help="What git or pre-commit passes: remote and URL, or file names."),
     strict: bool = typer.Option(False, "--strict", help="Warnings fail the hook too."),
-) -> None:  # fmt: skip
+) -> None:
     """Run one hook now. Findings print as `path:line:col: rule-id (severity) fp=<16hex>`, never the value.
 
     Exit 1 on a blocking finding (or any finding with --strict).
@@ -25,7 +24,8 @@ def run(
       loopx hook run pre-commit
       loopx hook run public-safety docs/setup.md notes.jsonl
     """
-    from loopx_git.hooks.runner import HOOKS, run as run_hook
+    from loopx_git.hooks.runner import HOOKS
+    from loopx_git.hooks.runner import run as run_hook
 
     if name not in HOOKS:
         raise typer.BadParameter(f"{name!r} is not one of {', '.join(HOOKS)}", param_hint="NAME")
@@ -38,7 +38,7 @@ def register(root: typer.Typer) -> None:
         ctx: typer.Context,
         strict: bool = typer.Option(False, "--strict", help="Warnings fail the check too."),
         rules: bool = typer.Option(False, "--rules", help="List the rules (ids, severity, what they find) and exit."),
-    ) -> None:  # fmt: skip
+    ) -> None:
         """Scan the tracked tree for secrets and local state (exit 1 on a blocking finding).
 
         Reports tracked local state, local state in the work tree that is not ignored, and every finding of the
@@ -70,9 +70,27 @@ def _list_rules(c) -> None:
     from loopx_git.safety.records import STRUCTURAL_RULES
     from loopx_git.safety.rules import RULES
 
-    rows = [{"rule": r.id, "severity": r.severity, "finds": r.description,
-             "allowlist": "fingerprint only" if r.fingerprint_only else "fingerprint, inline, config"} for r in RULES]  # fmt: skip
-    rows.append({"rule": "local-state", "severity": "block", "finds": "a path inside the local-state boundary",
-                 "allowlist": "fingerprint, config"})  # fmt: skip
-    rows += [{"rule": k, "severity": "block", "finds": v, "allowlist": "none (fix the value)"} for k, v in STRUCTURAL_RULES.items()]
-    render.emit(c, rows, lambda rs: render.table(["rule", "severity", "finds", "allowlist"], [list(r.values()) for r in rs]))
+    rows = [
+        {
+            "rule": r.id,
+            "severity": r.severity,
+            "finds": r.description,
+            "allowlist": "fingerprint only" if r.fingerprint_only else "fingerprint, inline, config",
+        }
+        for r in RULES
+    ]
+    rows.append(
+        {
+            "rule": "local-state",
+            "severity": "block",
+            "finds": "a path inside the local-state boundary",
+            "allowlist": "fingerprint, config",
+        }
+    )
+    rows += [
+        {"rule": k, "severity": "block", "finds": v, "allowlist": "none (fix the value)"}
+        for k, v in STRUCTURAL_RULES.items()
+    ]
+    render.emit(
+        c, rows, lambda rs: render.table(["rule", "severity", "finds", "allowlist"], [list(r.values()) for r in rs])
+    )

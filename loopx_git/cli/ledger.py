@@ -1,37 +1,44 @@
 """``loopx ledger``: the loop ledger (project-telos.loop-ledger/v1) and its iteration protocol."""
-from __future__ import annotations
 
-from typing import List, Optional
+from __future__ import annotations
 
 import typer
 
 from loopx_git.cli import context, render
 
-app = typer.Typer(help="The loop ledger: durable memory of fresh-context iterations (one action each, evidence first).",
-                  no_args_is_help=True)  # fmt: skip
+app = typer.Typer(
+    help="The loop ledger: durable memory of fresh-context iterations (one action each, evidence first).",
+    no_args_is_help=True,
+)
 
 GOAL_ID = typer.Option(..., "--goal-id", "-g", help="Goal id.")
 
 
 def _entry_rows(entries) -> None:
-    render.table(["entry", "status", "verdict", "next", "evidence", "action", "claim"],
-                 [(e.id, e.status, e.verdict, e.next, len(e.evidence), e.action, e.claim) for e in entries])  # fmt: skip
+    render.table(
+        ["entry", "status", "verdict", "next", "evidence", "action", "claim"],
+        [(e.id, e.status, e.verdict, e.next, len(e.evidence), e.action, e.claim) for e in entries],
+    )
 
 
 def _show(entry) -> None:
     data = entry.model_dump(mode="json")
-    data["evidence"] = [f"{e['kind']}:{e['ref']}" + (f" ({e['summary']})" if e.get("summary") else "") for e in data["evidence"]]
+    data["evidence"] = [
+        f"{e['kind']}:{e['ref']}" + (f" ({e['summary']})" if e.get("summary") else "") for e in data["evidence"]
+    ]
     render.kv(list(data.items()))
 
 
 @app.command("add")
 def add(
-    ctx: typer.Context, goal_id: str = GOAL_ID,
+    ctx: typer.Context,
+    goal_id: str = GOAL_ID,
     claim: str = typer.Option(..., "--claim", help="What is believed and must be verified."),
     action: str = typer.Option(..., "--action", help="The one action an iteration takes for it."),
-    entry_id: Optional[str] = typer.Option(None, "--entry-id", help="Choose the id (default: generated)."),
-    agent_id: Optional[str] = typer.Option(None, "--agent-id"), redact: bool = context.REDACT,
-) -> None:  # fmt: skip
+    entry_id: str | None = typer.Option(None, "--entry-id", help="Choose the id (default: generated)."),
+    agent_id: str | None = typer.Option(None, "--agent-id"),
+    redact: bool = context.REDACT,
+) -> None:
     """Add a pending ledger entry.
 
     Example: loopx ledger add -g parser --entry-id fix-ci --claim 'CI fails on a stale asset check' --action update_asset_check
@@ -61,8 +68,12 @@ def show(ctx: typer.Context, goal_id: str = GOAL_ID, entry_id: str = typer.Optio
 
 
 @app.command("next")
-def next_(ctx: typer.Context, goal_id: str = GOAL_ID, agent_id: Optional[str] = typer.Option(None, "--agent-id"),
-          redact: bool = context.REDACT) -> None:  # fmt: skip
+def next_(
+    ctx: typer.Context,
+    goal_id: str = GOAL_ID,
+    agent_id: str | None = typer.Option(None, "--agent-id"),
+    redact: bool = context.REDACT,
+) -> None:
     """Select exactly one runnable entry (pending, or next=resume|retry), mark it active and print its action
     contract. Refused while this agent's previous selection has no write-back, or while an entry waits for a
     person (UNVERIFIABLE or ask_user).
@@ -88,40 +99,62 @@ def next_(ctx: typer.Context, goal_id: str = GOAL_ID, agent_id: Optional[str] = 
 
 @app.command("record")
 def record(
-    ctx: typer.Context, goal_id: str = GOAL_ID, entry_id: str = typer.Option(..., "--entry-id"),
+    ctx: typer.Context,
+    goal_id: str = GOAL_ID,
+    entry_id: str = typer.Option(..., "--entry-id"),
     status: str = typer.Option(..., "--status", help="pending | blocked | done"),
     verdict: str = typer.Option(..., "--verdict", help="MATCH | DRIFT | UNVERIFIABLE"),
     next_: str = typer.Option(..., "--next", help="resume | ask_user | retry | stop"),
-    evidence: List[str] = typer.Option([], "--evidence", help="KIND:REF, repeatable; KIND is test_path, diff_ref, "
-                                       "command_output (sha256:<hex>), url, artifact_id or receipt_hash."),
-    question: Optional[str] = typer.Option(None, "--question", help="With --next ask_user: what the person must answer."),
-    agent_id: Optional[str] = typer.Option(None, "--agent-id"), redact: bool = context.REDACT,
-) -> None:  # fmt: skip
+    evidence: list[str] = typer.Option(
+        [],
+        "--evidence",
+        help="KIND:REF, repeatable; KIND is test_path, diff_ref, "
+        "command_output (sha256:<hex>), url, artifact_id or receipt_hash.",
+    ),
+    question: str | None = typer.Option(None, "--question", help="With --next ask_user: what the person must answer."),
+    agent_id: str | None = typer.Option(None, "--agent-id"),
+    redact: bool = context.REDACT,
+) -> None:
     """Write an iteration's result back. `done` needs evidence; an UNVERIFIABLE entry becomes MATCH only with new
     evidence; UNVERIFIABLE and ask_user stop the loop until a person answers.
 
-    Example: loopx ledger record -g parser --entry-id fix-ci --status done --verdict MATCH --next resume --evidence test_path:tests/test_assets.py
+    Example:
+      loopx ledger record -g parser --entry-id fix-ci --status done --verdict MATCH --next resume \\
+        --evidence test_path:tests/test_assets.py
     """
     c = context.get(ctx)
     with c.session(redact=redact) as repo:
-        result = repo.ledger_record(goal_id, entry_id, status=status, verdict=verdict, next=next_, evidence=evidence,
-                                    agent_id=agent_id, question=question)  # fmt: skip
+        result = repo.ledger_record(
+            goal_id,
+            entry_id,
+            status=status,
+            verdict=verdict,
+            next=next_,
+            evidence=evidence,
+            agent_id=agent_id,
+            question=question,
+        )
     render.write_result(c, result, lambda r: render.line(f"recorded {r.write.summary}"))
 
 
 def register_fire(root: typer.Typer) -> None:
     @root.command("fire", context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
     def fire_cmd(
-        ctx: typer.Context, goal_id: str = GOAL_ID,
-        max_iterations: Optional[int] = typer.Option(None, "--max-iterations", help="Required: at most this many iterations."),
-        timeout: Optional[float] = typer.Option(None, "--timeout", help="Required: seconds for the whole fire."),
-        iteration_timeout: Optional[float] = typer.Option(None, "--iteration-timeout",
-                                                          help="Seconds for one run of COMMAND (default: --timeout)."),
-        approver_ceiling: Optional[str] = typer.Option(None, "--approver-ceiling",
-                                                       help="Required: read_only | workspace_write | repo_push."),
-        agent_id: Optional[str] = typer.Option(None, "--agent-id", help="The agent the iterations act as."),
-        command: List[str] = typer.Argument(None, metavar="-- COMMAND [ARGS]...", help="Run once per iteration."),
-    ) -> None:  # fmt: skip
+        ctx: typer.Context,
+        goal_id: str = GOAL_ID,
+        max_iterations: int | None = typer.Option(
+            None, "--max-iterations", help="Required: at most this many iterations."
+        ),
+        timeout: float | None = typer.Option(None, "--timeout", help="Required: seconds for the whole fire."),
+        iteration_timeout: float | None = typer.Option(
+            None, "--iteration-timeout", help="Seconds for one run of COMMAND (default: --timeout)."
+        ),
+        approver_ceiling: str | None = typer.Option(
+            None, "--approver-ceiling", help="Required: read_only | workspace_write | repo_push."
+        ),
+        agent_id: str | None = typer.Option(None, "--agent-id", help="The agent the iterations act as."),
+        command: list[str] = typer.Argument(None, metavar="-- COMMAND [ARGS]...", help="Run once per iteration."),
+    ) -> None:
         """One bounded headless run of the loop, for a scheduler: each iteration selects one ledger entry, runs
         COMMAND with its action contract (JSON) on stdin and LOOPX_LEDGER_ENTRY set, and writes COMMAND's JSON answer
         back before the next selection.
@@ -140,10 +173,14 @@ def register_fire(root: typer.Typer) -> None:
             summary = fire(repo, goal_id, list(command or []) + list(ctx.args), bounds, agent_id=agent_id)
 
         def text(s) -> None:
-            render.line(f"fire {s.fire_id}: {s.terminal_status} ({s.stop_condition}) after {s.iterations_run} "
-                        f"iteration(s) in {s.duration_seconds:.1f} s")  # fmt: skip
+            render.line(
+                f"fire {s.fire_id}: {s.terminal_status} ({s.stop_condition}) after {s.iterations_run} "
+                f"iteration(s) in {s.duration_seconds:.1f} s"
+            )
             for row in s.entries:
-                render.line(f"  {row.entry_id}: {row.outcome} -> {row.status} {row.verdict or ''} next={row.next or ''}")
+                render.line(
+                    f"  {row.entry_id}: {row.outcome} -> {row.status} {row.verdict or ''} next={row.next or ''}"
+                )
             for d in s.denials:
                 render.line(f"  denied {d.kind} ({d.level}): {d.reason}", style="yellow")
 
@@ -152,8 +189,12 @@ def register_fire(root: typer.Typer) -> None:
 
 
 @app.command("conformance")
-def conformance(ctx: typer.Context, file: str = typer.Argument(..., metavar="FILE.json",
-                help="The seed's contract document, one case, or a `loopx fire` record (JSON).")) -> None:  # fmt: skip
+def conformance(
+    ctx: typer.Context,
+    file: str = typer.Argument(
+        ..., metavar="FILE.json", help="The seed's contract document, one case, or a `loopx fire` record (JSON)."
+    ),
+) -> None:
     """Check a document against the loop-ledger contract and print the seed's failure codes (exit 1 if any).
 
     Examples:
@@ -169,7 +210,9 @@ def conformance(ctx: typer.Context, file: str = typer.Argument(..., metavar="FIL
     data = context.read_input(Path(file), field="file", source=file)
     document = parse_json(data, field="file", source=file)
     if not isinstance(document, dict):
-        raise ValidationError(f"field 'file': {file} holds {type(document).__name__}, not a JSON object", code="invalid-field")
+        raise ValidationError(
+            f"field 'file': {file} holds {type(document).__name__}, not a JSON object", code="invalid-field"
+        )
     report = check(document)
     c = context.get(ctx)
 

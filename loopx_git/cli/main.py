@@ -1,9 +1,10 @@
 """Assembles the ``loopx`` app: one sub-app per command group, one callback for the global
 options, and the one error boundary that maps exceptions to exit codes."""
+
 from __future__ import annotations
 
+import contextlib
 import sys
-from typing import Optional
 
 import typer
 
@@ -38,9 +39,15 @@ def _version(value: bool) -> None:
 def main(
     ctx: typer.Context,
     repo: str = typer.Option(".", "--repo", help="Repository to use (any folder inside it).", metavar="PATH"),
-    format: OutputFormat = typer.Option(OutputFormat.text, "--format", "-f", help="Output: text for people, json/yaml for scripts."),
-    state_branch: Optional[str] = typer.Option(None, "--state-branch", help="State branch (default: as connected, else loopx/state)."),
-    version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Print the version and exit."),
+    format: OutputFormat = typer.Option(
+        OutputFormat.text, "--format", "-f", help="Output: text for people, json/yaml for scripts."
+    ),
+    state_branch: str | None = typer.Option(
+        None, "--state-branch", help="State branch (default: as connected, else loopx/state)."
+    ),
+    version: bool = typer.Option(
+        False, "--version", callback=_version, is_eager=True, help="Print the version and exit."
+    ),
 ) -> None:
     ctx.obj = Ctx(repo=repo, format=format, state_branch=state_branch)
     ctx.call_on_close(ctx.obj.flush_notices)
@@ -64,7 +71,7 @@ review.register(app)
 maintenance.register(app)
 
 
-def run_cli(argv: Optional[list[str]] = None) -> int:
+def run_cli(argv: list[str] | None = None) -> int:
     """The error boundary: LoopxError -> 1 with ``error[code]: message``; usage -> 2."""
     try:  # newer typer vendors click as typer._click; older ones use click itself
         from typer._click import exceptions as click_errors  # type: ignore[import-not-found]
@@ -94,8 +101,10 @@ def run_cli(argv: Optional[list[str]] = None) -> int:
     except KeyboardInterrupt:
         return 130
     except Exception as exc:  # the boundary: never a traceback full of locals
-        _say(f"internal error: {type(exc).__name__}: {exc} (exit 3 is always a bug in loopx; please report it "
-             "with the command that caused it)")
+        _say(
+            f"internal error: {type(exc).__name__}: {exc} (exit 3 is always a bug in loopx; please report it "
+            "with the command that caused it)"
+        )
         return EXIT_INTERNAL
     return rc if isinstance(rc, int) else EXIT_OK
 
@@ -122,10 +131,8 @@ def _tolerant_output() -> None:
         codecs.register_error(_ESCAPE, _escape)
     for stream in (sys.stdout, sys.stderr):
         if getattr(stream, "errors", None) in ("strict", "surrogateescape") and hasattr(stream, "reconfigure"):
-            try:
+            with contextlib.suppress(ValueError, OSError):  # a stream that refuses is left as it is
                 stream.reconfigure(errors=_ESCAPE)
-            except (ValueError, OSError):  # pragma: no cover - a stream that refuses: left as it is
-                pass
 
 
 _ESCAPE = "loopx-escape"
@@ -137,7 +144,7 @@ def _escape(exc: UnicodeError):
     if not isinstance(exc, UnicodeEncodeError):
         raise exc
     out = []
-    for char in exc.object[exc.start:exc.end]:
+    for char in exc.object[exc.start : exc.end]:
         code = ord(char)
         if 0xDC80 <= code <= 0xDCFF:
             out.append(bytes([code - 0xDC00]))

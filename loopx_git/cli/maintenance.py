@@ -1,12 +1,10 @@
 """``loopx verify``, ``doctor``, ``gc``, ``schema`` and ``demo``."""
-from __future__ import annotations
 
-from typing import Optional
+from __future__ import annotations
 
 import typer
 
 from loopx_git.cli import context, render
-
 
 MANY_PACKS = 50
 """Past this many packs doctor suggests `loopx gc` (loopx's own packing keeps far fewer)."""
@@ -16,10 +14,15 @@ def register(root: typer.Typer) -> None:
     @root.command("verify")
     def verify(
         ctx: typer.Context,
-        policy_from: Optional[str] = typer.Option(None, "--policy-from", metavar="REF", help="Scan records with the safety "
-                                                  "policy committed at REF (a trusted branch, e.g. origin/main) instead "
-                                                  "of the work tree's."),
-    ) -> None:  # fmt: skip
+        policy_from: str | None = typer.Option(
+            None,
+            "--policy-from",
+            metavar="REF",
+            help="Scan records with the safety "
+            "policy committed at REF (a trusted branch, e.g. origin/main) instead "
+            "of the work tree's.",
+        ),
+    ) -> None:
         """Walk the whole state branch and report every broken invariant (exit 1 if any).
 
         Checks: only the paths the layout defines, regular files no larger than 1 MiB, no name git's fsck refuses;
@@ -45,16 +48,23 @@ def register(root: typer.Typer) -> None:
             for conflict in r.conflicts:
                 render.line(f"conflict {conflict.kind} ({conflict.event_id}): {conflict.message}", style="yellow")
             verdict = "ok" if r.ok else f"{len(r.problems)} problem(s)"
-            render.line(f"{verdict}: {r.commits_checked} commits, {r.records_checked} records, "
-                        f"{r.documents_checked} documents checked on {r.ref}", style="green" if r.ok else "red")
+            render.line(
+                f"{verdict}: {r.commits_checked} commits, {r.records_checked} records, "
+                f"{r.documents_checked} documents checked on {r.ref}",
+                style="green" if r.ok else "red",
+            )
 
         render.emit(c, report, text)
         if not report.ok:
             raise typer.Exit(1)
 
     @root.command("doctor")
-    def doctor(ctx: typer.Context, remotes: bool = typer.Option(True, "--remotes/--offline",
-               help="Ask each remote whether it has the state branch (git ls-remote).")) -> None:  # fmt: skip
+    def doctor(
+        ctx: typer.Context,
+        remotes: bool = typer.Option(
+            True, "--remotes/--offline", help="Ask each remote whether it has the state branch (git ls-remote)."
+        ),
+    ) -> None:
         """Check the set-up: hooks, ignore block, state branch, remote copies, object store.
 
         Reports the installation, the hooks (present, current, and whether the loopx they run is there), the
@@ -69,34 +79,64 @@ def register(root: typer.Typer) -> None:
             health = repo.health()
             events = sum(g.event_count for g in state.goals.values())
             data = {
-                "state_ref": repo.ref, "tip": repo.tip, "remote_copies": repo.remote_copies(),
+                "state_ref": repo.ref,
+                "tip": repo.tip,
+                "remote_copies": repo.remote_copies(),
                 "remotes": repo.remote_status() if remotes else [],
-                "goals": sorted(state.goals), "events": events, **health.to_json(),
+                "goals": sorted(state.goals),
+                "events": events,
+                **health.to_json(),
                 **store,
                 "bytes_per_event": round((store["loose_bytes"] + store["pack_bytes"]) / events) if events else None,
-            }  # fmt: skip
+            }
         advice = _advice(data, bare=repo.git.workdir is None)
         data["problems"] = advice
 
         def text(d: dict) -> None:
-            render.kv([("loopx", f"{d['loopx_version']} at {d['loopx_executable']}"), ("state branch", f"{d['state_ref']} at {(d['tip'] or 'missing')[:12]}")])
-            for copy in d["remote_copies"] or [{"ref": "(no remote-tracking copy; nothing pushed or fetched yet)", "relation": "-"}]:
+            render.kv(
+                [
+                    ("loopx", f"{d['loopx_version']} at {d['loopx_executable']}"),
+                    ("state branch", f"{d['state_ref']} at {(d['tip'] or 'missing')[:12]}"),
+                ]
+            )
+            for copy in d["remote_copies"] or [
+                {"ref": "(no remote-tracking copy; nothing pushed or fetched yet)", "relation": "-"}
+            ]:
                 render.kv([("remote copy", f"{copy['ref']}: {copy['relation']}")])
             for r in d["remotes"]:
-                has = {True: "has the state branch", False: "has no state branch (loopx sync creates it)",
-                       None: f"unreachable: {r['error']}"}[r["has_state_branch"]]  # fmt: skip
+                has = {
+                    True: "has the state branch",
+                    False: "has no state branch (loopx sync creates it)",
+                    None: f"unreachable: {r['error']}",
+                }[r["has_state_branch"]]
                 render.kv([(f"remote {r['remote']}", has)])
             for hook in d["hooks"]:
-                said = ("current" if hook["current"] else f"outdated (v{hook['version']})") if hook["installed"] else "missing"
+                said = (
+                    ("current" if hook["current"] else f"outdated (v{hook['version']})")
+                    if hook["installed"]
+                    else "missing"
+                )
                 if hook["installed"]:
                     said += f", runs {hook['target']}" + (" (not found)" if hook["target_missing"] else "")
-                render.kv([(f"{hook['hook']} hook", said + (f", chained with {hook['chained']}" if hook["chained"] else ""))])
-            render.kv([("pre-commit framework", "yes" if d["pre_commit_framework"] else "no"),
-                       (".gitignore block", "present" if d["ignore_block_present"] else "missing"),
-                       ("goals", d["goals"]), ("events", d["events"]), ("loose objects", d["loose_objects"]),
-                       ("unreachable objects", f"{d['unreachable_objects']} (left by writes that lost a race; `loopx gc` "
-                        f"removes those older than {d['prune_expire']})"),
-                       ("packs", d["packs"]), ("bytes per event", d["bytes_per_event"])])  # fmt: skip
+                render.kv(
+                    [(f"{hook['hook']} hook", said + (f", chained with {hook['chained']}" if hook["chained"] else ""))]
+                )
+            render.kv(
+                [
+                    ("pre-commit framework", "yes" if d["pre_commit_framework"] else "no"),
+                    (".gitignore block", "present" if d["ignore_block_present"] else "missing"),
+                    ("goals", d["goals"]),
+                    ("events", d["events"]),
+                    ("loose objects", d["loose_objects"]),
+                    (
+                        "unreachable objects",
+                        f"{d['unreachable_objects']} (left by writes that lost a race; `loopx gc` "
+                        f"removes those older than {d['prune_expire']})",
+                    ),
+                    ("packs", d["packs"]),
+                    ("bytes per event", d["bytes_per_event"]),
+                ]
+            )
             for problem in d["problems"]:
                 render.line(f"problem: {problem}", style="yellow")
 
@@ -120,18 +160,27 @@ def register(root: typer.Typer) -> None:
         c = context.get(ctx)
         with c.session() as repo:
             done = repo.gc()
-        data = {"before_bytes": done.before.total_bytes, "after_bytes": done.after.total_bytes,
-                "loose_objects": done.after.loose_objects, "packs": done.after.packs,
-                "unreachable_before": done.unreachable_before.objects,
-                "unreachable_pruned": max(0, done.unreachable_before.objects - done.unreachable_after.objects),
-                "unreachable_kept": done.unreachable_after.objects, "prune_expire": done.unreachable_after.expire,
-                "gc_log_removed": done.gc_log_removed}  # fmt: skip
+        data = {
+            "before_bytes": done.before.total_bytes,
+            "after_bytes": done.after.total_bytes,
+            "loose_objects": done.after.loose_objects,
+            "packs": done.after.packs,
+            "unreachable_before": done.unreachable_before.objects,
+            "unreachable_pruned": max(0, done.unreachable_before.objects - done.unreachable_after.objects),
+            "unreachable_kept": done.unreachable_after.objects,
+            "prune_expire": done.unreachable_after.expire,
+            "gc_log_removed": done.gc_log_removed,
+        }
 
         def text(d: dict) -> None:
-            render.line(f"packed: {d['before_bytes']} -> {d['after_bytes']} bytes in {d['packs']} pack(s), "
-                        f"{d['loose_objects']} loose object(s) left")
-            render.line(f"lost races: {d['unreachable_pruned']} unreachable object(s) pruned, {d['unreachable_kept']} "
-                        f"kept (younger than {d['prune_expire']})")
+            render.line(
+                f"packed: {d['before_bytes']} -> {d['after_bytes']} bytes in {d['packs']} pack(s), "
+                f"{d['loose_objects']} loose object(s) left"
+            )
+            render.line(
+                f"lost races: {d['unreachable_pruned']} unreachable object(s) pruned, {d['unreachable_kept']} "
+                f"kept (younger than {d['prune_expire']})"
+            )
             if d["gc_log_removed"]:
                 render.line("removed .git/gc.log")
 
@@ -142,8 +191,10 @@ def register(root: typer.Typer) -> None:
         if d["tip"] is None:
             out.append("no state branch: run `loopx connect`")
         if d["gc_log"]:
-            out.append(f".git/gc.log from git's auto gc ({d['gc_log']['says'] or 'empty'}) stops git from packing this "
-                       "repository by itself: run `loopx gc`, which prunes what it complains about and removes it")  # fmt: skip
+            out.append(
+                f".git/gc.log from git's auto gc ({d['gc_log']['says'] or 'empty'}) stops git from packing this "
+                "repository by itself: run `loopx gc`, which prunes what it complains about and removes it"
+            )
         if d["packs"] > MANY_PACKS:
             out.append(f"{d['packs']} packs slow every read: run `loopx gc`")
         if bare:
@@ -151,20 +202,27 @@ def register(root: typer.Typer) -> None:
         if not d["pre_commit_framework"]:
             for hook in d["hooks"]:
                 if hook["installed"] and hook["target_missing"]:  # the shim refuses every commit or push until fixed
-                    out.append(f"{hook['hook']} hook runs {hook['target']}, which is not found, so it refuses: install "
-                               "loopx-git or activate its environment, then run `loopx connect`")  # fmt: skip
+                    out.append(
+                        f"{hook['hook']} hook runs {hook['target']}, which is not found, so it refuses: install "
+                        "loopx-git or activate its environment, then run `loopx connect`"
+                    )
                 elif not hook["installed"] or not hook["current"]:
-                    out.append(f"{hook['hook']} hook {'outdated' if hook['installed'] else 'missing'}: run `loopx connect`")
+                    out.append(
+                        f"{hook['hook']} hook {'outdated' if hook['installed'] else 'missing'}: run `loopx connect`"
+                    )
         if not d["ignore_block_present"]:
             out.append(".gitignore has no current local-state block: run `loopx connect`")
         return out
 
     @root.command("schema")
-    def schema(ctx: typer.Context, name: Optional[str] = typer.Argument(None, help="Record name; leave out to list.")) -> None:
+    def schema(
+        ctx: typer.Context, name: str | None = typer.Argument(None, help="Record name; leave out to list.")
+    ) -> None:
         """Print the JSON Schema of a record. Example: loopx schema todo_item_v0"""
         import json
 
-        from loopx_git.views.schema import SCHEMAS, schema as get_schema
+        from loopx_git.views.schema import SCHEMAS
+        from loopx_git.views.schema import schema as get_schema
 
         if name is None:
             for known in sorted(SCHEMAS):

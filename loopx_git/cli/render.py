@@ -1,10 +1,12 @@
 """All output goes through here: JSON/YAML are the models dumped as they are; text is for people
 (rich tables and colour on a terminal, plain columns when piped). Data to stdout, the rest to stderr."""
+
 from __future__ import annotations
 
 import json
 import sys
-from typing import Any, Callable, Iterable, Optional, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
 
 from loopx_git.cli.context import Ctx, OutputFormat
 
@@ -34,7 +36,10 @@ def emit(ctx: Ctx, value: Any, text: Callable[[Any], None]) -> None:
 
 
 def _utf8_stdout() -> bool:
-    return (getattr(sys.stdout, "encoding", None) or "").lower().replace("-", "").replace("_", "") in ("utf8", "utf8sig")
+    return (getattr(sys.stdout, "encoding", None) or "").lower().replace("-", "").replace("_", "") in (
+        "utf8",
+        "utf8sig",
+    )
 
 
 def _write_utf8(data: bytes) -> None:
@@ -63,15 +68,21 @@ def visible(text: str) -> str:
     return text.translate(_CONTROL)
 
 
-def table(columns: Sequence[str], rows: Iterable[Sequence[Any]], title: Optional[str] = None) -> None:
+def table(columns: Sequence[str], rows: Iterable[Sequence[Any]], title: str | None = None) -> None:
     from rich import box
     from rich.table import Table
     from rich.text import Text
 
     out = console()
     tty = out.is_terminal
-    grid = Table(*columns, title=title if tty else None, box=box.SIMPLE if tty else None,
-                 show_edge=False, pad_edge=False, header_style="bold" if tty else "")  # fmt: skip
+    grid = Table(
+        *columns,
+        title=title if tty else None,
+        box=box.SIMPLE if tty else None,
+        show_edge=False,
+        pad_edge=False,
+        header_style="bold" if tty else "",
+    )
     for row in rows:  # Text, not str: rich would read "[red]" in a todo's text as markup
         grid.add_row(*(Text("" if cell is None else visible(str(cell))) for cell in row))
     if not tty and title:
@@ -79,7 +90,7 @@ def table(columns: Sequence[str], rows: Iterable[Sequence[Any]], title: Optional
     out.print(grid)
 
 
-def line(message: str = "", style: Optional[str] = None) -> None:
+def line(message: str = "", style: str | None = None) -> None:
     console().print(visible(message), style=style, markup=False)
 
 

@@ -1,18 +1,35 @@
 """``loopx review-diff BASE..HEAD`` and ``loopx propose``: state changes reviewed as pull requests."""
+
 from __future__ import annotations
 
 import re
 import sys
 from enum import Enum
-from typing import Optional
 
 import typer
 
 from loopx_git.cli import context, render
 
-SECTION_TITLES = {"todos": "Todos", "goal": "Goal edits", "gates": "Gates and rewards", "handoffs": "Handoffs",
-                  "rollbacks": "Rollbacks", "runs": "Run records", "facts": "Other facts"}  # fmt: skip
-TODO_COUNTS = ("added", "claimed", "completed", "blocked", "deferred", "superseded", "released", "reopened", "compensated")
+SECTION_TITLES = {
+    "todos": "Todos",
+    "goal": "Goal edits",
+    "gates": "Gates and rewards",
+    "handoffs": "Handoffs",
+    "rollbacks": "Rollbacks",
+    "runs": "Run records",
+    "facts": "Other facts",
+}
+TODO_COUNTS = (
+    "added",
+    "claimed",
+    "completed",
+    "blocked",
+    "deferred",
+    "superseded",
+    "released",
+    "reopened",
+    "compensated",
+)
 
 
 class ReviewFormat(str, Enum):
@@ -21,28 +38,30 @@ class ReviewFormat(str, Enum):
     json = "json"
 
 
-def commit_url_template(remote_url: Optional[str]) -> Optional[str]:
+def commit_url_template(remote_url: str | None) -> str | None:
     """``https://host/owner/repo/commit/{sha}`` for GitHub-, GitLab- or Gitea-style remotes."""
     if not remote_url:
         return None
-    m = re.match(r"^(?:https?://(?:[^@/]+@)?|ssh://git@|git@)(?P<host>[^/:]+)[:/](?P<path>.+?)(?:\.git)?/?$", remote_url)
+    m = re.match(
+        r"^(?:https?://(?:[^@/]+@)?|ssh://git@|git@)(?P<host>[^/:]+)[:/](?P<path>.+?)(?:\.git)?/?$", remote_url
+    )
     if m is None:
         return None
     separator = "/-/commit/" if "gitlab" in m.group("host") else "/commit/"
     return f"https://{m.group('host')}/{m.group('path')}{separator}{{sha}}"
 
 
-def _cell(text: Optional[str]) -> str:
+def _cell(text: str | None) -> str:
     return (text or "").replace("|", "\\|").replace("\n", " ")
 
 
-def _commit(sha: Optional[str], url: Optional[str]) -> str:
+def _commit(sha: str | None, url: str | None) -> str:
     if not sha:
         return ""
     return f"[`{sha[:7]}`]({url.format(sha=sha)})" if url else f"`{sha[:7]}`"
 
 
-def _policy_source(review, url: Optional[str] = None, *, plain: bool = False) -> str:
+def _policy_source(review, url: str | None = None, *, plain: bool = False) -> str:
     """Where the review's safety policy came from: the ref named and its commit."""
     commit = f"[{review.policy_commit[:7]}]" if plain else _commit(review.policy_commit, url)
     if review.policy_from == review.policy_commit:
@@ -50,14 +69,18 @@ def _policy_source(review, url: Optional[str] = None, *, plain: bool = False) ->
     return f"{review.policy_from} {commit}" if plain else f"`{review.policy_from}` {commit}"
 
 
-def markdown(review, url: Optional[str] = None) -> str:
+def markdown(review, url: str | None = None) -> str:
     """The review as a pull-request comment: a summary, then per goal a section per kind of change
     and a per-agent count, then what failed verification or the safety rules."""
     out = [f"## loopx state review: `{review.base}`..`{review.head}`", ""]
     verdict = "verify ok, no safety findings" if review.ok else f"**{len(review.issues)} issue(s)** (see below)"
-    out += [f"{len(review.commits)} commit(s), {len(review.changes)} change(s); {verdict}.", "",
-            f"Safety policy: as committed at {_policy_source(review, url)}; flagged values show as "
-            "`[REDACTED:<rule>] fp=<fingerprint>`.", ""]  # fmt: skip
+    out += [
+        f"{len(review.commits)} commit(s), {len(review.changes)} change(s); {verdict}.",
+        "",
+        f"Safety policy: as committed at {_policy_source(review, url)}; flagged values show as "
+        "`[REDACTED:<rule>] fp=<fingerprint>`.",
+        "",
+    ]
     for goal in review.goals():
         rows = [c for c in review.changes if c.goal_id == goal]
         out += [f"### Goal `{goal}`", ""]
@@ -65,22 +88,34 @@ def markdown(review, url: Optional[str] = None) -> str:
             items = [c for c in rows if c.section == section]
             if not items:
                 continue
-            out += [f"#### {SECTION_TITLES[section]}", "", "| change | todo | agent | details | commit |",
-                    "| --- | --- | --- | --- | --- |"]  # fmt: skip
-            out += [f"| {c.change} | {_cell(c.todo_id)} | {_cell(c.agent_id)} | {_cell(c.detail)} | {_commit(c.commit, url)} |"
-                    for c in items]  # fmt: skip
+            out += [
+                f"#### {SECTION_TITLES[section]}",
+                "",
+                "| change | todo | agent | details | commit |",
+                "| --- | --- | --- | --- | --- |",
+            ]
+            out += [
+                f"| {c.change} | {_cell(c.todo_id)} | {_cell(c.agent_id)} | {_cell(c.detail)} | {_commit(c.commit, url)} |"
+                for c in items
+            ]
             out.append("")
         agents = sorted({c.agent_id or "(person)" for c in rows if c.section == "todos"})
         if agents:
-            out += ["#### By agent", "", "| agent | " + " | ".join(TODO_COUNTS) + " |",
-                    "| --- |" + " --- |" * len(TODO_COUNTS)]  # fmt: skip
+            out += [
+                "#### By agent",
+                "",
+                "| agent | " + " | ".join(TODO_COUNTS) + " |",
+                "| --- |" + " --- |" * len(TODO_COUNTS),
+            ]
             for agent in agents:
                 mine = [c.change for c in rows if c.section == "todos" and (c.agent_id or "(person)") == agent]
                 out.append(f"| {agent} | " + " | ".join(str(mine.count(k)) for k in TODO_COUNTS) + " |")
             out.append("")
     if review.issues:
         out += ["### Issues", "", "| code | path | commit | message |", "| --- | --- | --- | --- |"]
-        out += [f"| {i.code} | `{_cell(i.path)}` | {_commit(i.commit, url)} | {_cell(i.message)} |" for i in review.issues]
+        out += [
+            f"| {i.code} | `{_cell(i.path)}` | {_commit(i.commit, url)} | {_cell(i.message)} |" for i in review.issues
+        ]
         out.append("")
     out += ["<details><summary>Commits</summary>", ""]
     out += [f"- {_commit(c.sha, url)} {_cell(c.subject)}" for c in review.commits]
@@ -89,15 +124,19 @@ def markdown(review, url: Optional[str] = None) -> str:
 
 
 def _text(review) -> None:
-    render.line(f"{review.base}..{review.head}: {len(review.commits)} commit(s), {len(review.changes)} change(s), "
-                + ("ok" if review.ok else f"{len(review.issues)} issue(s)")
-                + f"; safety policy of {_policy_source(review, plain=True)}")  # fmt: skip
+    render.line(
+        f"{review.base}..{review.head}: {len(review.commits)} commit(s), {len(review.changes)} change(s), "
+        + ("ok" if review.ok else f"{len(review.issues)} issue(s)")
+        + f"; safety policy of {_policy_source(review, plain=True)}"
+    )
     for goal in review.goals():
         render.line(f"goal {goal}", style="bold")
         for section in SECTION_TITLES:
             for c in (c for c in review.changes if c.goal_id == goal and c.section == section):
                 who = f" by {c.agent_id}" if c.agent_id else ""
-                render.line(f"  {section:9} {c.change:12} {c.todo_id or '':16}{who}: {c.detail}  [{(c.commit or '')[:7]}]")
+                render.line(
+                    f"  {section:9} {c.change:12} {c.todo_id or '':16}{who}: {c.detail}  [{(c.commit or '')[:7]}]"
+                )
     for issue in review.issues:
         render.line(f"issue {issue.code} {issue.path} [{(issue.commit or '')[:7]}]: {issue.message}", style="red")
 
@@ -107,13 +146,21 @@ def register(root: typer.Typer) -> None:
     def review_diff(
         ctx: typer.Context,
         range_: str = typer.Argument(..., metavar="BASE..HEAD", help="Two commits or refs of state branches."),
-        fmt: Optional[ReviewFormat] = typer.Option(None, "--format", help="text | markdown | json (default: the global --format)."),
-        commit_url: Optional[str] = typer.Option(None, "--commit-url", help="Link template with {sha} (default: from the "
-                                                 "origin remote for GitHub/GitLab)."),
-        policy_from: Optional[str] = typer.Option(None, "--policy-from", metavar="REF", help="Take the safety policy "
-                                                  "(pyproject.toml [tool.loopx.safety], .publicsafe-allow) committed at this "
-                                                  "trusted ref, e.g. origin/main (default: BASE). Never a ref the change controls."),
-    ) -> None:  # fmt: skip
+        fmt: ReviewFormat | None = typer.Option(
+            None, "--format", help="text | markdown | json (default: the global --format)."
+        ),
+        commit_url: str | None = typer.Option(
+            None, "--commit-url", help="Link template with {sha} (default: from the origin remote for GitHub/GitLab)."
+        ),
+        policy_from: str | None = typer.Option(
+            None,
+            "--policy-from",
+            metavar="REF",
+            help="Take the safety policy "
+            "(pyproject.toml [tool.loopx.safety], .publicsafe-allow) committed at this "
+            "trusted ref, e.g. origin/main (default: BASE). Never a ref the change controls.",
+        ),
+    ) -> None:
         """What changed in the state between two commits, as people review it; exit 1 if anything fails
         verification or the safety rules, or if a commit in the range changes a safety policy file.
 
@@ -151,9 +198,9 @@ def register(root: typer.Typer) -> None:
     @root.command("propose")
     def propose(
         ctx: typer.Context,
-        branch: Optional[str] = typer.Option(None, "--branch", help="Proposal branch (default loopx/proposals/<tip>)."),
+        branch: str | None = typer.Option(None, "--branch", help="Proposal branch (default loopx/proposals/<tip>)."),
         remote: str = typer.Option("origin", "--remote", "-r"),
-    ) -> None:  # fmt: skip
+    ) -> None:
         """Push the local state commits to a proposal branch for pull-request review; the remote state branch
         is left alone.
 
@@ -162,5 +209,10 @@ def register(root: typer.Typer) -> None:
         c = context.get(ctx)
         with c.session() as repo:
             data = repo.propose(branch, remote=remote)
-        render.emit(c, data, lambda d: render.line(f"pushed {d['tip'][:12]} to {d['remote']} {d['branch']}; open a pull "
-                                                   f"request into {d['state_branch']}"))
+        render.emit(
+            c,
+            data,
+            lambda d: render.line(
+                f"pushed {d['tip'][:12]} to {d['remote']} {d['branch']}; open a pull request into {d['state_branch']}"
+            ),
+        )

@@ -1,39 +1,59 @@
 """``loopx rollback``: compensate an event or a commit; ``rollback list|show|record``."""
+
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Optional
 
 import typer
 
 from loopx_git.cli import context, render
 
-app = typer.Typer(help="Rollback as compensation: a rollback_packet_v0 plus compensating events; history stays.",
-                  invoke_without_command=True, no_args_is_help=True)  # fmt: skip
+app = typer.Typer(
+    help="Rollback as compensation: a rollback_packet_v0 plus compensating events; history stays.",
+    invoke_without_command=True,
+    no_args_is_help=True,
+)
 
 
 def _transitions(write) -> list[dict]:
-    return [{"event_kind": e.event_kind, "todo_id": e.todo_id, "compensates": getattr(e, "compensates", None),
-             "changes": [{"field": c.field, "from": c.before, "to": c.after} for c in e.changes]}
-            for e in write.events if e.event_kind != "rollback_plan"]  # fmt: skip
+    return [
+        {
+            "event_kind": e.event_kind,
+            "todo_id": e.todo_id,
+            "compensates": getattr(e, "compensates", None),
+            "changes": [{"field": c.field, "from": c.before, "to": c.after} for c in e.changes],
+        }
+        for e in write.events
+        if e.event_kind != "rollback_plan"
+    ]
 
 
 @app.callback()
 def rollback(
     ctx: typer.Context,
-    goal_id: Optional[str] = typer.Option(None, "--goal-id", "-g", help="Goal id."),
-    event: Optional[str] = typer.Option(None, "--event", help="The event to undo (with the events it caused)."),
-    commit: Optional[str] = typer.Option(None, "--commit", help="A commit: of the state branch (compensated), or of the "
-                                         "project (a gated git_revert plan and a todo)."),
-    reason: Optional[str] = typer.Option(None, "--reason", help="Why: the packet's trigger summary and decision reason."),
-    trigger: str = typer.Option("mistaken_transition", "--trigger", help="public_boundary_leak | mistaken_transition | "
-                                "regression | failed_validation | operator_request | external_incident"),
-    dry_run: bool = typer.Option(False, "--dry-run", help="Print the packet and the compensating transitions; write nothing."),
-    force_later_changes: bool = typer.Option(False, "--force-later-changes",
-                                             help="Compensate even though the entities changed since the target."),
-    agent_id: Optional[str] = typer.Option(None, "--agent-id", help="Who is acting."),
+    goal_id: str | None = typer.Option(None, "--goal-id", "-g", help="Goal id."),
+    event: str | None = typer.Option(None, "--event", help="The event to undo (with the events it caused)."),
+    commit: str | None = typer.Option(
+        None,
+        "--commit",
+        help="A commit: of the state branch (compensated), or of the project (a gated git_revert plan and a todo).",
+    ),
+    reason: str | None = typer.Option(None, "--reason", help="Why: the packet's trigger summary and decision reason."),
+    trigger: str = typer.Option(
+        "mistaken_transition",
+        "--trigger",
+        help="public_boundary_leak | mistaken_transition | "
+        "regression | failed_validation | operator_request | external_incident",
+    ),
+    dry_run: bool = typer.Option(
+        False, "--dry-run", help="Print the packet and the compensating transitions; write nothing."
+    ),
+    force_later_changes: bool = typer.Option(
+        False, "--force-later-changes", help="Compensate even though the entities changed since the target."
+    ),
+    agent_id: str | None = typer.Option(None, "--agent-id", help="Who is acting."),
     redact: bool = context.REDACT,
-) -> None:  # fmt: skip
+) -> None:
     """Undo an event or a commit by compensation: one commit of a rollback_packet_v0 and the events that restore
     the affected entities (a claim released, a completed todo reopened, a superseded todo restored).
 
@@ -53,8 +73,16 @@ def rollback(
         raise ValidationError("field 'goal_id': required (--goal-id)", code="invalid-field")
     c = context.get(ctx)
     with c.session(redact=redact) as repo:
-        result = repo.rollback(goal_id, event_id=event, commit=commit, reason=reason, trigger=trigger, dry_run=dry_run,
-                               force_later_changes=force_later_changes, actor=agent_id)  # fmt: skip
+        result = repo.rollback(
+            goal_id,
+            event_id=event,
+            commit=commit,
+            reason=reason,
+            trigger=trigger,
+            dry_run=dry_run,
+            force_later_changes=force_later_changes,
+            actor=agent_id,
+        )
     if dry_run:
         data = {"dry_run": True, "packet": render.to_data(result.record), "transitions": _transitions(result.write)}
 
@@ -75,8 +103,12 @@ def rollback(
 
 def _show_transitions(transitions: list[dict]) -> None:
     for t in transitions:
-        fields = ", ".join(f"{ch['field']}: {ch['from']!r} -> {ch['to']!r}" for ch in t["changes"] if ch["field"] != "updated_at")
-        render.line(f"  {t['event_kind']} {t['todo_id'] or ''} (compensates {t['compensates']}): {fields}".replace("  ", " ", 1))
+        fields = ", ".join(
+            f"{ch['field']}: {ch['from']!r} -> {ch['to']!r}" for ch in t["changes"] if ch["field"] != "updated_at"
+        )
+        render.line(
+            f"  {t['event_kind']} {t['todo_id'] or ''} (compensates {t['compensates']}): {fields}".replace("  ", " ", 1)
+        )
 
 
 @app.command("list")
@@ -88,15 +120,32 @@ def list_packets(ctx: typer.Context, goal_id: str = typer.Option(..., "--goal-id
     c = context.get(ctx)
     with c.session() as repo:
         packets = repo.rollbacks(goal_id)
-    render.emit(c, packets, lambda ps: render.table(
-        ["packet", "created", "trigger", "open", "steps", "summary"],
-        [(p.packet_id, p.created_at, p.trigger.kind, "yes" if p.is_open else "no", ", ".join(s.kind for s in p.plan),
-          p.trigger.summary) for p in ps]))  # fmt: skip
+    render.emit(
+        c,
+        packets,
+        lambda ps: render.table(
+            ["packet", "created", "trigger", "open", "steps", "summary"],
+            [
+                (
+                    p.packet_id,
+                    p.created_at,
+                    p.trigger.kind,
+                    "yes" if p.is_open else "no",
+                    ", ".join(s.kind for s in p.plan),
+                    p.trigger.summary,
+                )
+                for p in ps
+            ],
+        ),
+    )
 
 
 @app.command("show")
-def show(ctx: typer.Context, goal_id: str = typer.Option(..., "--goal-id", "-g"),
-         packet_id: str = typer.Option(..., "--packet-id")) -> None:  # fmt: skip
+def show(
+    ctx: typer.Context,
+    goal_id: str = typer.Option(..., "--goal-id", "-g"),
+    packet_id: str = typer.Option(..., "--packet-id"),
+) -> None:
     """One rollback packet. Example: loopx rollback show -g parser --packet-id rb_01h..."""
     from loopx_git.errors import NotFoundError
 
@@ -109,9 +158,13 @@ def show(ctx: typer.Context, goal_id: str = typer.Option(..., "--goal-id", "-g")
 
 
 @app.command("record")
-def record(ctx: typer.Context, goal_id: str = typer.Option(..., "--goal-id", "-g"),
-           packet: Path = typer.Option(..., "--packet", help="A rollback_packet_v0 JSON file.", exists=True, dir_okay=False),
-           agent_id: Optional[str] = typer.Option(None, "--agent-id"), redact: bool = context.REDACT) -> None:  # fmt: skip
+def record(
+    ctx: typer.Context,
+    goal_id: str = typer.Option(..., "--goal-id", "-g"),
+    packet: Path = typer.Option(..., "--packet", help="A rollback_packet_v0 JSON file.", exists=True, dir_okay=False),
+    agent_id: str | None = typer.Option(None, "--agent-id"),
+    redact: bool = context.REDACT,
+) -> None:
     """Record a packet written elsewhere, as it is. Nothing in it runs: its steps wait for their owners, and a
     history_rewrite step is never executed by loopx.
 
@@ -123,10 +176,18 @@ def record(ctx: typer.Context, goal_id: str = typer.Option(..., "--goal-id", "-g
     raw = context.read_input(packet, field="packet", source=packet.name)
     data = parse_json(raw, field="packet", source=packet.name)
     if not isinstance(data, dict):
-        raise ValidationError(f"field 'packet': {packet.name} holds {type(data).__name__}, not a JSON object; rule: a "
-                              "packet is one rollback_packet_v0 object", code="invalid-field")  # fmt: skip
+        raise ValidationError(
+            f"field 'packet': {packet.name} holds {type(data).__name__}, not a JSON object; rule: a "
+            "packet is one rollback_packet_v0 object",
+            code="invalid-field",
+        )
     c = context.get(ctx)
     with c.session(redact=redact) as repo:
         result = repo.record_rollback(goal_id, data, actor=agent_id)
-    render.write_result(c, result, lambda r: render.line(f"recorded rollback {r.record.packet_id} "
-                                                         f"({len(r.record.pending_steps)} step(s) left to their owners)"))
+    render.write_result(
+        c,
+        result,
+        lambda r: render.line(
+            f"recorded rollback {r.record.packet_id} ({len(r.record.pending_steps)} step(s) left to their owners)"
+        ),
+    )

@@ -1,7 +1,6 @@
 """``loopx status``: the goal card."""
-from __future__ import annotations
 
-from typing import Optional
+from __future__ import annotations
 
 import typer
 
@@ -12,42 +11,68 @@ def show_card(card) -> None:
     goal = card.goal
     render.line(f"{goal.goal_id} [{goal.status}]: {goal.objective}", style="bold")
     outcome = card.latest_delivery_outcome
-    render.line("latest delivery outcome: " + (f"{outcome.delivery_outcome} (run {outcome.run_id})" if outcome else "none yet"))
+    render.line(
+        "latest delivery outcome: " + (f"{outcome.delivery_outcome} (run {outcome.run_id})" if outcome else "none yet")
+    )
     n = card.counts
-    render.line(f"todos: {n.open} open ({n.claimed} claimed), {n.blocked} blocked, {n.deferred} deferred "
-                f"({n.runnable_deferred} ready), {n.done} done, {n.superseded} superseded, {n.suggested} suggested")
-    render.table(["agent", "lane", "next action", "basis"],
-                 [(a.agent_id, a.lane, f"{a.todo_id}: {a.text}" if a.todo_id else "-", a.basis) for a in card.next_actions],
-                 title="Next action per agent")  # fmt: skip
+    render.line(
+        f"todos: {n.open} open ({n.claimed} claimed), {n.blocked} blocked, {n.deferred} deferred "
+        f"({n.runnable_deferred} ready), {n.done} done, {n.superseded} superseded, {n.suggested} suggested"
+    )
+    render.table(
+        ["agent", "lane", "next action", "basis"],
+        [(a.agent_id, a.lane, f"{a.todo_id}: {a.text}" if a.todo_id else "-", a.basis) for a in card.next_actions],
+        title="Next action per agent",
+    )
     if card.user_todos:
-        render.table(["todo", "pri", "status", "text"], [(t.todo_id, t.priority, t.status, t.text) for t in card.user_todos],
-                     title="User todos")  # fmt: skip
+        render.table(
+            ["todo", "pri", "status", "text"],
+            [(t.todo_id, t.priority, t.status, t.text) for t in card.user_todos],
+            title="User todos",
+        )
     if card.agent_todos:
-        render.table(["todo", "pri", "status", "claimed by", "text"],
-                     [(t.todo_id, t.priority, t.status, t.claimed_by, t.text) for t in card.agent_todos], title="Agent todos")
+        render.table(
+            ["todo", "pri", "status", "claimed by", "text"],
+            [(t.todo_id, t.priority, t.status, t.claimed_by, t.text) for t in card.agent_todos],
+            title="Agent todos",
+        )
     if card.conflicts:
-        render.table(["kind", "todo", "agent", "message"],
-                     [(c.kind, c.todo_id, c.agent_id, c.message) for c in card.conflicts], title="Conflicts")
+        render.table(
+            ["kind", "todo", "agent", "message"],
+            [(c.kind, c.todo_id, c.agent_id, c.message) for c in card.conflicts],
+            title="Conflicts",
+        )
     if card.ledger_attention:
-        render.table(["entry", "verdict", "next", "question"],
-                     [(a.entry_id, a.verdict, a.next, a.question) for a in card.ledger_attention],
-                     title="Ledger entries waiting for a person")  # fmt: skip
+        render.table(
+            ["entry", "verdict", "next", "question"],
+            [(a.entry_id, a.verdict, a.next, a.question) for a in card.ledger_attention],
+            title="Ledger entries waiting for a person",
+        )
     if card.last_fire:
         f = card.last_fire
-        render.line(f"last fire: {f.terminal_status} ({f.stop_condition}, {f.iterations_run} iteration(s)) at {f.ended_at}")
+        render.line(
+            f"last fire: {f.terminal_status} ({f.stop_condition}, {f.iterations_run} iteration(s)) at {f.ended_at}"
+        )
     if card.open_rollbacks:
-        render.table(["packet", "trigger", "waiting steps", "summary"],
-                     [(r.packet_id, r.trigger, ", ".join(r.pending_steps), r.summary) for r in card.open_rollbacks],
-                     title="Open rollback plans")  # fmt: skip
-    render.table(["#", "kind", "agent", "todo", "summary"],
-                 [(e.lamport, e.event_kind, e.agent_id, e.todo_id, e.summary) for e in card.latest_events],
-                 title="Latest events")  # fmt: skip
+        render.table(
+            ["packet", "trigger", "waiting steps", "summary"],
+            [(r.packet_id, r.trigger, ", ".join(r.pending_steps), r.summary) for r in card.open_rollbacks],
+            title="Open rollback plans",
+        )
+    render.table(
+        ["#", "kind", "agent", "todo", "summary"],
+        [(e.lamport, e.event_kind, e.agent_id, e.todo_id, e.summary) for e in card.latest_events],
+        title="Latest events",
+    )
 
 
 def register(root: typer.Typer) -> None:
     @root.command("status")
-    def status(ctx: typer.Context, goal_id: str = typer.Option(..., "--goal-id", "-g"),
-               agent_id: Optional[str] = typer.Option(None, "--agent-id", help="Scope the card to one agent.")) -> None:
+    def status(
+        ctx: typer.Context,
+        goal_id: str = typer.Option(..., "--goal-id", "-g"),
+        agent_id: str | None = typer.Option(None, "--agent-id", help="Scope the card to one agent."),
+    ) -> None:
         """The goal card: objective, todos, claims, next action per agent, latest events and outcome.
 
         Example: loopx status -g parser --agent-id alice

@@ -1,4 +1,5 @@
 """``loopx sync``, ``pull``, ``push`` and ``repair``: the state branch across clones."""
+
 from __future__ import annotations
 
 import typer
@@ -9,9 +10,13 @@ REMOTE = typer.Option("origin", "--remote", "-r", help="The git remote to sync w
 
 
 def _pulled(d: dict) -> None:
-    said = {"up-to-date": "already up to date", "ahead": "local is ahead of the remote", "fast-forward": "fast-forwarded",
-            "merged": f"merged {d['events_from_remote']} record(s) from the remote",
-            "no-remote-branch": "the remote has no state branch yet"}[d["action"]]  # fmt: skip
+    said = {
+        "up-to-date": "already up to date",
+        "ahead": "local is ahead of the remote",
+        "fast-forward": "fast-forwarded",
+        "merged": f"merged {d['events_from_remote']} record(s) from the remote",
+        "no-remote-branch": "the remote has no state branch yet",
+    }[d["action"]]
     render.line(f"{d['remote']}: {said}" + (f"; pushed {(d['local_tip'] or '')[:12]}" if d.get("pushed") else ""))
     for conflict in d.get("conflicts", []):
         render.line(f"conflict {conflict['kind']} ({conflict['event_id']}): {conflict['message']}", style="yellow")
@@ -58,9 +63,14 @@ def register(root: typer.Typer) -> None:
         if not outcome.ok:
             from loopx_git.errors import ConflictError
 
-            raise ConflictError(f"the remote moved since the last pull ({outcome.reason})", code="push-lost",
-                                hint="run `loopx sync` to merge and push")  # fmt: skip
-        render.emit(c, data, lambda d: render.line(f"{d['remote']}: " + ("pushed" if d["pushed"] else "nothing to push")))
+            raise ConflictError(
+                f"the remote moved since the last pull ({outcome.reason})",
+                code="push-lost",
+                hint="run `loopx sync` to merge and push",
+            )
+        render.emit(
+            c, data, lambda d: render.line(f"{d['remote']}: " + ("pushed" if d["pushed"] else "nothing to push"))
+        )
 
     @root.command("repair")
     def repair_cmd(ctx: typer.Context) -> None:
@@ -71,5 +81,10 @@ def register(root: typer.Typer) -> None:
         c = context.get(ctx)
         with c.session() as repo:
             result = repo.repair()
-        render.write_result(c, result, lambda r: render.line(
-            f"repaired: {r.write.summary}" if r.changed else "documents agree with the events; nothing to repair"))
+        render.write_result(
+            c,
+            result,
+            lambda r: render.line(
+                f"repaired: {r.write.summary}" if r.changed else "documents agree with the events; nothing to repair"
+            ),
+        )

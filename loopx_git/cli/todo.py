@@ -1,14 +1,15 @@
 """``loopx todo ...``: the todo lifecycle."""
-from __future__ import annotations
 
-from typing import List, Optional
+from __future__ import annotations
 
 import typer
 
 from loopx_git.cli import context, render
 
-app = typer.Typer(help="Formal todos: add, claim, update, complete, supersede; and candidate todos: suggest, promote.",
-                  no_args_is_help=True)  # fmt: skip
+app = typer.Typer(
+    help="Formal todos: add, claim, update, complete, supersede; and candidate todos: suggest, promote.",
+    no_args_is_help=True,
+)
 
 GOAL_ID = typer.Option(..., "--goal-id", "-g", help="Goal id.")
 TODO_ID = typer.Option(..., "--todo-id", "-t", help="Todo id.")
@@ -16,8 +17,10 @@ ACTOR = typer.Option(None, "--agent-id", help="The agent acting (leave out when 
 
 
 def todo_rows(todos) -> None:
-    render.table(["todo", "pri", "role", "status", "claimed by", "text"],
-                 [(t.todo_id, t.priority, t.role, _status(t), t.claimed_by, t.text) for t in todos])  # fmt: skip
+    render.table(
+        ["todo", "pri", "role", "status", "claimed by", "text"],
+        [(t.todo_id, t.priority, t.role, _status(t), t.claimed_by, t.text) for t in todos],
+    )
 
 
 def _status(todo) -> str:
@@ -45,21 +48,27 @@ def _said(verb: str):
 
 @app.command("add")
 def add(
-    ctx: typer.Context, goal_id: str = GOAL_ID, text: str = typer.Option(..., "--text", help="What is to be done."),
+    ctx: typer.Context,
+    goal_id: str = GOAL_ID,
+    text: str = typer.Option(..., "--text", help="What is to be done."),
     role: str = typer.Option("agent", help="user | agent"),
-    task_class: str = typer.Option("advancement_task", "--task-class",
-                                   help="advancement_task | continuous_monitor | user_gate | user_action | blocker"),
-    action_kind: Optional[str] = typer.Option(None, "--action-kind", help="A slug naming the kind of action."),
+    task_class: str = typer.Option(
+        "advancement_task",
+        "--task-class",
+        help="advancement_task | continuous_monitor | user_gate | user_action | blocker",
+    ),
+    action_kind: str | None = typer.Option(None, "--action-kind", help="A slug naming the kind of action."),
     priority: str = typer.Option("P2", help="P0 (highest) .. P4"),
-    claimed_by: Optional[str] = typer.Option(None, "--claimed-by", help="Claim it for a registered agent at once."),
-    resume_when: Optional[str] = typer.Option(None, "--resume-when",
-                                              help="todo_done:<id> | pr_merged:#N | pr_merged:owner/repo#N | capacity_available:<cap>"),
-    unblocks_todo_id: Optional[str] = typer.Option(None, "--unblocks-todo-id", help="The todo this one unblocks."),
-    task_repository: Optional[str] = typer.Option(None, "--task-repository", help="owner/repo the work happens in."),
-    todo_id: Optional[str] = typer.Option(None, "--todo-id", help="Choose the id (default: generated)."),
-    agent_id: Optional[str] = ACTOR,
+    claimed_by: str | None = typer.Option(None, "--claimed-by", help="Claim it for a registered agent at once."),
+    resume_when: str | None = typer.Option(
+        None, "--resume-when", help="todo_done:<id> | pr_merged:#N | pr_merged:owner/repo#N | capacity_available:<cap>"
+    ),
+    unblocks_todo_id: str | None = typer.Option(None, "--unblocks-todo-id", help="The todo this one unblocks."),
+    task_repository: str | None = typer.Option(None, "--task-repository", help="owner/repo the work happens in."),
+    todo_id: str | None = typer.Option(None, "--todo-id", help="Choose the id (default: generated)."),
+    agent_id: str | None = ACTOR,
     redact: bool = context.REDACT,
-) -> None:  # fmt: skip
+) -> None:
     """Add a formal todo.
 
     Examples:
@@ -68,21 +77,33 @@ def add(
     """
     c = context.get(ctx)
     with c.session(redact=redact) as repo:
-        result = repo.todo_add(goal_id, text, role=role, task_class=task_class, action_kind=action_kind,
-                               priority=priority, claimed_by=claimed_by, resume_when=resume_when,
-                               unblocks_todo_id=unblocks_todo_id, task_repository=task_repository, todo_id=todo_id,
-                               actor=agent_id)  # fmt: skip
+        result = repo.todo_add(
+            goal_id,
+            text,
+            role=role,
+            task_class=task_class,
+            action_kind=action_kind,
+            priority=priority,
+            claimed_by=claimed_by,
+            resume_when=resume_when,
+            unblocks_todo_id=unblocks_todo_id,
+            task_repository=task_repository,
+            todo_id=todo_id,
+            actor=agent_id,
+        )
     render.write_result(c, result, _said("added"))
 
 
 @app.command("claim")
 def claim(
-    ctx: typer.Context, goal_id: str = GOAL_ID, todo_id: str = TODO_ID,
+    ctx: typer.Context,
+    goal_id: str = GOAL_ID,
+    todo_id: str = TODO_ID,
     agent_id: str = typer.Option(..., "--agent-id", help="The registered agent claiming it."),
     sync: bool = typer.Option(False, "--sync", help="Fetch, claim and push as one step (one winner across clones)."),
     remote: str = typer.Option("origin", "--remote", help="The remote for --sync."),
     redact: bool = context.REDACT,
-) -> None:  # fmt: skip
+) -> None:
     """Claim an open, unclaimed todo (claiming your own again changes nothing).
 
     With --sync the claim is published at once: of several machines racing for the todo through one
@@ -103,53 +124,68 @@ def claim(
 
 @app.command("update")
 def update(
-    ctx: typer.Context, goal_id: str = GOAL_ID, todo_id: str = TODO_ID,
+    ctx: typer.Context,
+    goal_id: str = GOAL_ID,
+    todo_id: str = TODO_ID,
     status: str = typer.Option(..., "--status", help="blocked | deferred | open"),
-    reason: Optional[str] = typer.Option(None, "--reason", help="Why (required for blocked and deferred)."),
-    resume_when: Optional[str] = typer.Option(None, "--resume-when", help="When a deferred/blocked todo may resume."),
+    reason: str | None = typer.Option(None, "--reason", help="Why (required for blocked and deferred)."),
+    resume_when: str | None = typer.Option(None, "--resume-when", help="When a deferred/blocked todo may resume."),
     clear_claim: bool = typer.Option(False, "--clear-claim", help="Release the claim."),
-    agent_id: Optional[str] = ACTOR,
+    agent_id: str | None = ACTOR,
     redact: bool = context.REDACT,
-) -> None:  # fmt: skip
+) -> None:
     """Block, defer or reopen a todo.
 
     Example: loopx todo update -g parser -t todo-doc --status deferred --reason 'after the API settles' --resume-when todo_done:todo-api
     """
     c = context.get(ctx)
     with c.session(redact=redact) as repo:
-        result = repo.todo_update(goal_id, todo_id, status, reason=reason, resume_when=resume_when,
-                                  clear_claim=clear_claim, actor=agent_id)  # fmt: skip
+        result = repo.todo_update(
+            goal_id, todo_id, status, reason=reason, resume_when=resume_when, clear_claim=clear_claim, actor=agent_id
+        )
     render.write_result(c, result, _said("updated"))
 
 
 @app.command("complete")
 def complete(
-    ctx: typer.Context, goal_id: str = GOAL_ID, todo_id: str = TODO_ID,
-    evidence: List[str] = typer.Option([], "--evidence", help="A public-safe evidence ref (repeatable)."),
+    ctx: typer.Context,
+    goal_id: str = GOAL_ID,
+    todo_id: str = TODO_ID,
+    evidence: list[str] = typer.Option([], "--evidence", help="A public-safe evidence ref (repeatable)."),
     no_follow_up: bool = typer.Option(False, "--no-follow-up", help="Complete without evidence (needs --reason)."),
-    reason: Optional[str] = typer.Option(None, "--reason", help="Why nothing follows."),
-    successor: List[str] = typer.Option([], "--successor-todo-id", help="A todo that continues this one (repeatable)."),
-    agent_id: Optional[str] = ACTOR,
+    reason: str | None = typer.Option(None, "--reason", help="Why nothing follows."),
+    successor: list[str] = typer.Option([], "--successor-todo-id", help="A todo that continues this one (repeatable)."),
+    agent_id: str | None = ACTOR,
     redact: bool = context.REDACT,
-) -> None:  # fmt: skip
+) -> None:
     """Mark a todo done, with evidence; wakes the todos waiting for it.
 
     Example: loopx todo complete -g parser -t todo-tok --evidence tests/test_tokenizer.py --agent-id alice
     """
     c = context.get(ctx)
     with c.session(redact=redact) as repo:
-        result = repo.todo_complete(goal_id, todo_id, evidence=evidence, no_follow_up=no_follow_up, reason=reason,
-                                    successor_todo_ids=successor, actor=agent_id)  # fmt: skip
+        result = repo.todo_complete(
+            goal_id,
+            todo_id,
+            evidence=evidence,
+            no_follow_up=no_follow_up,
+            reason=reason,
+            successor_todo_ids=successor,
+            actor=agent_id,
+        )
     render.write_result(c, result, _said("completed"))
 
 
 @app.command("supersede")
 def supersede(
-    ctx: typer.Context, goal_id: str = GOAL_ID, todo_id: str = TODO_ID,
+    ctx: typer.Context,
+    goal_id: str = GOAL_ID,
+    todo_id: str = TODO_ID,
     by: str = typer.Option(..., "--by", help="The todo that replaces it."),
-    reason: str = typer.Option(..., "--reason", help="Why."), agent_id: Optional[str] = ACTOR,
+    reason: str = typer.Option(..., "--reason", help="Why."),
+    agent_id: str | None = ACTOR,
     redact: bool = context.REDACT,
-) -> None:  # fmt: skip
+) -> None:
     """Replace a todo with another; both keep the link, nothing is deleted.
 
     Example: loopx todo supersede -g parser -t todo-old --by todo-new --reason 'split in two'
@@ -162,26 +198,44 @@ def supersede(
 
 @app.command("suggest")
 def suggest(
-    ctx: typer.Context, goal_id: str = GOAL_ID, text: str = typer.Option(..., "--text"),
+    ctx: typer.Context,
+    goal_id: str = GOAL_ID,
+    text: str = typer.Option(..., "--text"),
     role: str = typer.Option("agent", help="user | agent"),
-    task_class: str = typer.Option("advancement_task", "--task-class"), priority: str = typer.Option("P2"),
-    reason: Optional[str] = typer.Option(None, "--reason", help="Why it is suggested."),
-    todo_id: Optional[str] = typer.Option(None, "--todo-id"), agent_id: Optional[str] = ACTOR,
+    task_class: str = typer.Option("advancement_task", "--task-class"),
+    priority: str = typer.Option("P2"),
+    reason: str | None = typer.Option(None, "--reason", help="Why it is suggested."),
+    todo_id: str | None = typer.Option(None, "--todo-id"),
+    agent_id: str | None = ACTOR,
     redact: bool = context.REDACT,
-) -> None:  # fmt: skip
+) -> None:
     """Suggest a candidate todo: visible for a decision, never runnable until promoted.
 
     Example: loopx todo suggest -g parser --text 'Fuzz the tokenizer' --agent-id alice
     """
     c = context.get(ctx)
     with c.session(redact=redact) as repo:
-        result = repo.todo_suggest(goal_id, text, role=role, task_class=task_class, priority=priority, reason=reason,
-                                   todo_id=todo_id, actor=agent_id)  # fmt: skip
+        result = repo.todo_suggest(
+            goal_id,
+            text,
+            role=role,
+            task_class=task_class,
+            priority=priority,
+            reason=reason,
+            todo_id=todo_id,
+            actor=agent_id,
+        )
     render.write_result(c, result, lambda r: render.line(f"suggested {r.record.todo_id}: {r.record.text}"))
 
 
 @app.command("promote")
-def promote(ctx: typer.Context, goal_id: str = GOAL_ID, todo_id: str = TODO_ID, agent_id: Optional[str] = ACTOR, redact: bool = context.REDACT) -> None:
+def promote(
+    ctx: typer.Context,
+    goal_id: str = GOAL_ID,
+    todo_id: str = TODO_ID,
+    agent_id: str | None = ACTOR,
+    redact: bool = context.REDACT,
+) -> None:
     """Promote a suggested todo into the formal backlog. Example: loopx todo promote -g parser -t todo-fuzz"""
     c = context.get(ctx)
     with c.session(redact=redact) as repo:
@@ -191,21 +245,31 @@ def promote(ctx: typer.Context, goal_id: str = GOAL_ID, todo_id: str = TODO_ID, 
 
 @app.command("list")
 def list_todos(
-    ctx: typer.Context, goal_id: str = GOAL_ID,
-    status: Optional[str] = typer.Option(None, help="open | done | blocked | deferred"),
-    role: Optional[str] = typer.Option(None, help="user | agent"),
-    claimed_by: Optional[str] = typer.Option(None, "--claimed-by"),
+    ctx: typer.Context,
+    goal_id: str = GOAL_ID,
+    status: str | None = typer.Option(None, help="open | done | blocked | deferred"),
+    role: str | None = typer.Option(None, help="user | agent"),
+    claimed_by: str | None = typer.Option(None, "--claimed-by"),
     all_: bool = typer.Option(False, "--all", help="Include done and superseded todos."),
     suggested: bool = typer.Option(False, "--suggested", help="List candidate (suggested) todos instead."),
-) -> None:  # fmt: skip
+) -> None:
     """List todos, best first (priority, then age). Example: loopx todo list -g parser --status open"""
     c = context.get(ctx)
     with c.session() as repo:
-        items = repo.suggestions(goal_id) if suggested else repo.todos(
-            goal_id, status=status, role=role, claimed_by=claimed_by, include_closed=all_)
+        items = (
+            repo.suggestions(goal_id)
+            if suggested
+            else repo.todos(goal_id, status=status, role=role, claimed_by=claimed_by, include_closed=all_)
+        )
     if suggested:
-        render.emit(c, items, lambda xs: render.table(["todo", "pri", "role", "suggested by", "text"],
-                                                      [(s.todo_id, s.priority, s.role, s.suggested_by, s.text) for s in xs]))
+        render.emit(
+            c,
+            items,
+            lambda xs: render.table(
+                ["todo", "pri", "role", "suggested by", "text"],
+                [(s.todo_id, s.priority, s.role, s.suggested_by, s.text) for s in xs],
+            ),
+        )
     else:
         render.emit(c, items, todo_rows)
 

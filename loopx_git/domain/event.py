@@ -1,23 +1,27 @@
 """Appending facts to the rollout log: PR merges, validations, handoffs, quota, failures..."""
+
 from __future__ import annotations
 
 import math
 import re
-from typing import Any, Iterable, Optional, Sequence
+from collections.abc import Iterable, Sequence
+from typing import Any
 
+from loopx_git.domain.todo import require_todo, wake_dependents
+from loopx_git.domain.write import EventMaker, Write, check_actor, given, many
 from loopx_git.errors import ValidationError
 from loopx_git.model.canonical import printable
 from loopx_git.model.event import APPENDABLE_KINDS, EVENT_CLASSES, PR_REF_RE
 from loopx_git.model.state import State, require_agent, require_event, require_goal, require_run
 from loopx_git.model.todo import ResumeCondition
-from loopx_git.domain.todo import require_todo, wake_dependents
-from loopx_git.domain.write import EventMaker, Write, check_actor, given, many
 
 _CLASS_BY_KIND = {cls.model_fields["event_kind"].default: cls for cls in EVENT_CLASSES}
 
 DETAIL_INT_BITS = 64
-DETAIL_RULE = "details are KEY=VALUE with KEY a lower-case slug; VALUE an integer that fits in 64 bits " \
-              "(-2^63 .. 2^63-1), true, false or text"  # fmt: skip
+DETAIL_RULE = (
+    "details are KEY=VALUE with KEY a lower-case slug; VALUE an integer that fits in 64 bits "
+    "(-2^63 .. 2^63-1), true, false or text"
+)
 _INT_TEXT = re.compile(r"-?[0-9]+")  # ASCII digits only: str.isdigit also takes '²' and other digits int() refuses
 
 
@@ -28,32 +32,41 @@ def parse_details(pairs: Iterable[str]) -> dict[str, Any]:
     for pair in pairs:
         key, sep, value = pair.partition("=")
         if not sep:
-            raise ValidationError(f"field 'detail': {pair!r} is not KEY=VALUE; rule: {DETAIL_RULE}", code="invalid-field")
+            raise ValidationError(
+                f"field 'detail': {pair!r} is not KEY=VALUE; rule: {DETAIL_RULE}", code="invalid-field"
+            )
         if key in out:
-            raise ValidationError(f"field 'detail': key {key!r} is given twice; rule: one value per key",
-                                  code="invalid-field")  # fmt: skip
+            raise ValidationError(
+                f"field 'detail': key {key!r} is given twice; rule: one value per key", code="invalid-field"
+            )
         number = value[1:] if value.startswith("-") else value
         if number.isdigit() and not number.isascii():  # '²', '٣': digits to str.isdigit, not to a reader of JSON
-            raise ValidationError(f"field 'detail': the value of {key!r} ({value!r}) is written with digits other than "
-                                  f"0-9; rule: {DETAIL_RULE}, integers in ASCII digits", code="invalid-field")  # fmt: skip
+            raise ValidationError(
+                f"field 'detail': the value of {key!r} ({value!r}) is written with digits other than "
+                f"0-9; rule: {DETAIL_RULE}, integers in ASCII digits",
+                code="invalid-field",
+            )
         if _INT_TEXT.fullmatch(value):
             digits = len(value.lstrip("-"))
             if digits > 19:  # never hand int() a number it may refuse to convert (4300 digits and up)
-                raise ValidationError(f"field 'detail': the value of {key!r} is an integer of {digits} digits; rule: "
-                                      f"{DETAIL_RULE}", code="invalid-field")  # fmt: skip
+                raise ValidationError(
+                    f"field 'detail': the value of {key!r} is an integer of {digits} digits; rule: {DETAIL_RULE}",
+                    code="invalid-field",
+                )
             out[key] = int(value)
         else:
             out[key] = {"true": True, "false": False}.get(value, value)
     return out
 
 
-def check_details(details: Optional[dict]) -> dict:
+def check_details(details: dict | None) -> dict:
     """Details as the Python API may pass them: scalars only, integers in 64 bits, finite floats."""
     if details is None:
         return {}
     if not isinstance(details, dict):
-        raise ValidationError(f"field 'details': {type(details).__name__} is not a mapping; rule: {DETAIL_RULE}",
-                              code="invalid-field")  # fmt: skip
+        raise ValidationError(
+            f"field 'details': {type(details).__name__} is not a mapping; rule: {DETAIL_RULE}", code="invalid-field"
+        )
     limit = 1 << (DETAIL_INT_BITS - 1)
     for key, value in details.items():
         where = f"field 'details.{printable(str(key))}'"
@@ -62,28 +75,60 @@ def check_details(details: Optional[dict]) -> dict:
         if isinstance(value, int) and not -limit <= value < limit:
             raise ValidationError(f"{where}: the integer is out of range; rule: {DETAIL_RULE}", code="invalid-field")
         if isinstance(value, float) and not math.isfinite(value):
-            raise ValidationError(f"{where}: {value!r} is not a finite number; rule: NaN and infinity are not JSON",
-                                  code="invalid-field")  # fmt: skip
+            raise ValidationError(
+                f"{where}: {value!r} is not a finite number; rule: NaN and infinity are not JSON", code="invalid-field"
+            )
     return details
 
 
 def append_event(
-    state: State, *, goal_id: str, kind: str, agent_id: Optional[str] = None, todo_id: Optional[str] = None,
-    run_id: Optional[str] = None, case_id: Optional[str] = None, lane_id: Optional[str] = None,
-    summary: Optional[str] = None, pr_ref: Optional[str] = None, commit_ref: Optional[str] = None,
-    revert_of: Optional[str] = None, to_agent_id: Optional[str] = None, caused_by: Optional[str] = None,
-    source_event_id: Optional[str] = None, gate_id: Optional[str] = None, decision_id: Optional[str] = None,
-    labels: Sequence[str] = (), artifact_refs: Sequence[str] = (), details: Optional[dict] = None,
+    state: State,
+    *,
+    goal_id: str,
+    kind: str,
+    agent_id: str | None = None,
+    todo_id: str | None = None,
+    run_id: str | None = None,
+    case_id: str | None = None,
+    lane_id: str | None = None,
+    summary: str | None = None,
+    pr_ref: str | None = None,
+    commit_ref: str | None = None,
+    revert_of: str | None = None,
+    to_agent_id: str | None = None,
+    caused_by: str | None = None,
+    source_event_id: str | None = None,
+    gate_id: str | None = None,
+    decision_id: str | None = None,
+    labels: Sequence[str] = (),
+    artifact_refs: Sequence[str] = (),
+    details: dict | None = None,
     now: str,
-) -> Write:  # fmt: skip
+) -> Write:
     if kind not in APPENDABLE_KINDS:
         hint = "entity events are written by their own commands (loopx todo / goal / agent / refresh-state)"
-        raise ValidationError(f"field 'kind': {kind!r} cannot be appended; rule: one of {', '.join(APPENDABLE_KINDS)}",
-                              code="invalid-field", hint=hint)
+        raise ValidationError(
+            f"field 'kind': {kind!r} cannot be appended; rule: one of {', '.join(APPENDABLE_KINDS)}",
+            code="invalid-field",
+            hint=hint,
+        )
     gs = require_goal(state, goal_id)
-    given(agent_id=agent_id, todo_id=todo_id, run_id=run_id, case_id=case_id, lane_id=lane_id, summary=summary,
-          pr_ref=pr_ref, commit_ref=commit_ref, revert_of=revert_of, to_agent_id=to_agent_id, caused_by=caused_by,
-          source_event_id=source_event_id, gate_id=gate_id, decision_id=decision_id)  # fmt: skip
+    given(
+        agent_id=agent_id,
+        todo_id=todo_id,
+        run_id=run_id,
+        case_id=case_id,
+        lane_id=lane_id,
+        summary=summary,
+        pr_ref=pr_ref,
+        commit_ref=commit_ref,
+        revert_of=revert_of,
+        to_agent_id=to_agent_id,
+        caused_by=caused_by,
+        source_event_id=source_event_id,
+        gate_id=gate_id,
+        decision_id=decision_id,
+    )
     many(labels=labels, artifact_refs=artifact_refs)
     details = check_details(details)
     check_actor(gs, agent_id)
@@ -97,15 +142,33 @@ def append_event(
         if cause is not None:
             require_event(gs, cause, field=name)
     code_refs = {k: v for k, v in {"pr_ref": pr_ref, "commit_ref": commit_ref, "revert_of": revert_of}.items() if v}
-    causality = {k: v for k, v in {"caused_by": caused_by, "source_event_id": source_event_id, "gate_id": gate_id,
-                                   "decision_id": decision_id}.items() if v}  # fmt: skip
+    causality = {
+        k: v
+        for k, v in {
+            "caused_by": caused_by,
+            "source_event_id": source_event_id,
+            "gate_id": gate_id,
+            "decision_id": decision_id,
+        }.items()
+        if v
+    }
     maker = EventMaker(gs, now)
     event = maker.make(
-        _CLASS_BY_KIND[kind], goal_id=goal_id, agent_id=agent_id, todo_id=todo_id, run_id=run_id, case_id=case_id,
-        lane={"lane_id": lane_id} if lane_id else None, summary=summary, code_refs=code_refs or None,
-        handoff={"to_agent_id": to_agent_id} if to_agent_id else None, causality=causality or None,
-        labels=list(labels), artifact_refs=list(artifact_refs), details=details or {},
-    )  # fmt: skip
+        _CLASS_BY_KIND[kind],
+        goal_id=goal_id,
+        agent_id=agent_id,
+        todo_id=todo_id,
+        run_id=run_id,
+        case_id=case_id,
+        lane={"lane_id": lane_id} if lane_id else None,
+        summary=summary,
+        code_refs=code_refs or None,
+        handoff={"to_agent_id": to_agent_id} if to_agent_id else None,
+        causality=causality or None,
+        labels=list(labels),
+        artifact_refs=list(artifact_refs),
+        details=details or {},
+    )
     woken = []
     fact = _fact(event)
     if fact is not None and not gs.condition_holds(fact):
@@ -115,11 +178,15 @@ def append_event(
     return Write(f"event {kind}", f"{label}{tail}".strip(", "), goal_id, agent_id, [event, *woken], result=event)
 
 
-def _fact(event) -> Optional[ResumeCondition]:
+def _fact(event) -> ResumeCondition | None:
     """What a fact event makes true, in the terms todos wait for."""
     if event.event_kind == "pr_merge":
         match = PR_REF_RE.fullmatch(event.code_refs.pr_ref)
         return ResumeCondition("pr_merged", repository=match.group("repo"), pr_number=int(match.group("number")))
-    if event.event_kind == "quota" and isinstance(event.details.get("capacity"), str) and event.details.get("available", True):
+    if (
+        event.event_kind == "quota"
+        and isinstance(event.details.get("capacity"), str)
+        and event.details.get("available", True)
+    ):
         return ResumeCondition("capacity_available", capacity=event.details["capacity"])
     return None

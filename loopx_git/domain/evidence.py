@@ -1,10 +1,12 @@
 """Evidence that names a file of the project. A path that is neither in the work tree nor in HEAD
 gets a notice, never a refusal: the commit under way may be the one that creates it. URLs, digests,
 PR refs and prose are not paths and are not checked."""
+
 from __future__ import annotations
 
 import re
-from typing import Any, Callable, Iterable, Optional
+from collections.abc import Callable, Iterable
+from typing import Any
 
 from loopx_git.errors import Notice
 
@@ -14,7 +16,7 @@ _LOCATION = re.compile(r"(?P<path>.+?)(?:::.*|:[0-9]+(?::[0-9]+)?)")  # tests/x.
 LIMIT = 10  # notices per write; the rest are counted in the last one
 
 
-def path_of(text: str) -> Optional[str]:
+def path_of(text: str) -> str | None:
     """The project path a free-text evidence ref names (``tests/test_x.py``, ``README.md``,
     ``tests/test_x.py::test_y``, ``src/a.py:12``), or None when it does not look like one."""
     located = _LOCATION.fullmatch(text)
@@ -26,7 +28,7 @@ def path_of(text: str) -> Optional[str]:
     return candidate.rstrip("/")
 
 
-def _ref(item: Any) -> Optional[str]:
+def _ref(item: Any) -> str | None:
     """A ledger Evidence names a path only as ``test_path``; a plain string may be anything."""
     kind = getattr(item, "kind", None)
     if kind is not None:
@@ -34,16 +36,25 @@ def _ref(item: Any) -> Optional[str]:
     return path_of(item) if isinstance(item, str) else None
 
 
-def missing_paths(items: Iterable[Any], exists: Callable[[str], bool], *, field: str = "evidence") -> tuple[Notice, ...]:
+def missing_paths(
+    items: Iterable[Any], exists: Callable[[str], bool], *, field: str = "evidence"
+) -> tuple[Notice, ...]:
     """One ``evidence-path-missing`` notice per evidence path that ``exists`` does not find."""
     missing: list[str] = []
     for item in items:
         path = _ref(item)
         if path is not None and path not in missing and not exists(path):
             missing.append(path)
-    notices = [Notice("evidence-path-missing", f"'{path}' is neither in the work tree nor in HEAD; the commit under "
-                      "way may add it", field=field) for path in missing[:LIMIT]]  # fmt: skip
+    notices = [
+        Notice(
+            "evidence-path-missing",
+            f"'{path}' is neither in the work tree nor in HEAD; the commit under way may add it",
+            field=field,
+        )
+        for path in missing[:LIMIT]
+    ]
     if len(missing) > LIMIT:
-        notices.append(Notice("evidence-path-missing", f"and {len(missing) - LIMIT} more evidence path(s) not found",
-                              field=field))  # fmt: skip
+        notices.append(
+            Notice("evidence-path-missing", f"and {len(missing) - LIMIT} more evidence path(s) not found", field=field)
+        )
     return tuple(notices)

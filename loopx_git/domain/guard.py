@@ -5,6 +5,7 @@ summary that becomes the commit subject. A blocking finding refuses the write (n
 the rule and the fingerprint) unless the caller asked to redact; then the redacted records are
 validated again and the write carries them, with a note of what was replaced.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
@@ -69,7 +70,9 @@ def guard(write: Any, policy: Policy, *, redact: bool = False) -> Guarded:
             findings.extend(found)
             out.append(_rebuilt(record, clean) if redact and any(f.blocks for f in found) else record)
     summary = write.summary  # becomes the commit subject
-    findings.extend(FieldFinding("summary", f.rule, f.severity, f.fingerprint, f) for f in scan(summary, policy, inline=False))
+    findings.extend(
+        FieldFinding("summary", f.rule, f.severity, f.fingerprint, f) for f in scan(summary, policy, inline=False)
+    )
     unique: dict = {}
     for finding in findings:  # a summary repeats a field: report each value once, under its field
         unique.setdefault((finding.rule, finding.fingerprint), finding)
@@ -100,6 +103,8 @@ def _rebuilt(record: Any, data: dict) -> Any:
         first = exc.errors(include_url=False)[0]
         field = ".".join(str(p) for p in first["loc"] if not str(p).startswith("function-")) or "record"
         # the value is not quoted back: it is the secret
-        raise SafetyError(f"{_where(record)}: field '{field}' holds a secret and cannot hold a [REDACTED:<rule>] marker "
-                          f"({first['type']}); nothing was written",
-                          hint="leave the secret out of that field (ids, labels and refs are never redacted)") from exc
+        raise SafetyError(
+            f"{_where(record)}: field '{field}' holds a secret and cannot hold a [REDACTED:<rule>] marker "
+            f"({first['type']}); nothing was written",
+            hint="leave the secret out of that field (ids, labels and refs are never redacted)",
+        ) from exc

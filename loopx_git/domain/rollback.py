@@ -6,12 +6,13 @@ An event's field changes (before/after) are what make this exact: compensating s
 target changed back to its ``before``. A rollback of a rollback does the same to the compensating
 events, which restores the compensated state again.
 """
+
 from __future__ import annotations
 
-from typing import Optional, Sequence
+from collections.abc import Sequence
 
-from loopx_git.errors import RuleError, ValidationError
 from loopx_git.domain.write import EventMaker, Write, build, check_actor, given
+from loopx_git.errors import RuleError, ValidationError
 from loopx_git.model.event import EventBase, FieldChange, GoalCompensate, RollbackPlan, TodoCompensate
 from loopx_git.model.goal import Goal
 from loopx_git.model.ids import new_id
@@ -19,8 +20,18 @@ from loopx_git.model.rollback import RollbackPacket, TriggerKind
 from loopx_git.model.state import GoalState, State, require_goal
 from loopx_git.model.todo import TodoItem
 
-REVERSIBLE = frozenset({"todo_claim", "todo_update", "todo_resume", "todo_complete", "todo_supersede", "todo_compensate",
-                        "goal_update", "goal_compensate"})  # fmt: skip
+REVERSIBLE = frozenset(
+    {
+        "todo_claim",
+        "todo_update",
+        "todo_resume",
+        "todo_complete",
+        "todo_supersede",
+        "todo_compensate",
+        "goal_update",
+        "goal_compensate",
+    }
+)
 """Transitions of an existing entity. Creating one (todo_add, goal_create, agent_register) is not
 undone by compensation: supersede the todo, or pause the goal, instead."""
 
@@ -37,21 +48,31 @@ def later_changes(targets: Sequence[EventBase], events: Sequence[EventBase]) -> 
     ids = {t.event_id for t in targets}
     entities = {entity_of(t) for t in targets}
     first = min(events.index(t) for t in targets)
-    return [e for e in events[first + 1:] if e.event_id not in ids and e.changes and e.event_kind in REVERSIBLE | {"todo_add"}
-            and entity_of(e) in entities]  # fmt: skip
+    return [
+        e
+        for e in events[first + 1 :]
+        if e.event_id not in ids
+        and e.changes
+        and e.event_kind in REVERSIBLE | {"todo_add"}
+        and entity_of(e) in entities
+    ]
 
 
 def _restore(target: EventBase, current: dict) -> list[FieldChange]:
     """The field changes that put back what ``target`` changed (fields already back are skipped)."""
-    return [FieldChange(field=c.field, before=current.get(c.field), after=c.before)
-            for c in target.changes if current.get(c.field) != c.before]  # fmt: skip
+    return [
+        FieldChange(field=c.field, before=current.get(c.field), after=c.before)
+        for c in target.changes
+        if current.get(c.field) != c.before
+    ]
 
 
-def _compensations(gs: GoalState, targets: Sequence[EventBase], maker: EventMaker, packet_id: str,
-                   actor: Optional[str], now: str) -> list[EventBase]:  # fmt: skip
+def _compensations(
+    gs: GoalState, targets: Sequence[EventBase], maker: EventMaker, packet_id: str, actor: str | None, now: str
+) -> list[EventBase]:
     out: list[EventBase] = []
     todos: dict[str, TodoItem] = {}
-    goal: Optional[Goal] = gs.goal
+    goal: Goal | None = gs.goal
     for target in reversed(targets):  # undo the last change first
         kind, entity_id = entity_of(target)
         if kind == "todo":
@@ -61,94 +82,211 @@ def _compensations(gs: GoalState, targets: Sequence[EventBase], maker: EventMake
             restore = _restore(target, current.model_dump(mode="json"))
             if not restore:
                 continue
-            todos[entity_id] = build(TodoItem, {**current.model_dump(mode="json"), **{c.field: c.after for c in restore},
-                                                "updated_at": now}, what="restored todo")  # fmt: skip
+            todos[entity_id] = build(
+                TodoItem,
+                {**current.model_dump(mode="json"), **{c.field: c.after for c in restore}, "updated_at": now},
+                what="restored todo",
+            )
             restore.append(FieldChange(field="updated_at", before=current.updated_at, after=now))
-            out.append(maker.make(TodoCompensate, goal_id=gs.goal_id, todo_id=entity_id, agent_id=actor,
-                                  compensates=target.event_id, packet_id=packet_id, changes=restore,
-                                  summary=f"{entity_id}: compensates {target.event_kind} {target.event_id}"))  # fmt: skip
+            out.append(
+                maker.make(
+                    TodoCompensate,
+                    goal_id=gs.goal_id,
+                    todo_id=entity_id,
+                    agent_id=actor,
+                    compensates=target.event_id,
+                    packet_id=packet_id,
+                    changes=restore,
+                    summary=f"{entity_id}: compensates {target.event_kind} {target.event_id}",
+                )
+            )
         else:
             assert goal is not None
             restore = _restore(target, goal.model_dump(mode="json"))
             if not restore:
                 continue
-            goal = build(Goal, {**goal.model_dump(mode="json"), **{c.field: c.after for c in restore}, "updated_at": now},
-                         what="restored goal")  # fmt: skip
+            goal = build(
+                Goal,
+                {**goal.model_dump(mode="json"), **{c.field: c.after for c in restore}, "updated_at": now},
+                what="restored goal",
+            )
             restore.append(FieldChange(field="updated_at", before=gs.goal.updated_at if gs.goal else None, after=now))
-            out.append(maker.make(GoalCompensate, goal_id=gs.goal_id, agent_id=actor, compensates=target.event_id,
-                                  packet_id=packet_id, changes=restore,
-                                  summary=f"goal compensates {target.event_kind} {target.event_id}"))  # fmt: skip
+            out.append(
+                maker.make(
+                    GoalCompensate,
+                    goal_id=gs.goal_id,
+                    agent_id=actor,
+                    compensates=target.event_id,
+                    packet_id=packet_id,
+                    changes=restore,
+                    summary=f"goal compensates {target.event_kind} {target.event_id}",
+                )
+            )
     return out
 
 
-def _packet(goal_id: str, packet_id: str, now: str, *, trigger: str, reason: str, targets: Sequence[EventBase],
-            commit_refs: list[str], actor: Optional[str], compensate: bool, add_todos: list[dict]) -> RollbackPacket:  # fmt: skip
+def _packet(
+    goal_id: str,
+    packet_id: str,
+    now: str,
+    *,
+    trigger: str,
+    reason: str,
+    targets: Sequence[EventBase],
+    commit_refs: list[str],
+    actor: str | None,
+    compensate: bool,
+    add_todos: list[dict],
+) -> RollbackPacket:
     todo_ids = sorted({t.todo_id for t in targets if t.todo_id})
     plan = []
     if compensate:
-        plan.append({"step_id": "compensate_state", "kind": "state_compensation", "action":
-                     "write compensating events that restore the affected entities to their state before the target",
-                     "requires_gate": False, "destructive": False, "automatable_by_agent": True})  # fmt: skip
+        plan.append(
+            {
+                "step_id": "compensate_state",
+                "kind": "state_compensation",
+                "action": "write compensating events that restore the affected entities to their state before the target",
+                "requires_gate": False,
+                "destructive": False,
+                "automatable_by_agent": True,
+            }
+        )
     else:
-        plan.append({"step_id": "revert_commit", "kind": "git_revert", "action":
-                     f"revert {', '.join(commit_refs)} in a new commit and open a pull request",
-                     "requires_gate": True, "destructive": False, "automatable_by_agent": True})  # fmt: skip
-    plan.append({"step_id": "verify_state", "kind": "validation", "action": "run loopx verify and loopx check",
-                 "requires_gate": False, "destructive": False, "automatable_by_agent": True})  # fmt: skip
+        plan.append(
+            {
+                "step_id": "revert_commit",
+                "kind": "git_revert",
+                "action": f"revert {', '.join(commit_refs)} in a new commit and open a pull request",
+                "requires_gate": True,
+                "destructive": False,
+                "automatable_by_agent": True,
+            }
+        )
+    plan.append(
+        {
+            "step_id": "verify_state",
+            "kind": "validation",
+            "action": "run loopx verify and loopx check",
+            "requires_gate": False,
+            "destructive": False,
+            "automatable_by_agent": True,
+        }
+    )
     leak = trigger == TriggerKind.public_boundary_leak.value
-    return build(RollbackPacket, {
-        "packet_id": packet_id, "goal_id": goal_id, "created_at": now,
-        "trigger": {"kind": trigger, "summary": reason, "todo_ids": todo_ids,
-                    "source_event_ids": [t.event_id for t in targets]},
-        "scope": {"repository_refs": {"commit_refs": commit_refs}, "todo_ids": todo_ids},
-        "decision": {"owner": actor or "user", "required": not compensate, "reason": reason,
-                     "default_safe_action": "apply_state_compensation" if compensate else "pause_and_monitor"},
-        "plan": plan, "todo_compensation": {"add_todos": add_todos},
-        "validation": {"commands": ["loopx verify", "loopx check"], "public_boundary_scan_required": leak,
-                       "success_criteria": ["loopx verify reports ok",
-                                            "the affected entities are back to their state before the target"]},
-    }, what="rollback packet")  # fmt: skip
+    return build(
+        RollbackPacket,
+        {
+            "packet_id": packet_id,
+            "goal_id": goal_id,
+            "created_at": now,
+            "trigger": {
+                "kind": trigger,
+                "summary": reason,
+                "todo_ids": todo_ids,
+                "source_event_ids": [t.event_id for t in targets],
+            },
+            "scope": {"repository_refs": {"commit_refs": commit_refs}, "todo_ids": todo_ids},
+            "decision": {
+                "owner": actor or "user",
+                "required": not compensate,
+                "reason": reason,
+                "default_safe_action": "apply_state_compensation" if compensate else "pause_and_monitor",
+            },
+            "plan": plan,
+            "todo_compensation": {"add_todos": add_todos},
+            "validation": {
+                "commands": ["loopx verify", "loopx check"],
+                "public_boundary_scan_required": leak,
+                "success_criteria": [
+                    "loopx verify reports ok",
+                    "the affected entities are back to their state before the target",
+                ],
+            },
+        },
+        what="rollback packet",
+    )
 
 
-def rollback(state: State, *, goal_id: str, targets: Sequence[EventBase], later: Sequence[EventBase],
-             reason: Optional[str], trigger: str, force_later_changes: bool, commit_refs: Sequence[str] = (),
-             actor: Optional[str], now: str) -> Write:  # fmt: skip
+def rollback(
+    state: State,
+    *,
+    goal_id: str,
+    targets: Sequence[EventBase],
+    later: Sequence[EventBase],
+    reason: str | None,
+    trigger: str,
+    force_later_changes: bool,
+    commit_refs: Sequence[str] = (),
+    actor: str | None,
+    now: str,
+) -> Write:
     """The packet and its compensating events, as one write. ``targets`` are the events to undo
     (in fold order); ``later`` the events since that changed the same entities."""
     gs = require_goal(state, goal_id)
     given(reason=reason)
     check_actor(gs, actor)
     if trigger not in {t.value for t in TriggerKind}:
-        raise ValidationError(f"field 'trigger': {trigger!r} is not one of {', '.join(t.value for t in TriggerKind)}",
-                              code="invalid-field")  # fmt: skip
+        raise ValidationError(
+            f"field 'trigger': {trigger!r} is not one of {', '.join(t.value for t in TriggerKind)}",
+            code="invalid-field",
+        )
     irreversible = [t for t in targets if t.event_kind not in REVERSIBLE]
     if irreversible:
         first = irreversible[0]
-        raise RuleError(f"event {first.event_id} ({first.event_kind}) cannot be compensated: rollback restores entities "
-                        "an event changed, not ones it created", code="not-reversible",
-                        hint="supersede the todo (`loopx todo supersede`) or pause the goal instead")  # fmt: skip
+        raise RuleError(
+            f"event {first.event_id} ({first.event_kind}) cannot be compensated: rollback restores entities "
+            "an event changed, not ones it created",
+            code="not-reversible",
+            hint="supersede the todo (`loopx todo supersede`) or pause the goal instead",
+        )
     if later and not force_later_changes:
         listed = ", ".join(f"{e.event_id} ({e.event_kind})" for e in later[:10])
-        raise RuleError(f"the entities changed since the target: {listed}; rule: a rollback restores the state before "
-                        "the target only when nothing changed it since", code="later-changes",
-                        hint="pass --force-later-changes to overwrite those changes too")  # fmt: skip
+        raise RuleError(
+            f"the entities changed since the target: {listed}; rule: a rollback restores the state before "
+            "the target only when nothing changed it since",
+            code="later-changes",
+            hint="pass --force-later-changes to overwrite those changes too",
+        )
     packet_id = new_id("rb")
     maker = EventMaker(gs, now)  # the packet is stamped first: it precedes its compensating events in fold order
-    packet = _packet(goal_id, packet_id, now, trigger=trigger,
-                     reason=reason or f"roll back {', '.join(t.event_id for t in targets)}", targets=targets,
-                     commit_refs=list(commit_refs), actor=actor, compensate=True, add_todos=[])  # fmt: skip
-    plan_event = maker.make(RollbackPlan, goal_id=goal_id, agent_id=actor, packet=packet,
-                            summary=f"rollback {packet_id}: {packet.trigger.summary}"[:1000])  # fmt: skip
+    packet = _packet(
+        goal_id,
+        packet_id,
+        now,
+        trigger=trigger,
+        reason=reason or f"roll back {', '.join(t.event_id for t in targets)}",
+        targets=targets,
+        commit_refs=list(commit_refs),
+        actor=actor,
+        compensate=True,
+        add_todos=[],
+    )
+    plan_event = maker.make(
+        RollbackPlan,
+        goal_id=goal_id,
+        agent_id=actor,
+        packet=packet,
+        summary=f"rollback {packet_id}: {packet.trigger.summary}"[:1000],
+    )
     compensating = _compensations(gs, targets, maker, packet_id, actor, now)
     if not compensating:
-        raise RuleError("nothing to compensate: the affected fields already hold their values from before the target",
-                        code="nothing-to-compensate")  # fmt: skip
-    return Write("rollback", f"{packet_id}: {len(compensating)} compensating event(s)", goal_id, actor,
-                 [plan_event, *compensating], result=packet)
+        raise RuleError(
+            "nothing to compensate: the affected fields already hold their values from before the target",
+            code="nothing-to-compensate",
+        )
+    return Write(
+        "rollback",
+        f"{packet_id}: {len(compensating)} compensating event(s)",
+        goal_id,
+        actor,
+        [plan_event, *compensating],
+        result=packet,
+    )
 
 
-def rollback_commit(state: State, *, goal_id: str, commit_ref: str, reason: Optional[str], trigger: str,
-                    actor: Optional[str], now: str) -> Write:  # fmt: skip
+def rollback_commit(
+    state: State, *, goal_id: str, commit_ref: str, reason: str | None, trigger: str, actor: str | None, now: str
+) -> Write:
     """A commit of the project (not the state branch): a packet whose plan is a protected
     ``git_revert`` and a validation, plus a todo to carry the revert out. Nothing is reverted here."""
     gs = require_goal(state, goal_id)
@@ -156,33 +294,57 @@ def rollback_commit(state: State, *, goal_id: str, commit_ref: str, reason: Opti
     check_actor(gs, actor)
     title = f"Revert {commit_ref[:12]} (git revert) and open a pull request"
     packet_id = new_id("rb")
-    packet = _packet(goal_id, packet_id, now, trigger=trigger, reason=reason or f"roll back commit {commit_ref[:12]}",
-                     targets=[], commit_refs=[commit_ref], actor=actor, compensate=False,
-                     add_todos=[{"role": "agent", "task_class": "advancement_task", "title": title}])  # fmt: skip
+    packet = _packet(
+        goal_id,
+        packet_id,
+        now,
+        trigger=trigger,
+        reason=reason or f"roll back commit {commit_ref[:12]}",
+        targets=[],
+        commit_refs=[commit_ref],
+        actor=actor,
+        compensate=False,
+        add_todos=[{"role": "agent", "task_class": "advancement_task", "title": title}],
+    )
     from loopx_git.domain.todo import add_todo
 
     maker = EventMaker(gs, now)
-    plan_event = maker.make(RollbackPlan, goal_id=goal_id, agent_id=actor, packet=packet,
-                            summary=f"rollback {packet_id}: {packet.trigger.summary}"[:1000])  # fmt: skip
+    plan_event = maker.make(
+        RollbackPlan,
+        goal_id=goal_id,
+        agent_id=actor,
+        packet=packet,
+        summary=f"rollback {packet_id}: {packet.trigger.summary}"[:1000],
+    )
     added = add_todo(state, goal_id=goal_id, text=title, actor=actor, now=now).events[0]
     todo = added.model_copy(update={"lamport": plan_event.lamport + 1})  # after the packet, in the same write
-    return Write("rollback", f"{packet_id}: revert {commit_ref[:12]} (gated)", goal_id, actor, [plan_event, todo],
-                 result=packet)
+    return Write(
+        "rollback", f"{packet_id}: revert {commit_ref[:12]} (gated)", goal_id, actor, [plan_event, todo], result=packet
+    )
 
 
-def record(state: State, *, goal_id: str, packet: dict, actor: Optional[str], now: str) -> Write:
+def record(state: State, *, goal_id: str, packet: dict, actor: str | None, now: str) -> Write:
     """A packet authored elsewhere, recorded as it is: no step of it runs here."""
     gs = require_goal(state, goal_id)
     check_actor(gs, actor)
     recorded = build(RollbackPacket, packet, what="rollback packet")
     if recorded.goal_id != goal_id:
-        raise ValidationError(f"field 'goal_id': the packet is for goal '{recorded.goal_id}', not '{goal_id}'",
-                              code="invalid-field")  # fmt: skip
+        raise ValidationError(
+            f"field 'goal_id': the packet is for goal '{recorded.goal_id}', not '{goal_id}'", code="invalid-field"
+        )
     if recorded.packet_id in gs.rollbacks:
-        raise RuleError(f"field 'packet_id': packet '{recorded.packet_id}' is already recorded; rule: packets are "
-                        "immutable, write a new one", code="packet-exists")  # fmt: skip
-    event = EventMaker(gs, now).make(RollbackPlan, goal_id=goal_id, agent_id=actor, packet=recorded,
-                                     summary=f"rollback {recorded.packet_id} recorded: {recorded.trigger.summary}"[:1000])
+        raise RuleError(
+            f"field 'packet_id': packet '{recorded.packet_id}' is already recorded; rule: packets are "
+            "immutable, write a new one",
+            code="packet-exists",
+        )
+    event = EventMaker(gs, now).make(
+        RollbackPlan,
+        goal_id=goal_id,
+        agent_id=actor,
+        packet=recorded,
+        summary=f"rollback {recorded.packet_id} recorded: {recorded.trigger.summary}"[:1000],
+    )
     return Write("rollback record", recorded.packet_id, goal_id, actor, [event], result=recorded)
 
 
@@ -198,7 +360,7 @@ def targets_of(events: list, event_id: str) -> list:
     if target.event_kind == "rollback_plan":
         return [e for e in events if getattr(e, "packet_id", None) == target.packet.packet_id]
     chosen, ids = [], {event_id}
-    for event in events[events.index(target):]:
+    for event in events[events.index(target) :]:
         cause = event.causality.caused_by if event.causality else None
         if event.event_id in ids or cause in ids:
             ids.add(event.event_id)

@@ -1,18 +1,27 @@
 """The todo lifecycle: add, claim, update, complete, supersede, suggest, promote, and the
 wake-ups that a completed todo, a merged PR or freed capacity cause."""
+
 from __future__ import annotations
 
-from typing import Optional, Sequence
+from collections.abc import Sequence
 
+from loopx_git.domain.write import EventMaker, Write, build, changes, check_actor, given, many
 from loopx_git.errors import NotFoundError, RuleError, ValidationError
 from loopx_git.model.event import (
-    EventBase, TodoAdd, TodoClaim, TodoComplete, TodoPromote, TodoResume, TodoSuggest, TodoSupersede, TodoUpdate,
-)  # fmt: skip
+    EventBase,
+    TodoAdd,
+    TodoClaim,
+    TodoComplete,
+    TodoPromote,
+    TodoResume,
+    TodoSuggest,
+    TodoSupersede,
+    TodoUpdate,
+)
 from loopx_git.model.ids import short_id
 from loopx_git.model.state import GoalState, State, listed, require_goal
 from loopx_git.model.state import require_agent as _require_agent
 from loopx_git.model.todo import ResumeCondition, SuggestedTodo, TodoItem, TodoStatus
-from loopx_git.domain.write import EventMaker, Write, build, changes, check_actor, given, many
 
 TODO_KEYS = ("todo_id", "schema_version")
 UPDATE_STATUSES = ("open", "blocked", "deferred")
@@ -24,12 +33,16 @@ UPDATE_STATUSES = ("open", "blocked", "deferred")
 def require_todo(gs: GoalState, todo_id: str, *, field: str = "todo_id") -> TodoItem:
     todo = gs.todos.get(todo_id)
     if todo is None and todo_id in gs.suggested:
-        raise NotFoundError(f"{field} '{todo_id}' is a suggested todo; rule: a suggestion is never runnable until "
-                            "promoted", hint=f"promote it first: `loopx todo promote --goal-id {gs.goal_id} --todo-id {todo_id}`")
+        raise NotFoundError(
+            f"{field} '{todo_id}' is a suggested todo; rule: a suggestion is never runnable until promoted",
+            hint=f"promote it first: `loopx todo promote --goal-id {gs.goal_id} --todo-id {todo_id}`",
+        )
     if todo is None:
-        raise NotFoundError(f"{field} '{todo_id}': no such todo in goal '{gs.goal_id}' (todos in play: "
-                            f"{listed(gs.live)}); rule: a todo named by a command exists",
-                            hint=f"`loopx todo list --goal-id {gs.goal_id} --all` lists them")  # fmt: skip
+        raise NotFoundError(
+            f"{field} '{todo_id}': no such todo in goal '{gs.goal_id}' (todos in play: "
+            f"{listed(gs.live)}); rule: a todo named by a command exists",
+            hint=f"`loopx todo list --goal-id {gs.goal_id} --all` lists them",
+        )
     return todo
 
 
@@ -39,20 +52,28 @@ def require_agent(gs: GoalState, agent_id: str, *, field: str) -> str:
 
 def _still_open(todo: TodoItem, verb: str) -> None:
     if todo.superseded_by:
-        raise RuleError(f"todo '{todo.todo_id}' was superseded by '{todo.superseded_by}'; rule: a superseded todo "
-                        f"cannot be {verb}", code="todo-closed")
+        raise RuleError(
+            f"todo '{todo.todo_id}' was superseded by '{todo.superseded_by}'; rule: a superseded todo cannot be {verb}",
+            code="todo-closed",
+        )
     if todo.status == TodoStatus.done.value:
-        raise RuleError(f"todo '{todo.todo_id}' is done; rule: done is final, a done todo cannot be {verb} "
-                        "(add a successor instead)", code="todo-closed")
+        raise RuleError(
+            f"todo '{todo.todo_id}' is done; rule: done is final, a done todo cannot be {verb} "
+            "(add a successor instead)",
+            code="todo-closed",
+        )
 
 
-def _not_claimed_by_other(todo: TodoItem, actor: Optional[str], verb: str) -> None:
+def _not_claimed_by_other(todo: TodoItem, actor: str | None, verb: str) -> None:
     if actor and todo.claimed_by and todo.claimed_by != actor:
-        raise RuleError(f"todo '{todo.todo_id}' is claimed by '{todo.claimed_by}'; rule: only the claimant "
-                        f"(or a person, without --agent-id) may {verb} a claimed todo", code="claim-held")
+        raise RuleError(
+            f"todo '{todo.todo_id}' is claimed by '{todo.claimed_by}'; rule: only the claimant "
+            f"(or a person, without --agent-id) may {verb} a claimed todo",
+            code="claim-held",
+        )
 
 
-def _resume_condition(gs: GoalState, todo_id: str, resume_when: str, task_repository: Optional[str]) -> ResumeCondition:
+def _resume_condition(gs: GoalState, todo_id: str, resume_when: str, task_repository: str | None) -> ResumeCondition:
     try:
         condition = ResumeCondition.parse(resume_when)
     except ValueError as exc:
@@ -71,18 +92,20 @@ def _resume_condition(gs: GoalState, todo_id: str, resume_when: str, task_reposi
     return condition.bound_to(task_repository)
 
 
-def _new_todo_id(gs: GoalState, todo_id: Optional[str]) -> str:
+def _new_todo_id(gs: GoalState, todo_id: str | None) -> str:
     if todo_id is None:
         todo_id = short_id("todo")
         while todo_id in gs.todos or todo_id in gs.suggested:
             todo_id = short_id("todo")
     elif todo_id in gs.todos or todo_id in gs.suggested:
-        raise RuleError(f"todo_id '{todo_id}' already exists in goal '{gs.goal_id}'; rule: todo ids are unique "
-                        "within a goal", code="todo-exists")
+        raise RuleError(
+            f"todo_id '{todo_id}' already exists in goal '{gs.goal_id}'; rule: todo ids are unique within a goal",
+            code="todo-exists",
+        )
     return todo_id
 
 
-def _transition(before: str, after: str) -> Optional[dict]:
+def _transition(before: str, after: str) -> dict | None:
     return {"from_state": before, "to_state": after} if before != after else None
 
 
@@ -90,18 +113,38 @@ def _transition(before: str, after: str) -> Optional[dict]:
 
 
 def add_todo(
-    state: State, *, goal_id: str, text: str, role: str = "agent", task_class: str = "advancement_task",
-    action_kind: Optional[str] = None, priority: str = "P2", claimed_by: Optional[str] = None,
-    resume_when: Optional[str] = None, unblocks_todo_id: Optional[str] = None,
-    task_repository: Optional[str] = None, todo_id: Optional[str] = None, actor: Optional[str], now: str,
-) -> Write:  # fmt: skip
+    state: State,
+    *,
+    goal_id: str,
+    text: str,
+    role: str = "agent",
+    task_class: str = "advancement_task",
+    action_kind: str | None = None,
+    priority: str = "P2",
+    claimed_by: str | None = None,
+    resume_when: str | None = None,
+    unblocks_todo_id: str | None = None,
+    task_repository: str | None = None,
+    todo_id: str | None = None,
+    actor: str | None,
+    now: str,
+) -> Write:
     gs = require_goal(state, goal_id)
     given(claimed_by=claimed_by, resume_when=resume_when, unblocks_todo_id=unblocks_todo_id)
     check_actor(gs, actor)
     todo_id = _new_todo_id(gs, todo_id)
     status, reason = TodoStatus.open.value, None
-    data = {"todo_id": todo_id, "role": role, "text": text, "task_class": task_class, "action_kind": action_kind,
-            "priority": priority, "task_repository": task_repository, "created_at": now, "updated_at": now}
+    data = {
+        "todo_id": todo_id,
+        "role": role,
+        "text": text,
+        "task_class": task_class,
+        "action_kind": action_kind,
+        "priority": priority,
+        "task_repository": task_repository,
+        "created_at": now,
+        "updated_at": now,
+    }
     todo = build(TodoItem, data, what="todo")  # field shapes first, then the rules that need state
     if claimed_by:
         require_agent(gs, claimed_by, field="claimed_by")
@@ -111,11 +154,26 @@ def add_todo(
         condition = _resume_condition(gs, todo_id, resume_when, todo.task_repository)
         if not gs.condition_holds(condition):
             status, reason = TodoStatus.deferred.value, f"waiting for {resume_when}"
-    todo = build(TodoItem, {**data, "status": status, "reason": reason, "claimed_by": claimed_by,
-                            "resume_when": resume_when, "unblocks_todo_id": unblocks_todo_id}, what="todo")
+    todo = build(
+        TodoItem,
+        {
+            **data,
+            "status": status,
+            "reason": reason,
+            "claimed_by": claimed_by,
+            "resume_when": resume_when,
+            "unblocks_todo_id": unblocks_todo_id,
+        },
+        what="todo",
+    )
     event = EventMaker(gs, now).make(
-        TodoAdd, goal_id=goal_id, todo_id=todo_id, agent_id=claimed_by or actor, summary=f"todo added: {text}"[:1000],
-        state_transition={"to_state": status}, changes=changes(None, todo, skip=TODO_KEYS),
+        TodoAdd,
+        goal_id=goal_id,
+        todo_id=todo_id,
+        agent_id=claimed_by or actor,
+        summary=f"todo added: {text}"[:1000],
+        state_transition={"to_state": status},
+        changes=changes(None, todo, skip=TODO_KEYS),
     )
     return Write("todo add", f"{todo_id}: {text}", goal_id, actor, [event], result=todo)
 
@@ -126,42 +184,67 @@ def claim_todo(state: State, *, goal_id: str, todo_id: str, agent_id: str, now: 
     require_agent(gs, agent_id, field="agent_id")
     _still_open(todo, "claimed")
     if todo.claimed_by and todo.claimed_by != agent_id:
-        raise RuleError(f"todo '{todo_id}' is already claimed by '{todo.claimed_by}'; rule: claim only an open, "
-                        "unclaimed (or your own) todo", code="claim-held")
+        raise RuleError(
+            f"todo '{todo_id}' is already claimed by '{todo.claimed_by}'; rule: claim only an open, "
+            "unclaimed (or your own) todo",
+            code="claim-held",
+        )
     if not gs.is_runnable(todo):
         why = f" ({todo.reason})" if todo.reason else ""
-        raise RuleError(f"todo '{todo_id}' is {todo.status}{why}; rule: claim only an open todo, or a deferred one "
-                        "whose resume_when has come true", code="not-runnable")
+        raise RuleError(
+            f"todo '{todo_id}' is {todo.status}{why}; rule: claim only an open todo, or a deferred one "
+            "whose resume_when has come true",
+            code="not-runnable",
+        )
     if todo.claimed_by == agent_id and todo.status == TodoStatus.open.value:
         return Write("todo claim", f"{todo_id} (already yours)", goal_id, agent_id, result=todo)
     claimed = todo.model_copy(update={"claimed_by": agent_id, "status": TodoStatus.open.value, "updated_at": now})
     event = EventMaker(gs, now).make(
-        TodoClaim, goal_id=goal_id, todo_id=todo_id, agent_id=agent_id, summary=f"{agent_id} claimed {todo_id}",
-        lane=_lane(gs, agent_id), state_transition={"from_state": todo.status, "to_state": "claimed"},
+        TodoClaim,
+        goal_id=goal_id,
+        todo_id=todo_id,
+        agent_id=agent_id,
+        summary=f"{agent_id} claimed {todo_id}",
+        lane=_lane(gs, agent_id),
+        state_transition={"from_state": todo.status, "to_state": "claimed"},
         changes=changes(todo, claimed, skip=TODO_KEYS),
     )
     return Write("todo claim", f"{todo_id} by {agent_id}", goal_id, agent_id, [event], result=claimed)
 
 
 def update_todo(
-    state: State, *, goal_id: str, todo_id: str, status: str, reason: Optional[str] = None,
-    resume_when: Optional[str] = None, clear_claim: bool = False, actor: Optional[str], now: str,
-) -> Write:  # fmt: skip
+    state: State,
+    *,
+    goal_id: str,
+    todo_id: str,
+    status: str,
+    reason: str | None = None,
+    resume_when: str | None = None,
+    clear_claim: bool = False,
+    actor: str | None,
+    now: str,
+) -> Write:
     gs = require_goal(state, goal_id)
     given(resume_when=resume_when)
     check_actor(gs, actor)
     todo = require_todo(gs, todo_id)
     if status not in UPDATE_STATUSES:
-        raise ValidationError(f"field 'status': {status!r} is not allowed here; rule: update sets one of "
-                              f"{', '.join(UPDATE_STATUSES)} (use `todo complete` for done)", code="invalid-field")
+        raise ValidationError(
+            f"field 'status': {status!r} is not allowed here; rule: update sets one of "
+            f"{', '.join(UPDATE_STATUSES)} (use `todo complete` for done)",
+            code="invalid-field",
+        )
     _still_open(todo, "updated")
     _not_claimed_by_other(todo, actor, "update")
     if status in ("blocked", "deferred") and not reason:
-        raise ValidationError(f"field 'reason': required when status is {status}; rule: blocked and deferred todos "
-                              "say why", code="reason-required")
+        raise ValidationError(
+            f"field 'reason': required when status is {status}; rule: blocked and deferred todos say why",
+            code="reason-required",
+        )
     if resume_when and status == "open":
-        raise ValidationError("field 'resume_when': only a blocked or deferred todo waits for a condition",
-                              code="invalid-field")
+        raise ValidationError(
+            "field 'resume_when': only a blocked or deferred todo waits for a condition", code="invalid-field"
+        )
     if resume_when:
         _resume_condition(gs, todo_id, resume_when, todo.task_repository)
     update = {"status": status, "reason": reason, "updated_at": now}
@@ -176,16 +259,29 @@ def update_todo(
     if [c.field for c in diff] == ["updated_at"]:
         return Write("todo update", f"{todo_id} (no change)", goal_id, actor, result=todo)
     event = EventMaker(gs, now).make(
-        TodoUpdate, goal_id=goal_id, todo_id=todo_id, agent_id=actor, summary=f"{todo_id} -> {status}"
-        + (f": {reason}" if reason else ""), state_transition=_transition(todo.status, status), changes=diff,
+        TodoUpdate,
+        goal_id=goal_id,
+        todo_id=todo_id,
+        agent_id=actor,
+        summary=f"{todo_id} -> {status}" + (f": {reason}" if reason else ""),
+        state_transition=_transition(todo.status, status),
+        changes=diff,
     )
     return Write("todo update", f"{todo_id} -> {status}", goal_id, actor, [event], result=updated)
 
 
 def complete_todo(
-    state: State, *, goal_id: str, todo_id: str, evidence: Sequence[str] = (), no_follow_up: bool = False,
-    reason: Optional[str] = None, successor_todo_ids: Sequence[str] = (), actor: Optional[str], now: str,
-) -> Write:  # fmt: skip
+    state: State,
+    *,
+    goal_id: str,
+    todo_id: str,
+    evidence: Sequence[str] = (),
+    no_follow_up: bool = False,
+    reason: str | None = None,
+    successor_todo_ids: Sequence[str] = (),
+    actor: str | None,
+    now: str,
+) -> Write:
     gs = require_goal(state, goal_id)
     many(evidence=evidence, successor_todo_ids=successor_todo_ids)
     check_actor(gs, actor)
@@ -193,35 +289,57 @@ def complete_todo(
     _still_open(todo, "completed")
     _not_claimed_by_other(todo, actor, "complete")
     if no_follow_up and not reason:
-        raise ValidationError("field 'reason': --no-follow-up needs a reason; rule: completing without evidence "
-                              "says why nothing follows", code="reason-required")
+        raise ValidationError(
+            "field 'reason': --no-follow-up needs a reason; rule: completing without evidence says why nothing follows",
+            code="reason-required",
+        )
     if not evidence and not no_follow_up:
-        raise ValidationError("field 'evidence': at least one --evidence is required; rule: complete needs "
-                              "evidence unless --no-follow-up is given with a reason", code="evidence-required")
+        raise ValidationError(
+            "field 'evidence': at least one --evidence is required; rule: complete needs "
+            "evidence unless --no-follow-up is given with a reason",
+            code="evidence-required",
+        )
     for successor in successor_todo_ids:
         if successor == todo_id:
             raise RuleError(f"field 'successor_todo_ids': '{todo_id}' cannot succeed itself", code="invalid-dependency")
         require_todo(gs, successor, field="successor_todo_ids")
     update = {
-        "status": TodoStatus.done.value, "completed_at": now, "updated_at": now,
+        "status": TodoStatus.done.value,
+        "completed_at": now,
+        "updated_at": now,
         "evidence": todo.evidence + [e for e in evidence if e not in todo.evidence],
-        "successor_todo_ids": todo.successor_todo_ids + [s for s in successor_todo_ids if s not in todo.successor_todo_ids],
+        "successor_todo_ids": todo.successor_todo_ids
+        + [s for s in successor_todo_ids if s not in todo.successor_todo_ids],
         "reason": reason,
-    }  # fmt: skip
+    }
     done = build(TodoItem, {**todo.model_dump(mode="json"), **update}, what="todo")
     maker = EventMaker(gs, now)
     event = maker.make(
-        TodoComplete, goal_id=goal_id, todo_id=todo_id, agent_id=actor or todo.claimed_by,
+        TodoComplete,
+        goal_id=goal_id,
+        todo_id=todo_id,
+        agent_id=actor or todo.claimed_by,
         summary=f"{todo_id} done" + (f" ({len(evidence)} evidence)" if evidence else " (no follow-up)"),
-        state_transition=_transition(todo.status, "done"), changes=changes(todo, done, skip=TODO_KEYS),
+        state_transition=_transition(todo.status, "done"),
+        changes=changes(todo, done, skip=TODO_KEYS),
         details={"no_follow_up": True} if no_follow_up else None,
     )
-    woken = wake_dependents(gs, maker, event, ResumeCondition("todo_done", todo_id=todo_id), unblocked=todo.unblocks_todo_id)
-    return Write("todo complete", f"{todo_id}" + (f", woke {len(woken)}" if woken else ""), goal_id,
-                 actor or todo.claimed_by, [event, *woken], result=done)
+    woken = wake_dependents(
+        gs, maker, event, ResumeCondition("todo_done", todo_id=todo_id), unblocked=todo.unblocks_todo_id
+    )
+    return Write(
+        "todo complete",
+        f"{todo_id}" + (f", woke {len(woken)}" if woken else ""),
+        goal_id,
+        actor or todo.claimed_by,
+        [event, *woken],
+        result=done,
+    )
 
 
-def supersede_todo(state: State, *, goal_id: str, todo_id: str, by: str, reason: str, actor: Optional[str], now: str) -> Write:
+def supersede_todo(
+    state: State, *, goal_id: str, todo_id: str, by: str, reason: str, actor: str | None, now: str
+) -> Write:
     gs = require_goal(state, goal_id)
     check_actor(gs, actor)
     old = require_todo(gs, todo_id)
@@ -232,59 +350,127 @@ def supersede_todo(state: State, *, goal_id: str, todo_id: str, by: str, reason:
         raise ValidationError("field 'reason': required; rule: a supersede says why", code="reason-required")
     _still_open(old, "superseded")
     if new.superseded_by:
-        raise RuleError(f"field 'by': todo '{by}' is itself superseded by '{new.superseded_by}'; rule: supersede with "
-                        "a live todo", code="todo-closed")
+        raise RuleError(
+            f"field 'by': todo '{by}' is itself superseded by '{new.superseded_by}'; rule: supersede with a live todo",
+            code="todo-closed",
+        )
     _not_claimed_by_other(old, actor, "supersede")
-    replaced = build(TodoItem, {**old.model_dump(mode="json"), "superseded_by": by, "reason": reason,
-                                "claimed_by": None, "updated_at": now,
-                                "successor_todo_ids": old.successor_todo_ids + ([by] if by not in old.successor_todo_ids else [])},
-                     what="todo")  # fmt: skip
+    replaced = build(
+        TodoItem,
+        {
+            **old.model_dump(mode="json"),
+            "superseded_by": by,
+            "reason": reason,
+            "claimed_by": None,
+            "updated_at": now,
+            "successor_todo_ids": old.successor_todo_ids + ([by] if by not in old.successor_todo_ids else []),
+        },
+        what="todo",
+    )
     successor = new.model_copy(update={"supersedes": new.supersedes + [todo_id], "updated_at": now})
     maker = EventMaker(gs, now)
-    first = maker.make(TodoSupersede, goal_id=goal_id, todo_id=todo_id, agent_id=actor,
-                       summary=f"{todo_id} superseded by {by}: {reason}"[:1000],
-                       state_transition={"from_state": old.status, "to_state": "superseded"},
-                       changes=changes(old, replaced, skip=TODO_KEYS))
-    second = maker.make(TodoUpdate, goal_id=goal_id, todo_id=by, agent_id=actor, summary=f"{by} supersedes {todo_id}",
-                        causality={"caused_by": first.event_id}, changes=changes(new, successor, skip=TODO_KEYS))
+    first = maker.make(
+        TodoSupersede,
+        goal_id=goal_id,
+        todo_id=todo_id,
+        agent_id=actor,
+        summary=f"{todo_id} superseded by {by}: {reason}"[:1000],
+        state_transition={"from_state": old.status, "to_state": "superseded"},
+        changes=changes(old, replaced, skip=TODO_KEYS),
+    )
+    second = maker.make(
+        TodoUpdate,
+        goal_id=goal_id,
+        todo_id=by,
+        agent_id=actor,
+        summary=f"{by} supersedes {todo_id}",
+        causality={"caused_by": first.event_id},
+        changes=changes(new, successor, skip=TODO_KEYS),
+    )
     return Write("todo supersede", f"{todo_id} by {by}", goal_id, actor, [first, second], result=replaced)
 
 
 def suggest_todo(
-    state: State, *, goal_id: str, text: str, role: str = "agent", task_class: str = "advancement_task",
-    action_kind: Optional[str] = None, priority: str = "P2", task_repository: Optional[str] = None,
-    reason: Optional[str] = None, todo_id: Optional[str] = None, actor: Optional[str], now: str,
-) -> Write:  # fmt: skip
+    state: State,
+    *,
+    goal_id: str,
+    text: str,
+    role: str = "agent",
+    task_class: str = "advancement_task",
+    action_kind: str | None = None,
+    priority: str = "P2",
+    task_repository: str | None = None,
+    reason: str | None = None,
+    todo_id: str | None = None,
+    actor: str | None,
+    now: str,
+) -> Write:
     gs = require_goal(state, goal_id)
     check_actor(gs, actor)
     todo_id = _new_todo_id(gs, todo_id)
-    suggestion = build(SuggestedTodo, {
-        "todo_id": todo_id, "role": role, "text": text, "task_class": task_class, "action_kind": action_kind,
-        "priority": priority, "task_repository": task_repository, "reason": reason, "suggested_by": actor,
-        "created_at": now, "updated_at": now}, what="suggestion")  # fmt: skip
-    event = EventMaker(gs, now).make(TodoSuggest, goal_id=goal_id, todo_id=todo_id, agent_id=actor,
-                                     summary=f"suggested: {text}"[:1000], state_transition={"to_state": "suggested"},
-                                     changes=changes(None, suggestion, skip=TODO_KEYS))
+    suggestion = build(
+        SuggestedTodo,
+        {
+            "todo_id": todo_id,
+            "role": role,
+            "text": text,
+            "task_class": task_class,
+            "action_kind": action_kind,
+            "priority": priority,
+            "task_repository": task_repository,
+            "reason": reason,
+            "suggested_by": actor,
+            "created_at": now,
+            "updated_at": now,
+        },
+        what="suggestion",
+    )
+    event = EventMaker(gs, now).make(
+        TodoSuggest,
+        goal_id=goal_id,
+        todo_id=todo_id,
+        agent_id=actor,
+        summary=f"suggested: {text}"[:1000],
+        state_transition={"to_state": "suggested"},
+        changes=changes(None, suggestion, skip=TODO_KEYS),
+    )
     return Write("todo suggest", f"{todo_id}: {text}", goal_id, actor, [event], result=suggestion)
 
 
-def promote_todo(state: State, *, goal_id: str, todo_id: str, actor: Optional[str], now: str) -> Write:
+def promote_todo(state: State, *, goal_id: str, todo_id: str, actor: str | None, now: str) -> Write:
     gs = require_goal(state, goal_id)
     check_actor(gs, actor)
     suggestion = gs.suggested.get(todo_id)
     if suggestion is None:
         raise NotFoundError(f"todo_id '{todo_id}': no suggested todo with this id in goal '{goal_id}'")
     if suggestion.promoted or todo_id in gs.todos:
-        raise RuleError(f"todo_id '{todo_id}' was already promoted; rule: a suggestion is promoted once",
-                        code="already-promoted")
-    todo = build(TodoItem, {
-        "todo_id": todo_id, "role": suggestion.role, "text": suggestion.text, "task_class": suggestion.task_class,
-        "action_kind": suggestion.action_kind, "priority": suggestion.priority,
-        "task_repository": suggestion.task_repository, "created_at": now, "updated_at": now}, what="todo")  # fmt: skip
-    event = EventMaker(gs, now).make(TodoPromote, goal_id=goal_id, todo_id=todo_id, agent_id=actor,
-                                     summary=f"promoted {todo_id}: {suggestion.text}"[:1000],
-                                     state_transition={"from_state": "suggested", "to_state": "open"},
-                                     changes=changes(None, todo, skip=TODO_KEYS))
+        raise RuleError(
+            f"todo_id '{todo_id}' was already promoted; rule: a suggestion is promoted once", code="already-promoted"
+        )
+    todo = build(
+        TodoItem,
+        {
+            "todo_id": todo_id,
+            "role": suggestion.role,
+            "text": suggestion.text,
+            "task_class": suggestion.task_class,
+            "action_kind": suggestion.action_kind,
+            "priority": suggestion.priority,
+            "task_repository": suggestion.task_repository,
+            "created_at": now,
+            "updated_at": now,
+        },
+        what="todo",
+    )
+    event = EventMaker(gs, now).make(
+        TodoPromote,
+        goal_id=goal_id,
+        todo_id=todo_id,
+        agent_id=actor,
+        summary=f"promoted {todo_id}: {suggestion.text}"[:1000],
+        state_transition={"from_state": "suggested", "to_state": "open"},
+        changes=changes(None, todo, skip=TODO_KEYS),
+    )
     return Write("todo promote", todo_id, goal_id, actor, [event], result=todo)
 
 
@@ -292,7 +478,7 @@ def promote_todo(state: State, *, goal_id: str, todo_id: str, actor: Optional[st
 
 
 def wake_dependents(
-    gs: GoalState, maker: EventMaker, cause: EventBase, fact: ResumeCondition, *, unblocked: Optional[str] = None
+    gs: GoalState, maker: EventMaker, cause: EventBase, fact: ResumeCondition, *, unblocked: str | None = None
 ) -> list[EventBase]:
     """``todo_resume`` events for every waiting todo that ``fact`` (just made true by ``cause``) releases."""
     woken = []
@@ -304,17 +490,24 @@ def wake_dependents(
         released_by_blocker = todo.todo_id == unblocked and condition is None
         if not (released_by_condition or released_by_blocker):
             continue
-        resumed = todo.model_copy(update={"status": TodoStatus.open.value, "reason": None, "updated_at": cause.recorded_at})
+        resumed = todo.model_copy(
+            update={"status": TodoStatus.open.value, "reason": None, "updated_at": cause.recorded_at}
+        )
         why = todo.resume_when if released_by_condition else f"unblocked by {cause.todo_id}"
-        woken.append(maker.make(
-            TodoResume, goal_id=gs.goal_id, todo_id=todo.todo_id, summary=f"{todo.todo_id} resumed: {why}",
-            causality={"caused_by": cause.event_id, "unblocks": [todo.todo_id]},
-            state_transition={"from_state": todo.status, "to_state": "open"},
-            changes=changes(todo, resumed, skip=TODO_KEYS),
-        ))  # fmt: skip
+        woken.append(
+            maker.make(
+                TodoResume,
+                goal_id=gs.goal_id,
+                todo_id=todo.todo_id,
+                summary=f"{todo.todo_id} resumed: {why}",
+                causality={"caused_by": cause.event_id, "unblocks": [todo.todo_id]},
+                state_transition={"from_state": todo.status, "to_state": "open"},
+                changes=changes(todo, resumed, skip=TODO_KEYS),
+            )
+        )
     return woken
 
 
-def _lane(gs: GoalState, agent_id: str) -> Optional[dict]:
+def _lane(gs: GoalState, agent_id: str) -> dict | None:
     agent = gs.agents.get(agent_id)
     return {"lane_id": agent.lane} if agent and agent.lane else None

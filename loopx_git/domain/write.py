@@ -1,8 +1,9 @@
 """What a domain operation returns, and the helpers every operation builds it with."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Optional, TypeVar
+from typing import Any, TypeVar
 
 import pydantic
 
@@ -24,7 +25,7 @@ class Write:
     verb: str
     summary: str
     goal_id: str
-    agent_id: Optional[str] = None
+    agent_id: str | None = None
     events: list[EventBase] = field(default_factory=list)
     runs: list[RunRecord] = field(default_factory=list)
     result: Any = None
@@ -56,15 +57,20 @@ def build(cls: type[M], data: dict, *, what: str) -> M:
     """Validate ``data`` into ``cls``; a refusal names the field, the problem and the rule."""
     where = undecodable_field(data)
     if where is not None:
-        raise ValidationError(f"{what} field '{where or what}': holds bytes that are not UTF-8 text (an argument in "
-                              "another encoding?); rule: text on the state branch is UTF-8", code="invalid-field")
+        raise ValidationError(
+            f"{what} field '{where or what}': holds bytes that are not UTF-8 text (an argument in "
+            "another encoding?); rule: text on the state branch is UTF-8",
+            code="invalid-field",
+        )
     try:
         return cls.model_validate(data, context=WRITE_CONTEXT)  # today's rules, also where reads stay lenient
     except pydantic.ValidationError as exc:
         raise ValidationError(f"{what} field {first_error(exc, what)}", code="invalid-field") from exc
 
 
-def changes(before: Optional[pydantic.BaseModel], after: pydantic.BaseModel, *, skip: tuple[str, ...] = ()) -> list[FieldChange]:
+def changes(
+    before: pydantic.BaseModel | None, after: pydantic.BaseModel, *, skip: tuple[str, ...] = ()
+) -> list[FieldChange]:
     """The field changes that turn ``before`` into ``after``. For a new entity (``before`` None)
     empty fields are left out: folding starts from the model's defaults, and every event is
     parsed again on a cold read."""
@@ -77,16 +83,17 @@ def changes(before: Optional[pydantic.BaseModel], after: pydantic.BaseModel, *, 
     ]
 
 
-def given(**values: Optional[str]) -> None:
+def given(**values: str | None) -> None:
     """Refuse an option given as an empty string: leaving it out is how to say "none", and an empty
     id must never silently become a generated one or be dropped."""
     for name, value in values.items():
         if value is not None and value == "":
-            raise ValidationError(f"field '{name}': is empty; rule: give a value, or leave the option out",
-                                  code="invalid-field")
+            raise ValidationError(
+                f"field '{name}': is empty; rule: give a value, or leave the option out", code="invalid-field"
+            )
 
 
-def check_actor(gs: GoalState, actor: Optional[str], *, field: str = "agent_id") -> Optional[str]:
+def check_actor(gs: GoalState, actor: str | None, *, field: str = "agent_id") -> str | None:
     """The acting agent, when one is named, must be registered on the goal (a person acts with none)."""
     if actor is not None:
         given(**{field: actor})
@@ -98,5 +105,6 @@ def many(**values: Any) -> None:
     """Refuse one string where a list of values is expected (it would become a list of its characters)."""
     for name, value in values.items():
         if isinstance(value, (str, bytes)):
-            raise ValidationError(f"field '{name}': one string where a list belongs; rule: give a list of values",
-                                  code="invalid-field")
+            raise ValidationError(
+                f"field '{name}': one string where a list belongs; rule: give a list of values", code="invalid-field"
+            )

@@ -3,10 +3,12 @@ contents against the safety rules, read from git (the index, or commits) through
 
 A ``Report`` gathers findings; each blob is scanned once however many paths or commits hold it.
 """
+
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Iterable, Optional, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from loopx_git.safety.boundary import Boundary
 from loopx_git.safety.policy import ALLOW_FILE, Policy, load
@@ -21,10 +23,10 @@ class Reader(Protocol):
     """What the checks read: ``store.git.GitRepo`` (pygit2) or, on the pre-commit path,
     ``store.plumbing.IndexReader`` (the git binary, which honours ``GIT_INDEX_FILE``)."""
 
-    workdir: "Optional[Path]"
+    workdir: Path | None
 
     def index_entries(self) -> list: ...
-    def index_blob(self, path: str) -> Optional[str]: ...
+    def index_blob(self, path: str) -> str | None: ...
     def staged(self) -> list: ...
     def read_blob(self, oid: str) -> bytes: ...
 
@@ -54,16 +56,22 @@ class Report:
         return bool(self.blocking or self.refused or (strict and self.findings))
 
     def to_json(self, strict: bool = False) -> dict:
-        return {"ok": not self.failed(strict), "files_scanned": self.files, "commits_walked": self.commits,
-                "blocking": len(self.blocking), "warnings": len(self.warnings),
-                "findings": [f.to_json() for f in self.findings], "refused": self.refused}  # fmt: skip
+        return {
+            "ok": not self.failed(strict),
+            "files_scanned": self.files,
+            "commits_walked": self.commits,
+            "blocking": len(self.blocking),
+            "warnings": len(self.warnings),
+            "findings": [f.to_json() for f in self.findings],
+            "refused": self.refused,
+        }
 
 
 def policy_of(git: Reader) -> Policy:
     """The repository's policy, from the staged ``pyproject.toml`` and ``.publicsafe-allow``
     (what the commit will hold), else the work tree's, else the defaults."""
 
-    def read(name: str) -> Optional[str]:
+    def read(name: str) -> str | None:
         oid = git.index_blob(name) if git.workdir is not None else None
         if oid is not None:
             return git.read_blob(oid).decode("utf-8", "replace")
@@ -77,7 +85,9 @@ def boundary_of(policy: Policy) -> Boundary:
     return Boundary(policy.local_state)
 
 
-def path_finding(path: str, pattern: str, policy: Policy, *, where: Optional[str] = None, note: str = "") -> Optional[Finding]:
+def path_finding(
+    path: str, pattern: str, policy: Policy, *, where: str | None = None, note: str = ""
+) -> Finding | None:
     """A local-state path as a finding (``path:0:0`` — the path itself, not a line in it)."""
     fp = fingerprint(path)
     if policy.allowed_by_fingerprint(LOCAL_STATE, fp, path):
@@ -85,8 +95,15 @@ def path_finding(path: str, pattern: str, policy: Policy, *, where: Optional[str
     return Finding(LOCAL_STATE, BLOCK, 0, 0, fp, 0, 0, path, where, f"local-state pattern {pattern!r}{note}")
 
 
-def check_paths(report: Report, paths: Iterable[str], boundary: Boundary, policy: Policy, *,
-                where: Optional[str] = None, note: str = "") -> None:  # fmt: skip
+def check_paths(
+    report: Report,
+    paths: Iterable[str],
+    boundary: Boundary,
+    policy: Policy,
+    *,
+    where: str | None = None,
+    note: str = "",
+) -> None:
     for path in paths:
         pattern = boundary.violates(path)
         if pattern is not None:
@@ -95,14 +112,14 @@ def check_paths(report: Report, paths: Iterable[str], boundary: Boundary, policy
                 report.findings.append(finding)
 
 
-def decode(data: bytes) -> Optional[str]:
+def decode(data: bytes) -> str | None:
     """Text of a blob, or None for binary content (never scanned: it has no lines to point at)."""
     if b"\0" in data[:_BINARY_SNIFF]:
         return None
     return data.decode("utf-8", "surrogateescape")
 
 
-def scan_blob(report: Report, git: Reader, path: str, oid: str, policy: Policy, *, where: Optional[str] = None) -> None:
+def scan_blob(report: Report, git: Reader, path: str, oid: str, policy: Policy, *, where: str | None = None) -> None:
     """Scan one blob as ``path``; a blob seen before is not read again, its findings are reused."""
     found = report._scanned.get((oid, path))
     if found is None:
@@ -113,7 +130,7 @@ def scan_blob(report: Report, git: Reader, path: str, oid: str, policy: Policy, 
     report.findings.extend(with_place(f, path=path, where=where) for f in found)
 
 
-def check_staged(git: Reader, policy: Policy, only: Optional[set[str]] = None) -> Report:
+def check_staged(git: Reader, policy: Policy, only: set[str] | None = None) -> Report:
     """The pre-commit check: staged paths against the boundary, staged blobs (from the index,
     not the work tree) against the rules, and the whole index once for tracked local state.
     ``only`` limits the first two to the named paths."""

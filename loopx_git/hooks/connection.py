@@ -1,11 +1,11 @@
 """What ``loopx connect`` / ``disconnect`` do to a repository's work tree and hooks, and what
 ``loopx doctor`` and ``loopx check`` report about them."""
+
 from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Optional
 
 from loopx_git.errors import StoreError
 from loopx_git.hooks import install, shim
@@ -20,13 +20,17 @@ GITIGNORE = ".gitignore"
 class Connection:
     hooks: dict[str, str] = field(default_factory=dict)
     """hook name -> what was done"""
-    ignore_block: Optional[str] = None
-    framework_snippet: Optional[str] = None
+    ignore_block: str | None = None
+    framework_snippet: str | None = None
     """Set when the repository uses the pre-commit framework: hooks to add to its config."""
 
     def to_json(self) -> dict:
-        return {"hooks": self.hooks, "ignore_block": self.ignore_block, "pre_commit_framework": self.framework_snippet is not None,
-                "framework_snippet": self.framework_snippet}  # fmt: skip
+        return {
+            "hooks": self.hooks,
+            "ignore_block": self.ignore_block,
+            "pre_commit_framework": self.framework_snippet is not None,
+            "framework_snippet": self.framework_snippet,
+        }
 
 
 def uses_framework(git: GitRepo) -> bool:
@@ -42,8 +46,11 @@ def ensure_ignore_block(git: GitRepo) -> str:
             return "up to date"
         path.write_text(after, encoding="utf-8", errors="surrogateescape")
     except OSError as exc:  # a folder or a dangling link named .gitignore, a read-only work tree
-        raise _cannot("write the local-state block to .gitignore", exc,
-                      "make .gitignore a regular file you can write, or pass --no-ignore") from exc
+        raise _cannot(
+            "write the local-state block to .gitignore",
+            exc,
+            "make .gitignore a regular file you can write, or pass --no-ignore",
+        ) from exc
     return "updated" if BLOCK_BEGIN in before.splitlines() else "added"
 
 
@@ -53,11 +60,13 @@ def _cannot(what: str, exc: OSError, hint: str) -> StoreError:
     return StoreError(f"cannot {what}{where}: {exc.strerror or exc}", code="worktree", hint=hint)
 
 
-_HOOKS_HINT = ("the hooks folder is `git rev-parse --git-path hooks` (core.hooksPath when set): make it a folder you "
-               "can write with regular files for the hooks, or pass --no-hooks")
+_HOOKS_HINT = (
+    "the hooks folder is `git rev-parse --git-path hooks` (core.hooksPath when set): make it a folder you "
+    "can write with regular files for the hooks, or pass --no-hooks"
+)
 
 
-def connect(git: GitRepo, *, hooks: bool = True, ignore: bool = True, executable: Optional[str] = None) -> Connection:
+def connect(git: GitRepo, *, hooks: bool = True, ignore: bool = True, executable: str | None = None) -> Connection:
     """Install the hook shims (or, under the pre-commit framework, say what to add) and the
     ``.gitignore`` block. Idempotent. A bare repository has neither work tree nor hooks to guard.
     ``executable``: the one ``loopx`` the shims run, instead of the running installation."""
@@ -118,8 +127,13 @@ class Health:
     def to_json(self) -> dict:
         from loopx_git import __version__
 
-        return {"loopx_version": __version__, "loopx_executable": self.loopx, "pre_commit_framework": self.framework,
-                "hooks": [h.to_json() for h in self.hooks], "ignore_block_present": self.ignore_block}  # fmt: skip
+        return {
+            "loopx_version": __version__,
+            "loopx_executable": self.loopx,
+            "pre_commit_framework": self.framework,
+            "hooks": [h.to_json() for h in self.hooks],
+            "ignore_block_present": self.ignore_block,
+        }
 
 
 def health(git: GitRepo) -> Health:
@@ -154,4 +168,3 @@ def check(git: GitRepo) -> Report:
             if finding is not None:
                 report.findings.append(finding)
     return report
-

@@ -12,6 +12,7 @@ A shim is a marked, versioned section of POSIX shell that runs ``loopx hook run 
 
 What the section runs, and how it refuses when loopx cannot be found, is in ``hooks/shim.py``.
 """
+
 from __future__ import annotations
 
 import os
@@ -19,7 +20,6 @@ import re
 import stat
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Optional
 
 from loopx_git.errors import RuleError
 from loopx_git.hooks import shim
@@ -43,30 +43,40 @@ class HookState:
     path: Path
     installed: bool
     current: bool
-    version: Optional[int]
-    chained: Optional[str]
+    version: int | None
+    chained: str | None
     """A user hook that also runs: ``"inline"`` (in the same file) or the moved-aside file's name."""
-    target: Optional[str] = None
+    target: str | None = None
     """The loopx the installed shim runs (its first choice when it finds none)."""
-    target_missing: Optional[bool] = None
+    target_missing: bool | None = None
     """The shim finds no loopx, so it refuses every commit (or push) until `loopx connect`; None for
     a shim older than ``shim.VERSION`` (those let the commit through instead: outdated)."""
 
     def to_json(self) -> dict:
-        return {"hook": self.name, "path": self.path.name, "installed": self.installed, "current": self.current,
-                "version": self.version, "chained": self.chained, "target": self.target,
-                "target_missing": self.target_missing}  # fmt: skip
+        return {
+            "hook": self.name,
+            "path": self.path.name,
+            "installed": self.installed,
+            "current": self.current,
+            "version": self.version,
+            "chained": self.chained,
+            "target": self.target,
+            "target_missing": self.target_missing,
+        }
 
 
-def _find_section(lines: list[str], name: str) -> Optional[tuple[int, int, int]]:
+def _find_section(lines: list[str], name: str) -> tuple[int, int, int] | None:
     for i, line in enumerate(lines):
         m = shim.BEGIN_RE.match(line)
         if m and m.group("name") == name:
             end_marker = shim.END.format(name=name)
             if end_marker not in lines[i:]:
-                raise RuleError(f"the {name} hook has loopx's begin marker but not {end_marker!r}; loopx will not guess "
-                                "where its section ends", code="hook-damaged",
-                                hint="remove the loopx lines from the hook by hand, then run `loopx connect` again")  # fmt: skip
+                raise RuleError(
+                    f"the {name} hook has loopx's begin marker but not {end_marker!r}; loopx will not guess "
+                    "where its section ends",
+                    code="hook-damaged",
+                    hint="remove the loopx lines from the hook by hand, then run `loopx connect` again",
+                )
             return i, lines.index(end_marker, i), int(m.group("version"))
     return None
 
@@ -98,7 +108,7 @@ def install(hooks_dir: Path, name: str, target: shim.Target) -> str:
     if found is not None:
         begin, end, _ = found
         chained = aside.name if aside.exists() else None
-        new = lines[:begin] + shim.section(name, target, chained=chained) + lines[end + 1:]
+        new = lines[:begin] + shim.section(name, target, chained=chained) + lines[end + 1 :]
         if new == lines:
             return "up to date"
         _write(path, new)
@@ -106,11 +116,16 @@ def install(hooks_dir: Path, name: str, target: shim.Target) -> str:
     switched_off = not os.access(path, os.X_OK)
     if switched_off or _not_shell(path, lines):
         if aside.exists():
-            raise RuleError(f"{aside.name} already exists beside the {name} hook; moving your hook there would overwrite it",
-                            code="hook-exists", hint=f"rename or remove {aside} and run `loopx connect` again")  # fmt: skip
+            raise RuleError(
+                f"{aside.name} already exists beside the {name} hook; moving your hook there would overwrite it",
+                code="hook-exists",
+                hint=f"rename or remove {aside} and run `loopx connect` again",
+            )
         path.rename(aside)  # not shell, or not executable: run it (if it may run) instead of editing it
         _write(path, ["#!/bin/sh", *shim.section(name, target, chained=aside.name)])
-        return f"installed; your hook moved to {aside.name}" + (" (not executable, so it stays off)" if switched_off else " and still runs")
+        return f"installed; your hook moved to {aside.name}" + (
+            " (not executable, so it stays off)" if switched_off else " and still runs"
+        )
     head = lines[:1] if lines and lines[0].startswith("#!") else ["#!/bin/sh"]
     rest = lines[1:] if lines and lines[0].startswith("#!") else lines
     _write(path, head + shim.section(name, target) + rest)
@@ -127,7 +142,7 @@ def uninstall(hooks_dir: Path, name: str) -> str:
     if found is None:
         return "not installed"
     begin, end, _ = found
-    rest = lines[:begin] + lines[end + 1:]
+    rest = lines[:begin] + lines[end + 1 :]
     if aside.exists():
         path.unlink()
         aside.rename(path)
@@ -153,13 +168,21 @@ def state(hooks_dir: Path, name: str, target: shim.Target) -> HookState:
         return HookState(name, path, False, False, None, "inline")
     begin, end, version = found
     chained = aside.name if aside.exists() else None
-    current = lines[begin:end + 1] == shim.section(name, target, chained=chained)
-    others = any(line.strip() and not line.startswith("#!") for line in lines[:begin] + lines[end + 1:])
-    runs = shim.target_of(lines[begin:end + 1])
+    current = lines[begin : end + 1] == shim.section(name, target, chained=chained)
+    others = any(line.strip() and not line.startswith("#!") for line in lines[:begin] + lines[end + 1 :])
+    runs = shim.target_of(lines[begin : end + 1])
     now = shim.resolve(runs)
     missing = now is None if version >= shim.VERSION else None  # an older shim skipped the check instead: outdated
-    return HookState(name, path, True, current, version, chained or ("inline" if others else None),
-                     target=now or runs.first(), target_missing=missing)  # fmt: skip
+    return HookState(
+        name,
+        path,
+        True,
+        current,
+        version,
+        chained or ("inline" if others else None),
+        target=now or runs.first(),
+        target_missing=missing,
+    )
 
 
 def framework_snippet() -> str:

@@ -6,10 +6,11 @@ again inside the range still refuses the push — and every blob a commit adds o
 scanned. A push of the state branch must also be a fast-forward of the remote's and pass
 ``verify``.
 """
+
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Iterable, Optional
 
 from loopx_git.hooks.checks import Report, boundary_of, check_paths, scan_blob
 from loopx_git.safety.policy import Policy
@@ -46,12 +47,14 @@ def parse_updates(text: str) -> list[RefUpdate]:
             from loopx_git.errors import ValidationError
 
             shown = repr(line[:200]) + ("..." if len(line) > 200 else "")  # a runaway line is not echoed whole
-            raise ValidationError(f"pre-push input {shown}: expected '<local ref> <local sha> <remote ref> <remote sha>'",
-                                  code="invalid-input")  # fmt: skip
+            raise ValidationError(
+                f"pre-push input {shown}: expected '<local ref> <local sha> <remote ref> <remote sha>'",
+                code="invalid-input",
+            )
     return updates
 
 
-def _remote_tips(git: GitRepo, remote: Optional[str]) -> list[str]:
+def _remote_tips(git: GitRepo, remote: str | None) -> list[str]:
     prefix = f"refs/remotes/{remote}/" if remote else "refs/remotes/"
     return [oid for _, oid in git.refs(prefix)]
 
@@ -62,23 +65,31 @@ def _check_state_push(git: GitRepo, update: RefUpdate, state_ref: str, report: R
         return
     kind = git.object_type(update.local_sha)
     if kind != "commit":  # git hands over commits; odd stdin (or a hand-run hook) may not
-        report.refused.append(f"{update.remote_ref}: the pushed {update.local_sha[:12]!r} is "
-                              f"{'no object in this repository' if kind is None else 'a ' + kind}, not a commit; "
-                              "only state commits are pushed to the state branch")  # fmt: skip
+        report.refused.append(
+            f"{update.remote_ref}: the pushed {update.local_sha[:12]!r} is "
+            f"{'no object in this repository' if kind is None else 'a ' + kind}, not a commit; "
+            "only state commits are pushed to the state branch"
+        )
         return
     if not update.creates:
         kind = git.object_type(update.remote_sha)
         if kind not in (None, "commit"):
-            report.refused.append(f"{update.remote_ref}: the remote's {update.remote_sha[:12]!r} is a {kind}, not a "
-                                  "commit; the state branch there is damaged and a push cannot fast-forward it")  # fmt: skip
+            report.refused.append(
+                f"{update.remote_ref}: the remote's {update.remote_sha[:12]!r} is a {kind}, not a "
+                "commit; the state branch there is damaged and a push cannot fast-forward it"
+            )
             return
         if not git.has_object(update.remote_sha):
-            report.refused.append(f"{update.remote_ref}: the remote has state commits this clone has not seen "
-                                  f"({update.remote_sha[:12]}); fetch and merge them first (loopx sync)")  # fmt: skip
+            report.refused.append(
+                f"{update.remote_ref}: the remote has state commits this clone has not seen "
+                f"({update.remote_sha[:12]}); fetch and merge them first (loopx sync)"
+            )
             return
         if not git.is_ancestor(update.remote_sha, update.local_sha):
-            report.refused.append(f"{update.remote_ref}: not a fast-forward of the remote's {update.remote_sha[:12]}; "
-                                  "the state branch is append-only and is never rewritten")  # fmt: skip
+            report.refused.append(
+                f"{update.remote_ref}: not a fast-forward of the remote's {update.remote_sha[:12]}; "
+                "the state branch is append-only and is never rewritten"
+            )
             return
     from loopx_git.views.verify import verify, verify_since
 
@@ -87,10 +98,14 @@ def _check_state_push(git: GitRepo, update: RefUpdate, state_ref: str, report: R
     else:  # the remote's tip passed this check when it was pushed: check what this push adds
         result = verify_since(git, state_ref, update.local_sha, update.remote_sha)
     for problem in result.problems[:20]:
-        report.refused.append(f"{update.remote_ref}: verify: {problem.code} {problem.path or ''} {problem.message}".rstrip())
+        report.refused.append(
+            f"{update.remote_ref}: verify: {problem.code} {problem.path or ''} {problem.message}".rstrip()
+        )
 
 
-def check_push(git: GitRepo, updates: Iterable[RefUpdate], policy: Policy, *, remote: Optional[str], state_ref: str) -> Report:
+def check_push(
+    git: GitRepo, updates: Iterable[RefUpdate], policy: Policy, *, remote: str | None, state_ref: str
+) -> Report:
     report = Report()
     boundary = boundary_of(policy)
     walked: set[str] = set()

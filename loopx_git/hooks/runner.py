@@ -11,12 +11,13 @@ Hooks:
 Exit codes: 0 clean or warnings only, 1 a blocking finding or refusal (or any finding with
 --strict), 2 usage error.
 """
+
 from __future__ import annotations
 
 import argparse
 import os
 import sys
-from typing import Optional, TextIO
+from typing import TextIO
 
 HOOKS = ("pre-commit", "pre-push", "boundary", "public-safety", "prepush")
 
@@ -40,17 +41,26 @@ def print_report(report, out: TextIO, *, label: str, strict: bool = False, quiet
     blocking, warnings = len(report.blocking), len(report.warnings)
     scope = f"{report.files} file(s)" + (f" in {report.commits} commit(s)" if report.commits else "")
     verdict = "refused" if report.failed(strict) else "ok"
-    out.write(f"loopx {label}: {verdict} — {blocking} blocking, {warnings} warning(s), {len(report.refused)} refusal(s); "
-              f"scanned {scope}\n")  # fmt: skip
+    out.write(
+        f"loopx {label}: {verdict} — {blocking} blocking, {warnings} warning(s), {len(report.refused)} refusal(s); "
+        f"scanned {scope}\n"
+    )
     if not report.failed(strict):
         return
     if any(f.rule == "local-state" for f in report.blocking):
-        out.write("hint: local state stays out of commits: `git rm -r --cached <path>`, and `loopx connect` keeps it ignored\n")
+        out.write(
+            "hint: local state stays out of commits: `git rm -r --cached <path>`, and `loopx connect` keeps it ignored\n"
+        )
     if any(f.rule != "local-state" for f in report.findings):
-        remove = ("rewrite the unpushed commits that hold the value (git rebase -i), then push again"
-                  if label in ("pre-push", "prepush") else "remove the value from the file and stage it again")
-        out.write(f"hint: findings show a fingerprint, never the value; {remove}; for a false positive add "
-                  "'<rule-id> <fingerprint> # reason' to .publicsafe-allow\n")  # fmt: skip
+        remove = (
+            "rewrite the unpushed commits that hold the value (git rebase -i), then push again"
+            if label in ("pre-push", "prepush")
+            else "remove the value from the file and stage it again"
+        )
+        out.write(
+            f"hint: findings show a fingerprint, never the value; {remove}; for a false positive add "
+            "'<rule-id> <fingerprint> # reason' to .publicsafe-allow\n"
+        )
 
 
 def _framework_updates(git):
@@ -66,8 +76,15 @@ def _framework_updates(git):
     return [RefUpdate(name, oid, name, ZERO) for name, oid in git.refs("refs/heads/")]
 
 
-def run(name: str, args: list[str], *, repo: str = ".", strict: bool = False,
-        stdin: Optional[TextIO] = None, out: Optional[TextIO] = None) -> int:  # fmt: skip
+def run(
+    name: str,
+    args: list[str],
+    *,
+    repo: str = ".",
+    strict: bool = False,
+    stdin: TextIO | None = None,
+    out: TextIO | None = None,
+) -> int:
     from loopx_git.hooks import checks
 
     out = out or sys.stderr
@@ -77,7 +94,11 @@ def run(name: str, args: list[str], *, repo: str = ".", strict: bool = False,
         index = IndexReader.discover(repo)
         try:
             policy = checks.policy_of(index)
-            only = {os.path.relpath(os.path.abspath(a), index.workdir).replace(os.sep, "/") for a in args} if args else None
+            only = (
+                {os.path.relpath(os.path.abspath(a), index.workdir).replace(os.sep, "/") for a in args}
+                if args
+                else None
+            )
             report = checks.check_staged(index, policy, only)
         finally:
             index.close()
@@ -114,8 +135,11 @@ def _read_updates(stream: TextIO) -> str:
     if len(text) > MAX_PUSH_INPUT:
         from loopx_git.errors import ValidationError
 
-        raise ValidationError(f"pre-push input is longer than {MAX_PUSH_INPUT >> 20} Mi characters; rule: git sends one "
-                              "'<local ref> <local sha> <remote ref> <remote sha>' line per pushed ref", code="invalid-input")
+        raise ValidationError(
+            f"pre-push input is longer than {MAX_PUSH_INPUT >> 20} Mi characters; rule: git sends one "
+            "'<local ref> <local sha> <remote ref> <remote sha>' line per pushed ref",
+            code="invalid-input",
+        )
     return text
 
 
@@ -135,6 +159,8 @@ def main(argv: list[str]) -> int:
             sys.stderr.write(f"hint: {exc.hint}\n")
         return exc.exit_code
     except Exception as exc:  # fail closed, but say so in one line instead of a traceback
-        sys.stderr.write(f"loopx hook run {ns.name}: internal error ({type(exc).__name__}: {exc}); stopped to be safe. "
-                         "`git commit --no-verify` / `git push --no-verify` skip the hook; please report this.\n")
+        sys.stderr.write(
+            f"loopx hook run {ns.name}: internal error ({type(exc).__name__}: {exc}); stopped to be safe. "
+            "`git commit --no-verify` / `git push --no-verify` skip the hook; please report this.\n"
+        )
         return 3

@@ -11,6 +11,7 @@ silently skips is worse than none. ``--no-verify`` stays git's deliberate way pa
   absolute path would carry a home folder into a commit: its shim looks ``loopx`` up on PATH,
   then tries ``python3 -m loopx_git``.
 """
+
 from __future__ import annotations
 
 import os
@@ -21,7 +22,6 @@ import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Optional
 
 VERSION = 2
 """Bumped whenever the shim's shell changes: `loopx doctor` calls older shims outdated."""
@@ -38,11 +38,11 @@ class Target:
     """What a shim runs, in order: the ``loopx`` script, then ``python -m loopx_git``. Absolute
     paths (``portable=False``), or names looked up on PATH (``portable=True``)."""
 
-    script: Optional[str]
-    python: Optional[str]
+    script: str | None
+    python: str | None
     portable: bool = False
 
-    def first(self) -> Optional[str]:
+    def first(self) -> str | None:
         """The command the shim tries first."""
         return self.script or (f"{self.python} -m loopx_git" if self.python else None)
 
@@ -67,7 +67,7 @@ def installed() -> Target:
     return Target(script, _interpreter_of(script) or os.path.abspath(sys.executable))
 
 
-def _interpreter_of(script: Optional[str]) -> Optional[str]:
+def _interpreter_of(script: str | None) -> str | None:
     """The interpreter in the script's ``#!`` line: the same one whether loopx was started as
     ``loopx``, ``python -m loopx_git`` or ``python3 -m ...``, so a shim stays current."""
     if script is None:
@@ -96,10 +96,12 @@ def _found(var: str, portable: bool) -> str:
 
 def _refusal(name: str, target: Target) -> list[str]:
     action, bypass = _DOES[name]
-    lines = [f"loopx: the {name} safety check cannot run: no loopx found (tried {target.describe()}); the {action} is refused.",
-             "fix: install loopx-git or activate the environment it is installed in, then run `loopx connect` "
-             "in this repository to update the hook.",
-             f"to {action} without the check, deliberately: {bypass}"]  # fmt: skip
+    lines = [
+        f"loopx: the {name} safety check cannot run: no loopx found (tried {target.describe()}); the {action} is refused.",
+        "fix: install loopx-git or activate the environment it is installed in, then run `loopx connect` "
+        "in this repository to update the hook.",
+        f"to {action} without the check, deliberately: {bypass}",
+    ]
     return [f"    printf '%s\\n' {quote(line)} >&2" for line in lines]  # printf: echo would expand backslashes
 
 
@@ -110,7 +112,7 @@ def runner(name: str, target: Target) -> list[str]:
         f"loopx_python={quote(target.python or '')}",
         "loopx_run() {",
         f'  if {_found("loopx_script", target.portable)}; then "$loopx_script" "$@"',
-        f'  elif {_found("loopx_python", target.portable)} && "$loopx_python" -c \'import loopx_git\' 2>/dev/null; then '
+        f"  elif {_found('loopx_python', target.portable)} && \"$loopx_python\" -c 'import loopx_git' 2>/dev/null; then "
         '"$loopx_python" -m loopx_git "$@"',
         "  else",
         *_refusal(name, target),
@@ -120,7 +122,7 @@ def runner(name: str, target: Target) -> list[str]:
     ]
 
 
-def section(name: str, target: Target, *, chained: Optional[str] = None) -> list[str]:
+def section(name: str, target: Target, *, chained: str | None = None) -> list[str]:
     """The shim's lines for hook ``name``. ``chained`` names a moved-aside hook to run after."""
     lines = [BEGIN.format(name=name, version=VERSION), *runner(name, target)]
     run = f'loopx_run hook run {name} "$@" || exit $?'
@@ -161,7 +163,7 @@ def target_of(lines: list[str]) -> Target:
     return Target(script, python, portable)
 
 
-def resolve(target: Target) -> Optional[str]:
+def resolve(target: Target) -> str | None:
     """What the shim would run from this process's environment (the same lookups, in Python), or
     None when it would refuse. A portable target is looked up on this PATH, which may differ from
     the PATH a GUI client gives git."""

@@ -1,4 +1,5 @@
 """The six booleans a record carries to say what it does not contain."""
+
 from __future__ import annotations
 
 from loopx_git.model.record import Record

@@ -1,10 +1,11 @@
 """Canonical encodings: the bytes that go on the branch and the fingerprints over them."""
+
 from __future__ import annotations
 
 import hashlib
 import json
 import re
-from typing import Any, Optional
+from typing import Any
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
@@ -32,7 +33,7 @@ MAX_INPUT_DEPTH = 64
 """How deeply a JSON document given as input (a packet, a conformance case) may nest."""
 
 
-def undecodable_field(value: Any, path: str = "") -> Optional[str]:
+def undecodable_field(value: Any, path: str = "") -> str | None:
     """The dotted path of the first string (or key) in ``value`` that is not UTF-8 text: the lone
     surrogates Python makes of undecodable bytes (an argument in another encoding) or that a JSON
     ``\\ud800`` escape decodes to. None when every string is clean. Walks records (pydantic models)
@@ -95,10 +96,13 @@ def parse_json(data: bytes, *, field: str, source: str) -> Any:
     except ValueError:  # an integer past the int conversion limit (4300 digits)
         raise refuse("holds a number too long to read; rule: numbers in JSON input have at most 4300 digits") from None
     if _depth(document) > MAX_INPUT_DEPTH:
-        raise refuse(f"nests more than {MAX_INPUT_DEPTH} levels deep; rule: JSON input nests at most {MAX_INPUT_DEPTH} "
-                     "levels")
+        raise refuse(
+            f"nests more than {MAX_INPUT_DEPTH} levels deep; rule: JSON input nests at most {MAX_INPUT_DEPTH} levels"
+        )
     where = undecodable_field(document)
     if where is not None:
-        raise refuse(f"holds a string that is not text (a lone surrogate escape) at '{where or '(top)'}'; rule: JSON "
-                     "input is Unicode text")
+        raise refuse(
+            f"holds a string that is not text (a lone surrogate escape) at '{where or '(top)'}'; rule: JSON "
+            "input is Unicode text"
+        )
     return document

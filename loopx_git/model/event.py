@@ -3,18 +3,19 @@
 Every event kind is a class here with a literal ``event_kind``; ``RolloutEvent`` is
 the discriminated union of all of them and the only way events are read.
 """
+
 from __future__ import annotations
 
 import re
-from typing import Annotated, Literal, Optional, Union
+from typing import Annotated, Literal, Union
 
 from pydantic import AfterValidator, ConfigDict, Field, TypeAdapter, ValidationInfo, field_validator
 
-from loopx_git.model.ids import Id, UtcTimestamp
 from loopx_git.model.boundary import Boundary
-from loopx_git.model.record import JsonScalar, JsonValue, Line, Record, Token, control_free, exact, writing
 from loopx_git.model.fire import FireSummary
+from loopx_git.model.ids import Id, UtcTimestamp
 from loopx_git.model.ledger import Evidence
+from loopx_git.model.record import JsonScalar, JsonValue, Line, Record, Token, control_free, exact, writing
 from loopx_git.model.rollback import RollbackPacket
 
 EVENT_SCHEMA = "loopx_rollout_event_v0"
@@ -48,8 +49,10 @@ def _check_relative(value: str, info: ValidationInfo) -> str:
         or len(value) > 512
         or (writing(info) and not control_free(value))
     ):
-        raise ValueError(f"{value!r} is not a relative ref (no leading /, ~ or drive, no '..', no control "
-                         "characters, at most 512 chars)")
+        raise ValueError(
+            f"{value!r} is not a relative ref (no leading /, ~ or drive, no '..', no control "
+            "characters, at most 512 chars)"
+        )
     return value
 
 
@@ -63,23 +66,23 @@ class Lane(Record):
 
 
 class StateTransition(Record):
-    from_state: Optional[Token] = None
+    from_state: Token | None = None
     to_state: Token
 
 
 class Causality(Record):
-    caused_by: Optional[Id] = None
-    source_event_id: Optional[Id] = None
-    gate_id: Optional[Id] = None
-    decision_id: Optional[Id] = None
+    caused_by: Id | None = None
+    source_event_id: Id | None = None
+    gate_id: Id | None = None
+    decision_id: Id | None = None
     blocks: list[Id] = Field(default_factory=list)
     unblocks: list[Id] = Field(default_factory=list)
 
 
 class CodeRefs(Record):
-    commit_ref: Optional[CommitRef] = None
-    pr_ref: Optional[PrRef] = None
-    revert_of: Optional[CommitRef] = None
+    commit_ref: CommitRef | None = None
+    pr_ref: PrRef | None = None
+    revert_of: CommitRef | None = None
 
 
 class Handoff(Record):
@@ -107,12 +110,12 @@ class EventHead(Record):
     event_kind: Token
     recorded_at: UtcTimestamp
     lamport: int = Field(ge=1, description="Per-goal Lamport clock; fold order is (lamport, recorded_at, event_id).")
-    agent_id: Optional[Id] = None
-    todo_id: Optional[Id] = None
-    run_id: Optional[Id] = None
-    case_id: Optional[Id] = None
-    lane: Optional[Lane] = None
-    summary: Optional[Line] = None
+    agent_id: Id | None = None
+    todo_id: Id | None = None
+    run_id: Id | None = None
+    case_id: Id | None = None
+    lane: Lane | None = None
+    summary: Line | None = None
 
     @property
     def has_join_key(self) -> bool:
@@ -121,10 +124,10 @@ class EventHead(Record):
 
 class _Event(EventHead):
     model_config = ConfigDict(extra="forbid")
-    state_transition: Optional[StateTransition] = None
-    causality: Optional[Causality] = None
-    code_refs: Optional[CodeRefs] = None
-    handoff: Optional[Handoff] = None
+    state_transition: StateTransition | None = None
+    causality: Causality | None = None
+    code_refs: CodeRefs | None = None
+    handoff: Handoff | None = None
     labels: list[Token] = Field(default_factory=list)
     artifact_refs: list[RelativeRef] = Field(default_factory=list)
     details: dict[Token, JsonScalar] = Field(default_factory=dict)
@@ -296,13 +299,35 @@ class GoalCompensate(_Event):
 
 
 EVENT_CLASSES: tuple[type[_Event], ...] = (
-    GoalCreate, GoalUpdate, AgentRegister,
-    TodoAdd, TodoClaim, TodoUpdate, TodoResume, TodoComplete, TodoSupersede, TodoSuggest, TodoPromote,
-    PrMerge, Validation, RefreshState, HandoffEvent, Quota, Repair, Failure, Note,
-    RollbackPlan, TodoCompensate, GoalCompensate, LedgerAdd, LedgerSelect, LedgerRecord, FireRecord,
-)  # fmt: skip
+    GoalCreate,
+    GoalUpdate,
+    AgentRegister,
+    TodoAdd,
+    TodoClaim,
+    TodoUpdate,
+    TodoResume,
+    TodoComplete,
+    TodoSupersede,
+    TodoSuggest,
+    TodoPromote,
+    PrMerge,
+    Validation,
+    RefreshState,
+    HandoffEvent,
+    Quota,
+    Repair,
+    Failure,
+    Note,
+    RollbackPlan,
+    TodoCompensate,
+    GoalCompensate,
+    LedgerAdd,
+    LedgerSelect,
+    LedgerRecord,
+    FireRecord,
+)
 
-RolloutEvent = Annotated[Union[EVENT_CLASSES], Field(discriminator="event_kind")]  # type: ignore[valid-type]
+RolloutEvent = Annotated[Union[EVENT_CLASSES], Field(discriminator="event_kind")]  # type: ignore[valid-type]  # noqa: UP007 - a union built from a tuple
 EVENT_ADAPTER: TypeAdapter = TypeAdapter(RolloutEvent)
 
 EVENT_KINDS: tuple[str, ...] = tuple(cls.model_fields["event_kind"].default for cls in EVENT_CLASSES)

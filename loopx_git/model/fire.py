@@ -3,10 +3,11 @@ approve) and its record (one mechanical terminal status, always) are pure data h
 
 Terminal statuses and exit codes: ``ok`` 0, ``error`` 1, ``needs_attention`` 4, ``cancelled`` 130.
 """
+
 from __future__ import annotations
 
 from enum import Enum
-from typing import Annotated, Literal, Optional
+from typing import Annotated, Literal
 
 from pydantic import Field, StringConstraints
 
@@ -28,7 +29,9 @@ class Level(str, Enum):
 
 LEVEL_ORDER = {Level.read_only.value: 0, Level.workspace_write.value: 1, Level.repo_push.value: 2}
 
-DANGEROUS_KINDS = frozenset({"history_rewrite", "force_push", "delete_branch", "deploy", "publish", "credential_access"})
+DANGEROUS_KINDS = frozenset(
+    {"history_rewrite", "force_push", "delete_branch", "deploy", "publish", "credential_access"}
+)
 """Denied to every scheduled run, whatever its ceiling: they need a person."""
 
 
@@ -39,7 +42,12 @@ class Terminal(str, Enum):
     needs_attention = "needs_attention"
 
 
-EXIT_CODES = {Terminal.ok.value: 0, Terminal.error.value: 1, Terminal.needs_attention.value: 4, Terminal.cancelled.value: 130}
+EXIT_CODES = {
+    Terminal.ok.value: 0,
+    Terminal.error.value: 1,
+    Terminal.needs_attention.value: 4,
+    Terminal.cancelled.value: 130,
+}
 
 
 class RequestedAction(Record):
@@ -55,7 +63,7 @@ class IterationResult(Record):
     next: Next
     evidence: list[Evidence] = Field(default_factory=list)
     requested_actions: list[RequestedAction] = Field(default_factory=list)
-    question: Optional[Line] = None
+    question: Line | None = None
 
 
 class Denial(Record):
@@ -80,8 +88,8 @@ class IterationRow(Record):
     outcome: Annotated[str, StringConstraints(max_length=40)]
     """``written_back`` or what went wrong: ``timeout``, ``command_failed``, ``bad_output``, ``denied``..."""
     status: EntryStatus
-    verdict: Optional[Verdict] = None
-    next: Optional[Next] = None
+    verdict: Verdict | None = None
+    next: Next | None = None
 
 
 class FireSummary(Record):

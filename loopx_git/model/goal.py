@@ -1,8 +1,9 @@
 """The goal and the agents registered to work on it, and their fold step."""
+
 from __future__ import annotations
 
 from enum import Enum
-from typing import TYPE_CHECKING, Optional
+from typing import TYPE_CHECKING
 
 from pydantic import Field
 
@@ -32,7 +33,7 @@ class AgentRole(str, Enum):
 
 class Agent(Record):
     agent_id: Id
-    lane: Optional[Id] = None
+    lane: Id | None = None
     role: AgentRole = AgentRole.worker
     registered_at: UtcTimestamp
 
@@ -48,7 +49,7 @@ class Goal(Record):
     updated_at: UtcTimestamp
 
 
-def apply(state: "GoalState", event: EventBase) -> None:
+def apply(state: GoalState, event: EventBase) -> None:
     """Fold one goal_create / goal_update / agent_register event into ``state``."""
     kind = event.event_kind  # type: ignore[attr-defined]
     after = {c.field: c.after for c in event.changes}

@@ -1,4 +1,5 @@
 """Identifier and timestamp types shared by every record."""
+
 from __future__ import annotations
 
 import os
@@ -16,9 +17,7 @@ ID_RULE = "an id (1-128 characters of A-Z a-z 0-9 . _ : -, starting with a lette
 
 # Field ranges are in the pattern so the check runs inside pydantic-core (it runs for every
 # timestamp of every event on a cold fold); day-of-month is not checked against the month.
-TIMESTAMP_PATTERN = (
-    r"^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])T([01]\d|2[0-3]):[0-5]\d:[0-5]\d(\.\d{1,6})?Z$"
-)
+TIMESTAMP_PATTERN = r"^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])T([01]\d|2[0-3]):[0-5]\d:[0-5]\d(\.\d{1,6})?Z$"
 TIMESTAMP_RULE = "a UTC timestamp like 2026-01-31T12:00:00Z"
 TIMESTAMP_RE = re.compile(TIMESTAMP_PATTERN)
 """Use with ``fullmatch``: in Python's ``re``, ``$`` also matches before a final newline (pydantic's

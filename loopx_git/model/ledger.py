@@ -8,11 +8,12 @@ An entry: ``id``, ``status`` (pending|active|blocked|done), ``claim``, ``action`
 ``updated_at``. Entries live as events on the state branch, one YAML document each under
 ``goals/<goal>/ledger/``.
 """
+
 from __future__ import annotations
 
 import re
 from enum import Enum
-from typing import Annotated, Optional
+from typing import Annotated
 
 from pydantic import Field, StringConstraints, ValidationInfo, model_validator
 
@@ -64,24 +65,26 @@ class Evidence(Record):
 
     kind: EvidenceKind
     ref: Line
-    summary: Optional[Annotated[str, StringConstraints(min_length=1, max_length=200)]] = None
+    summary: Annotated[str, StringConstraints(min_length=1, max_length=200)] | None = None
 
     @model_validator(mode="after")
-    def _shape(self, info: ValidationInfo) -> "Evidence":
+    def _shape(self, info: ValidationInfo) -> Evidence:
         kind, ref, lenient = self.kind, self.ref, not writing(info)
         digest_kinds = (EvidenceKind.command_output.value, EvidenceKind.receipt_hash.value)
         if kind in digest_kinds and not exact(_DIGEST, ref, lenient=lenient):
             raise ValueError(f"{kind} evidence is a digest like sha256:<hex>, never raw output")
         if kind == EvidenceKind.url.value and not exact(_URL, ref, lenient=lenient):
             raise ValueError("url evidence is an http(s) URL")
-        if kind == EvidenceKind.test_path.value and (ref.startswith(("/", "~")) or ".." in ref.split("/")
-                                                      or not (lenient or control_free(ref))):
-            raise ValueError("test_path evidence is a path relative to the repository, with no '..' and no control "
-                             "characters")
+        if kind == EvidenceKind.test_path.value and (
+            ref.startswith(("/", "~")) or ".." in ref.split("/") or not (lenient or control_free(ref))
+        ):
+            raise ValueError(
+                "test_path evidence is a path relative to the repository, with no '..' and no control characters"
+            )
         return self
 
     @classmethod
-    def parse(cls, text: str) -> "Evidence":
+    def parse(cls, text: str) -> Evidence:
         """``KIND:REF`` as given on the command line (``test_path:tests/test_x.py``)."""
         kind, sep, ref = text.partition(":")
         if not sep or kind not in {k.value for k in EvidenceKind}:
@@ -98,16 +101,16 @@ class LedgerEntry(Record):
     claim: Line
     action: Action
     evidence: list[Evidence] = Field(default_factory=list)
-    verdict: Optional[Verdict] = None
+    verdict: Verdict | None = None
     """None until the first write-back."""
-    next: Optional[Next] = None
+    next: Next | None = None
     updated_at: UtcTimestamp
     created_at: UtcTimestamp
-    selected_by: Optional[Id] = None
+    selected_by: Id | None = None
     """The agent whose iteration holds the entry (while ``active``)."""
     iterations: int = 0
     """How many times an iteration selected it."""
-    question: Optional[Line] = None
+    question: Line | None = None
     """What a person must answer, while ``next`` is ask_user."""
 
     @property
@@ -115,14 +118,19 @@ class LedgerEntry(Record):
         """Pending, or written back with next=resume|retry and not done or waiting for the user."""
         if self.status == EntryStatus.pending.value:
             return True
-        return (self.status != EntryStatus.done.value and self.status != EntryStatus.active.value
-                and self.next in (Next.resume.value, Next.retry.value) and self.verdict != Verdict.UNVERIFIABLE.value)  # fmt: skip
+        return (
+            self.status != EntryStatus.done.value
+            and self.status != EntryStatus.active.value
+            and self.next in (Next.resume.value, Next.retry.value)
+            and self.verdict != Verdict.UNVERIFIABLE.value
+        )
 
     @property
     def stops_the_loop(self) -> bool:
         """UNVERIFIABLE and ask_user halt a loop until a person answers."""
         return self.status != EntryStatus.done.value and (
-            self.next == Next.ask_user.value or self.verdict == Verdict.UNVERIFIABLE.value)
+            self.next == Next.ask_user.value or self.verdict == Verdict.UNVERIFIABLE.value
+        )
 
 
 def apply(state, event) -> None:
@@ -141,8 +149,11 @@ def apply(state, event) -> None:
         state.record_conflict(event, "unknown_entry", f"{event.event_kind} names ledger entry {entry_id}, never added")
         return
     if event.event_kind == "ledger_select" and current.status == EntryStatus.active.value:
-        state.record_conflict(event, "selection_conflict",
-                              f"{event.agent_id} selected {entry_id}, already active for {current.selected_by}")  # fmt: skip
+        state.record_conflict(
+            event,
+            "selection_conflict",
+            f"{event.agent_id} selected {entry_id}, already active for {current.selected_by}",
+        )
         return
     state.check_before(event, current)
     added = [e for e in getattr(event, "evidence", []) if e not in current.evidence]

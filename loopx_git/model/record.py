@@ -1,18 +1,20 @@
 """The base every record model shares: strict (unknown fields rejected) and immutable."""
+
 from __future__ import annotations
 
 import re
-from functools import lru_cache
-from typing import Annotated, Any, Optional, Union
+from functools import cache
+from typing import Annotated, Any, Union
 
 import pydantic
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictFloat, StrictInt, StrictStr, StringConstraints
 
 from loopx_git.model.ids import PATTERN_RULES
 
-JsonScalar = Union[str, int, float, bool, None]
+JsonScalar = Union[str, int, float, bool, None]  # noqa: UP007 - a runtime alias; `|` cannot join None first
 JsonValue = Annotated[
-    Union[None, StrictStr, StrictBool, StrictInt, StrictFloat, list[StrictStr]], Field(union_mode="left_to_right")
+    None | StrictStr | StrictBool | StrictInt | StrictFloat | list[StrictStr],  # noqa: RUF036 - None is tried first
+    Field(union_mode="left_to_right"),
 ]
 """What a field change may carry: a scalar or a list of strings (ids, evidence refs)."""
 
@@ -34,7 +36,7 @@ def writing(info: Any) -> bool:
     return bool(context and context.get("loopx_write"))
 
 
-def exact(pattern: "re.Pattern[str]", value: str, *, lenient: bool = False) -> Optional["re.Match[str]"]:
+def exact(pattern: re.Pattern[str], value: str, *, lenient: bool = False) -> re.Match[str] | None:
     """``pattern`` matched against all of ``value``. In Python's ``re``, ``$`` also matches before a
     final newline, so older versions let one through (``'owner/repo\\n'``); ``lenient`` (reading
     records they wrote) still takes it, a write never does."""
@@ -73,12 +75,12 @@ class Record(BaseModel):
         return record
 
 
-@lru_cache(maxsize=None)
+@cache
 def _field_names(cls: type) -> tuple[str, ...]:
     return tuple(cls.model_fields)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _all_fields_set(cls: type) -> set[str]:
     return set(cls.model_fields)
 

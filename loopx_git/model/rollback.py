@@ -5,6 +5,7 @@ packet (what went wrong, what it touched, who decides, the plan) plus, for the p
 Steps of kind ``history_rewrite`` are always protected (``requires_gate``) and never automatable:
 the model refuses a packet that says otherwise, and loopx never executes one.
 """
+
 from __future__ import annotations
 
 from enum import Enum
@@ -18,8 +19,12 @@ from loopx_git.model.record import Line, Record, Token
 
 ROLLBACK_SCHEMA = "rollback_packet_v0"
 
-Rfc3339 = Annotated[str, StringConstraints(
-    pattern=r"^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])T([01]\d|2[0-3]):[0-5]\d:[0-5]\d(\.\d+)?(Z|[+-]([01]\d|2[0-3]):[0-5]\d)$")]  # fmt: skip
+Rfc3339 = Annotated[
+    str,
+    StringConstraints(
+        pattern=r"^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])T([01]\d|2[0-3]):[0-5]\d:[0-5]\d(\.\d+)?(Z|[+-]([01]\d|2[0-3]):[0-5]\d)$"
+    ),
+]
 """An RFC 3339 time with any offset: packets written elsewhere (the upstream fixture) carry +08:00."""
 Ref = Annotated[str, StringConstraints(min_length=1, max_length=300)]
 """A commit, PR, resource or surface reference: public-safe text, checked by the safety rules."""
@@ -81,9 +86,11 @@ class PlanStep(Record):
     automatable_by_agent: bool
 
     @model_validator(mode="after")
-    def _history_rewrite_is_protected(self) -> "PlanStep":
+    def _history_rewrite_is_protected(self) -> PlanStep:
         if self.kind == StepKind.history_rewrite.value and (not self.requires_gate or self.automatable_by_agent):
-            raise ValueError("a history_rewrite step is always protected: requires_gate true, automatable_by_agent false")
+            raise ValueError(
+                "a history_rewrite step is always protected: requires_gate true, automatable_by_agent false"
+            )
         return self
 
 

@@ -1,8 +1,8 @@
 """Compact run history: one record per agent turn, with its delivery outcome."""
+
 from __future__ import annotations
 
 from enum import Enum
-from typing import Optional
 
 from pydantic import Field
 
@@ -30,12 +30,14 @@ class RunRecord(Record):
     run_id: Id
     generated_at: UtcTimestamp
     goal_id: Id
-    agent_id: Optional[Id] = None
-    todo_id: Optional[Id] = None
+    agent_id: Id | None = None
+    todo_id: Id | None = None
     classification: Token
-    recommended_action: Optional[Line] = None
-    delivery_outcome: Optional[DeliveryOutcome] = None
-    delivery_batch_scale: Optional[int] = Field(default=None, ge=0, description="How many units of work this run delivered.")
+    recommended_action: Line | None = None
+    delivery_outcome: DeliveryOutcome | None = None
+    delivery_batch_scale: int | None = Field(
+        default=None, ge=0, description="How many units of work this run delivered."
+    )
     evidence: list[Line] = Field(default_factory=list)
 
 

@@ -3,11 +3,12 @@
 ``fold`` is pure: the same events give the same state whatever order they arrive in,
 because they are applied in one total order (``event_order_key``).
 """
+
 from __future__ import annotations
 
 from collections import Counter, deque
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
-from typing import Callable, Iterable, Optional
 
 from loopx_git.errors import NotFoundError
 from loopx_git.model import goal as goal_family
@@ -15,9 +16,9 @@ from loopx_git.model import ledger as ledger_family
 from loopx_git.model import rollback as rollback_family
 from loopx_git.model import todo as todo_family
 from loopx_git.model.event import ENTITY_KINDS, EventBase, EventHead, event_order_key
+from loopx_git.model.fire import FireSummary
 from loopx_git.model.goal import Agent, Goal
 from loopx_git.model.ids import Id
-from loopx_git.model.fire import FireSummary
 from loopx_git.model.ledger import LedgerEntry
 from loopx_git.model.record import Line, Record, Token
 from loopx_git.model.rollback import RollbackPacket
@@ -34,12 +35,12 @@ class Conflict(Record):
 
     kind: Token
     event_id: Id
-    todo_id: Optional[Id] = None
-    agent_id: Optional[Id] = None
+    todo_id: Id | None = None
+    agent_id: Id | None = None
     message: Line
 
 
-def digest(event: EventHead) -> "EventDigest":
+def digest(event: EventHead) -> EventDigest:
     return EventDigest(
         event_id=event.event_id,
         event_kind=event.event_kind,  # type: ignore[attr-defined]
@@ -60,14 +61,14 @@ class EventDigest(Record):
     event_kind: Token
     recorded_at: str
     lamport: int
-    agent_id: Optional[Id] = None
-    todo_id: Optional[Id] = None
-    run_id: Optional[Id] = None
-    summary: Optional[str] = None
+    agent_id: Id | None = None
+    todo_id: Id | None = None
+    run_id: Id | None = None
+    summary: str | None = None
     has_join_key: bool = True
 
 
-def closed_kind(todo: TodoItem) -> Optional[str]:
+def closed_kind(todo: TodoItem) -> str | None:
     if todo.superseded_by:
         return "superseded"
     return "done" if todo.status == TodoStatus.done.value else None
@@ -76,7 +77,7 @@ def closed_kind(todo: TodoItem) -> Optional[str]:
 @dataclass
 class GoalState:
     goal_id: str
-    goal: Optional[Goal] = None
+    goal: Goal | None = None
     agents: dict[str, Agent] = field(default_factory=dict)
     todos: RecordTable[TodoItem] = field(default_factory=lambda: RecordTable(TodoItem))
     live: set[str] = field(default_factory=set)  # todos neither done nor superseded
@@ -87,18 +88,18 @@ class GoalState:
     conflicts: list[Conflict] = field(default_factory=list)
     rollbacks: dict[str, RollbackPacket] = field(default_factory=dict)
     ledger: dict[str, LedgerEntry] = field(default_factory=dict)
-    last_fire: Optional[FireSummary] = None
+    last_fire: FireSummary | None = None
     recent: deque = field(default_factory=lambda: deque(maxlen=RECENT_EVENTS))
     lamport: int = 0
     event_count: int = 0
     last_key: tuple = ()
     run_count: int = 0
-    latest_run: Optional[RunRecord] = None
-    latest_outcome_run: Optional[RunRecord] = None
+    latest_run: RunRecord | None = None
+    latest_outcome_run: RunRecord | None = None
     event_ids: IdSet = field(default_factory=IdSet)  # every event folded: what a reference may name
     run_ids: IdSet = field(default_factory=IdSet)
 
-    def copy(self) -> "GoalState":
+    def copy(self) -> GoalState:
         """A copy whose containers can be changed without touching this one (records are frozen)."""
         return replace(
             self,
@@ -136,10 +137,12 @@ class GoalState:
 
     def record_conflict(self, event: EventBase, kind: str, message: str) -> None:
         self.conflicts.append(
-            Conflict(kind=kind, event_id=event.event_id, todo_id=event.todo_id, agent_id=event.agent_id, message=message)
+            Conflict(
+                kind=kind, event_id=event.event_id, todo_id=event.todo_id, agent_id=event.agent_id, message=message
+            )
         )
 
-    def check_before(self, event: EventBase, entity: Optional[Record]) -> None:
+    def check_before(self, event: EventBase, entity: Record | None) -> None:
         """Record a conflict where an event's ``before`` no longer matches (a concurrent edit merged in)."""
         if entity is None:
             return
@@ -186,7 +189,7 @@ class State:
             found = self.goals[goal_id] = GoalState(goal_id=goal_id)
         return found
 
-    def copy_for(self, goal_ids: Iterable[str]) -> "State":
+    def copy_for(self, goal_ids: Iterable[str]) -> State:
         """A state that shares every goal but ``goal_ids``, which are copied so a write can try them."""
         goals = dict(self.goals)
         for goal_id in goal_ids:
@@ -229,8 +232,13 @@ def require_goal(state: State, goal_id: str) -> GoalState:
     return found
 
 
-def require_agent(gs: GoalState, agent_id: str, *, field: str = "agent_id",
-                  rule: str = "an agent named by a command is registered on the goal") -> str:
+def require_agent(
+    gs: GoalState,
+    agent_id: str,
+    *,
+    field: str = "agent_id",
+    rule: str = "an agent named by a command is registered on the goal",
+) -> str:
     """``agent_id`` when it is registered on the goal, else a refusal that lists the agents there are."""
     if agent_id not in gs.agents:
         raise NotFoundError(
@@ -316,7 +324,7 @@ def apply_run(state: State, run: RunRecord) -> None:
         goal_state.latest_outcome_run = run
 
 
-def fold(events: Iterable[EventHead], runs: Iterable[RunRecord] = (), state: Optional[State] = None) -> State:
+def fold(events: Iterable[EventHead], runs: Iterable[RunRecord] = (), state: State | None = None) -> State:
     """Apply events in fold order, and run records, onto ``state`` (a new one by default)."""
     state = state if state is not None else State()
     for event in sorted(events, key=event_order_key):

@@ -5,11 +5,12 @@ todos spent most of a ``status`` in it. ``RecordTable`` pickles its records as p
 tuples, each marshalled on its own, and decodes and builds a record only when it is read: loading
 a cached fold costs little per record, and a view pays only for the records it looks at.
 """
+
 from __future__ import annotations
 
 import marshal
 from collections.abc import Iterable, Iterator, MutableMapping
-from typing import Generic, Optional, TypeVar
+from typing import Generic, TypeVar
 
 from loopx_git.model.record import Record
 
@@ -21,7 +22,7 @@ class RecordTable(MutableMapping[str, R], Generic[R]):
         self._model = model
         self._records: dict[str, R] = {}
         self._rows: dict[str, bytes] = {}  # marshalled rows; never a key that _records holds
-        self._blob: Optional[bytes] = None
+        self._blob: bytes | None = None
 
     def _loaded_rows(self) -> dict[str, bytes]:
         if self._blob is not None:
@@ -35,7 +36,7 @@ class RecordTable(MutableMapping[str, R], Generic[R]):
             found = self._records[key] = self._model.from_row(marshal.loads(row))
         return found
 
-    def get(self, key: str, default: Optional[R] = None) -> Optional[R]:
+    def get(self, key: str, default: R | None = None) -> R | None:
         # without the KeyError round trip of Mapping.get: new ids are looked up on every add
         return self[key] if key in self else default
 
@@ -57,7 +58,7 @@ class RecordTable(MutableMapping[str, R], Generic[R]):
     def __len__(self) -> int:
         return len(self._records) + len(self._loaded_rows())
 
-    def copy(self) -> "RecordTable[R]":
+    def copy(self) -> RecordTable[R]:
         twin = RecordTable(self._model)
         twin._records = dict(self._records)
         twin._rows = dict(self._loaded_rows())
@@ -77,9 +78,9 @@ class _Layer:
     """An immutable, shareable slice of an IdSet: a frozenset, or the joined text it is split from
     when first asked (so loading a cached fold never splits what no one looks at)."""
 
-    __slots__ = ("_ids", "_blob")
+    __slots__ = ("_blob", "_ids")
 
-    def __init__(self, ids: Optional[frozenset] = None, blob: Optional[str] = None):
+    def __init__(self, ids: frozenset | None = None, blob: str | None = None):
         self._ids, self._blob = ids, blob
 
     @property
@@ -123,7 +124,7 @@ class IdSet:
             return len(self._own)
         return len(self._own.union(*(layer.ids for layer in self._layers)))  # layers may overlap: count once
 
-    def copy(self) -> "IdSet":
+    def copy(self) -> IdSet:
         if self._own:  # freeze what this one added: from now on both share it
             self._layers, self._own = self._layers + (_Layer(frozenset(self._own)),), set()
         if len(self._layers) > self.MAX_LAYERS:

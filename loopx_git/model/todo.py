@@ -1,10 +1,11 @@
 """todo_item_v0: formal todos, candidate (suggested) todos, resume conditions, and their fold step."""
+
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
 from enum import Enum
-from typing import TYPE_CHECKING, Annotated, Optional
+from typing import TYPE_CHECKING, Annotated
 
 from pydantic import AfterValidator, Field, ValidationInfo
 
@@ -61,13 +62,13 @@ class ResumeCondition:
     """A parsed ``resume_when``. ``repository`` is None for an unqualified ``pr_merged:#N``."""
 
     kind: str  # todo_done | pr_merged | capacity_available
-    todo_id: Optional[str] = None
-    repository: Optional[str] = None
-    pr_number: Optional[int] = None
-    capacity: Optional[str] = None
+    todo_id: str | None = None
+    repository: str | None = None
+    pr_number: int | None = None
+    capacity: str | None = None
 
     @classmethod
-    def parse(cls, text: str, *, lenient: bool = False) -> "ResumeCondition":
+    def parse(cls, text: str, *, lenient: bool = False) -> ResumeCondition:
         """``lenient`` reads what older versions wrote (a final newline); a new value never has one."""
         match = exact(_RESUME_RE, text, lenient=lenient)
         if not match:
@@ -78,7 +79,7 @@ class ResumeCondition:
             return cls("pr_merged", repository=match.group("repo"), pr_number=int(match.group("pr")))
         return cls("capacity_available", capacity=match.group("cap"))
 
-    def bound_to(self, task_repository: Optional[str]) -> "ResumeCondition":
+    def bound_to(self, task_repository: str | None) -> ResumeCondition:
         """Bind an unqualified PR ref to the todo's repository (None stays ambiguous)."""
         if self.kind == "pr_merged" and self.repository is None and task_repository:
             return ResumeCondition("pr_merged", repository=task_repository, pr_number=self.pr_number)
@@ -107,23 +108,23 @@ class TodoItem(Record):
     text: Line
     status: TodoStatus = TodoStatus.open
     task_class: TaskClass = TaskClass.advancement_task
-    action_kind: Optional[Token] = None
+    action_kind: Token | None = None
     priority: Priority = Priority.P2
-    claimed_by: Optional[Id] = None
-    resume_when: Optional[ResumeWhen] = None
-    unblocks_todo_id: Optional[Id] = None
+    claimed_by: Id | None = None
+    resume_when: ResumeWhen | None = None
+    unblocks_todo_id: Id | None = None
     successor_todo_ids: list[Id] = Field(default_factory=list)
-    superseded_by: Optional[Id] = None
+    superseded_by: Id | None = None
     supersedes: list[Id] = Field(default_factory=list)
-    task_repository: Optional[Repository] = None
-    reason: Optional[Line] = None
+    task_repository: Repository | None = None
+    reason: Line | None = None
     evidence: list[Line] = Field(default_factory=list)
-    created_at: Optional[UtcTimestamp] = None
-    completed_at: Optional[UtcTimestamp] = None
+    created_at: UtcTimestamp | None = None
+    completed_at: UtcTimestamp | None = None
     updated_at: UtcTimestamp
 
     @property
-    def resume_condition(self) -> Optional[ResumeCondition]:
+    def resume_condition(self) -> ResumeCondition | None:
         if not self.resume_when:
             return None
         return ResumeCondition.parse(self.resume_when, lenient=True).bound_to(self.task_repository)
@@ -141,17 +142,17 @@ class SuggestedTodo(Record):
     role: TodoRole = TodoRole.agent
     text: Line
     task_class: TaskClass = TaskClass.advancement_task
-    action_kind: Optional[Token] = None
+    action_kind: Token | None = None
     priority: Priority = Priority.P2
-    task_repository: Optional[Repository] = None
-    reason: Optional[Line] = None
-    suggested_by: Optional[Id] = None
+    task_repository: Repository | None = None
+    reason: Line | None = None
+    suggested_by: Id | None = None
     promoted: bool = False
     created_at: UtcTimestamp
     updated_at: UtcTimestamp
 
 
-def apply(state: "GoalState", event: EventBase) -> None:
+def apply(state: GoalState, event: EventBase) -> None:
     """Fold one todo_* event into ``state``; conflicting facts are recorded, never dropped."""
     kind = event.event_kind  # type: ignore[attr-defined]
     todo_id = event.todo_id

@@ -4,15 +4,18 @@ the marked block ``loopx connect`` keeps in ``.gitignore`` for them.
 Patterns follow ``.gitignore``: a trailing ``/`` means a folder (and all below it); a pattern with
 another ``/`` is anchored at the repository root; one without matches a name at any depth.
 """
+
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from functools import lru_cache
-from typing import Iterable
 
 DEFAULT_PATTERNS: tuple[str, ...] = (".loopx/", ".local/", ".codex/goals/", "raw*.log", "raw*.jsonl", "*.transcript*")
 
-BLOCK_BEGIN = "# >>> loopx local state (managed by `loopx connect`; extra patterns: [tool.loopx.safety] local_state) >>>"
+BLOCK_BEGIN = (
+    "# >>> loopx local state (managed by `loopx connect`; extra patterns: [tool.loopx.safety] local_state) >>>"
+)
 BLOCK_END = "# <<< loopx local state <<<"
 
 
@@ -97,10 +100,10 @@ def with_ignore_block(text: str, patterns: Iterable[str]) -> str:
     lines keep their order; an existing block is replaced where it stands, else one is appended."""
     lines = text.splitlines()
     block = render_block(patterns)
-    if BLOCK_BEGIN in lines and BLOCK_END in lines[lines.index(BLOCK_BEGIN):]:
+    if BLOCK_BEGIN in lines and BLOCK_END in lines[lines.index(BLOCK_BEGIN) :]:
         begin = lines.index(BLOCK_BEGIN)
         end = lines.index(BLOCK_END, begin)
-        lines[begin:end + 1] = block
+        lines[begin : end + 1] = block
     else:
         if lines and lines[-1].strip():
             lines.append("")
@@ -114,4 +117,4 @@ def has_ignore_block(text: str, patterns: Iterable[str]) -> bool:
     if BLOCK_BEGIN not in lines:
         return False
     begin = lines.index(BLOCK_BEGIN)
-    return lines[begin:begin + len(block)] == block
+    return lines[begin : begin + len(block)] == block

@@ -7,10 +7,10 @@ structural rules flag from the records it is shown (a whole field: an absolute r
 finds text-rule values by scanning each string it masks, so a commit subject, a ref name or an
 error message written by anyone is covered too.
 """
+
 from __future__ import annotations
 
 import re
-from typing import Optional
 
 from loopx_git.safety.policy import DEFAULT_POLICY, Policy
 from loopx_git.safety.records import FieldFinding, flagged_values
@@ -34,7 +34,7 @@ class Masker:
     def __init__(self, policy: Policy = DEFAULT_POLICY):
         self.policy = policy
         self._shared: dict[str, str] = {}
-        self._pattern: Optional[re.Pattern] = None
+        self._pattern: re.Pattern | None = None
 
     def _shared_pattern(self) -> re.Pattern:
         if self._pattern is None:
@@ -56,7 +56,7 @@ class Masker:
             self._pattern = None
         return findings, own
 
-    def mask(self, text: Optional[str], own: Optional[dict[str, str]] = None) -> Optional[str]:
+    def mask(self, text: str | None, own: dict[str, str] | None = None) -> str | None:
         if not text:
             return text
         table = {**self._shared, **own} if own else self._shared
@@ -64,7 +64,7 @@ class Masker:
             pattern = _alternation(table) if own else self._shared_pattern()
             text = pattern.sub(lambda m: table[m.group()], text)
         for finding in reversed(scan(text, self.policy, inline=False)):
-            text = text[:finding.start] + shown(finding.rule, finding.fingerprint) + text[finding.end:]
+            text = text[: finding.start] + shown(finding.rule, finding.fingerprint) + text[finding.end :]
         return text
 
 

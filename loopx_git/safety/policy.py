@@ -4,14 +4,23 @@ committed ``.publicsafe-allow`` file. Both are parsed from text here; callers re
 ``.publicsafe-allow`` holds one ``<rule-id> <fingerprint> [path-glob] # reason`` per line —
 fingerprints only, so the file is safe to commit.
 """
+
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any, Optional
+from typing import Any
 
 from loopx_git.errors import ValidationError
-from loopx_git.safety.rules import BLOCK, BY_ID, DEFAULT_CI_HOME_USERS, KNOWN_RULE_IDS, STRUCTURAL_RULE_IDS, WARN, Context
+from loopx_git.safety.rules import (
+    BLOCK,
+    BY_ID,
+    DEFAULT_CI_HOME_USERS,
+    KNOWN_RULE_IDS,
+    STRUCTURAL_RULE_IDS,
+    WARN,
+    Context,
+)
 
 ALLOW_FILE = ".publicsafe-allow"
 DEFAULT_MAX_FIELD_BYTES = 4096
@@ -23,7 +32,7 @@ _CONFIG_KEYS = ("disabled_rules", "severity", "allowed_paths", "ci_home_users", 
 class AllowEntry:
     rule: str
     fingerprint: str
-    path_glob: Optional[str] = None
+    path_glob: str | None = None
 
 
 @dataclass(frozen=True)
@@ -40,16 +49,17 @@ class Policy:
     def context(self) -> Context:
         return Context(ci_home_users=self.ci_home_users)
 
-    def allowed_by_fingerprint(self, rule: str, fingerprint: str, path: Optional[str]) -> bool:
+    def allowed_by_fingerprint(self, rule: str, fingerprint: str, path: str | None) -> bool:
         from loopx_git.safety.boundary import glob_match
 
         return any(
-            entry.rule == rule and entry.fingerprint == fingerprint
+            entry.rule == rule
+            and entry.fingerprint == fingerprint
             and (entry.path_glob is None or (path is not None and glob_match(entry.path_glob, path)))
             for entry in self.allow
-        )  # fmt: skip
+        )
 
-    def path_allowed(self, path: Optional[str]) -> bool:
+    def path_allowed(self, path: str | None) -> bool:
         from loopx_git.safety.boundary import glob_match
 
         return path is not None and any(glob_match(g, path) for g in self.allowed_paths)
@@ -71,16 +81,25 @@ def parse_allow_file(text: str, name: str = ALLOW_FILE) -> tuple[AllowEntry, ...
         parts = line.split()
         where = f"{name}:{number}"
         if len(parts) not in (2, 3):
-            raise _refuse(where, f"expected '<rule-id> <fingerprint> [path-glob]', got {len(parts)} fields",
-                          "one entry per line; a reason goes after '#'")  # fmt: skip
+            raise _refuse(
+                where,
+                f"expected '<rule-id> <fingerprint> [path-glob]', got {len(parts)} fields",
+                "one entry per line; a reason goes after '#'",
+            )
         if parts[0] not in KNOWN_RULE_IDS:
             raise _refuse(where, f"unknown rule id {parts[0]!r}", "rule ids are listed by `loopx check --rules`")
         if parts[0] in STRUCTURAL_RULE_IDS:  # an entry that would silently do nothing
-            raise _refuse(where, f"{parts[0]} is a structural rule of records and cannot be allowlisted",
-                          "fix the value instead: the refusal's hint says how")  # fmt: skip
+            raise _refuse(
+                where,
+                f"{parts[0]} is a structural rule of records and cannot be allowlisted",
+                "fix the value instead: the refusal's hint says how",
+            )
         if not _FINGERPRINT.match(parts[1]):  # not echoed: it may be the very secret pasted by mistake
-            raise _refuse(where, "the second field is not a 16-hex fingerprint",
-                          "the allow file holds fingerprints from findings, never the value itself")  # fmt: skip
+            raise _refuse(
+                where,
+                "the second field is not a 16-hex fingerprint",
+                "the allow file holds fingerprints from findings, never the value itself",
+            )
         entries.append(AllowEntry(parts[0], parts[1], parts[2] if len(parts) == 3 else None))
     return tuple(entries)
 
@@ -96,8 +115,11 @@ def _rule_ids(where: str, ids: tuple[str, ...]) -> tuple[str, ...]:
         if rule_id not in BY_ID:
             raise _refuse(where, f"unknown rule id {rule_id!r}", "rule ids are listed by `loopx check --rules`")
         if BY_ID[rule_id].fingerprint_only:
-            raise _refuse(where, f"rule {rule_id!r} cannot be disabled or downgraded",
-                          "private keys, GitHub tokens and vendor keys are allowlisted only by fingerprint in .publicsafe-allow")
+            raise _refuse(
+                where,
+                f"rule {rule_id!r} cannot be disabled or downgraded",
+                "private keys, GitHub tokens and vendor keys are allowlisted only by fingerprint in .publicsafe-allow",
+            )
     return ids
 
 
@@ -107,7 +129,9 @@ def parse_config(table: dict, allow: tuple[AllowEntry, ...] = ()) -> Policy:
     for key in table:
         if key not in _CONFIG_KEYS:
             raise _refuse(f"{prefix} {key}", "unknown key", f"known keys: {', '.join(_CONFIG_KEYS)}")
-    disabled = _rule_ids(f"{prefix} disabled_rules", _strings(f"{prefix} disabled_rules", table.get("disabled_rules", [])))
+    disabled = _rule_ids(
+        f"{prefix} disabled_rules", _strings(f"{prefix} disabled_rules", table.get("disabled_rules", []))
+    )
     severity = table.get("severity", {})
     if not isinstance(severity, dict) or any(v not in (BLOCK, WARN) for v in severity.values()):
         raise _refuse(f"{prefix} severity", "must map rule ids to 'block' or 'warn'", "severity overrides")
@@ -120,14 +144,15 @@ def parse_config(table: dict, allow: tuple[AllowEntry, ...] = ()) -> Policy:
         disabled=frozenset(disabled),
         severity=dict(severity),
         allowed_paths=_strings(f"{prefix} allowed_paths", table.get("allowed_paths", [])),
-        ci_home_users=DEFAULT_CI_HOME_USERS | frozenset(_strings(f"{prefix} ci_home_users", table.get("ci_home_users", []))),
+        ci_home_users=DEFAULT_CI_HOME_USERS
+        | frozenset(_strings(f"{prefix} ci_home_users", table.get("ci_home_users", []))),
         max_field_bytes=max_bytes,
         local_state=_strings(f"{prefix} local_state", table.get("local_state", [])),
         allow=allow,
     )
 
 
-def load(pyproject_text: Optional[str], allow_text: Optional[str]) -> Policy:
+def load(pyproject_text: str | None, allow_text: str | None) -> Policy:
     """The policy of a repository from the text of its two files (either may be absent)."""
     allow = parse_allow_file(allow_text) if allow_text else ()
     table: dict = {}
@@ -139,9 +164,17 @@ def load(pyproject_text: Optional[str], allow_text: Optional[str]) -> Policy:
         try:
             data = tomllib.loads(pyproject_text)
         except tomllib.TOMLDecodeError as exc:
-            raise _refuse("pyproject.toml", f"not valid TOML ({exc})", "the file must parse before its [tool.loopx.safety] is read")
+            raise _refuse(
+                "pyproject.toml",
+                f"not valid TOML ({exc})",
+                "the file must parse before its [tool.loopx.safety] is read",
+            ) from exc
         except RecursionError:
-            raise _refuse("pyproject.toml", "nested too deeply to parse", "the file must parse before its [tool.loopx.safety] is read")
+            raise _refuse(
+                "pyproject.toml",
+                "nested too deeply to parse",
+                "the file must parse before its [tool.loopx.safety] is read",
+            ) from None
         table = data.get("tool", {}).get("loopx", {}).get("safety", {})
         if not isinstance(table, dict):
             raise _refuse("[tool.loopx.safety]", "must be a table", "TOML table")
@@ -154,7 +187,7 @@ def load_from(workdir) -> Policy:
         return DEFAULT_POLICY
     from pathlib import Path
 
-    def read(name: str) -> Optional[str]:
+    def read(name: str) -> str | None:
         path = Path(workdir) / name
         if not path.is_file():
             return None

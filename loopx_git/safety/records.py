@@ -4,21 +4,49 @@ boundary flags that only ever say "not recorded".
 
 Records arrive as plain JSON values (what the store writes), so this stays free of pydantic.
 """
+
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any, Optional
+from typing import Any
 
 from loopx_git.safety.policy import DEFAULT_POLICY, Policy
 from loopx_git.safety.rules import BLOCK
 from loopx_git.safety.scan import Finding, fingerprint, marker, scan
 
-_RAW_KEYS = frozenset({"transcript", "session_transcript", "stdout", "stderr", "prompt", "prompts", "messages",
-                       "trajectory", "log", "logs"})  # fmt: skip
+_RAW_KEYS = frozenset(
+    {
+        "transcript",
+        "session_transcript",
+        "stdout",
+        "stderr",
+        "prompt",
+        "prompts",
+        "messages",
+        "trajectory",
+        "log",
+        "logs",
+    }
+)
 _RAW_SUFFIXES = ("_transcript", "_stdout", "_stderr", "_prompt", "_log")
-_CREDENTIAL_KEYS = frozenset({"password", "passwd", "secret", "api_key", "apikey", "client_secret", "private_key",
-                              "cookie", "cookies", "authorization", "credentials", "credential", "token"})  # fmt: skip
+_CREDENTIAL_KEYS = frozenset(
+    {
+        "password",
+        "passwd",
+        "secret",
+        "api_key",
+        "apikey",
+        "client_secret",
+        "private_key",
+        "cookie",
+        "cookies",
+        "authorization",
+        "credentials",
+        "credential",
+        "token",
+    }
+)
 _CREDENTIAL_SUFFIXES = ("_token", "_password", "_secret", "_api_key", "_private_key")
 _PATH = re.compile(r"^[\w.-]+(?:/[\w.-]+)*$")
 _DIGEST = re.compile(r"^(?:(?:sha1|sha256|sha512|blake2b|md5)[:-])?[0-9a-fA-F]{32,128}$")
@@ -34,7 +62,7 @@ class FieldFinding:
     rule: str
     severity: str
     fingerprint: str
-    text: Optional[Finding] = None
+    text: Finding | None = None
 
     @property
     def blocks(self) -> bool:
@@ -70,7 +98,7 @@ def allowed_under_raw_key(key: str, value: str) -> bool:
     return not is_credential_key(key) and bool(_PATH.fullmatch(value)) and "/" in value and ref_problem(value) is None
 
 
-def ref_problem(value: str) -> Optional[str]:
+def ref_problem(value: str) -> str | None:
     """Why ``value`` is not a safe ref, or None. URLs pass (the text rules check credentials in them)."""
     if _URL.match(value):
         return None
@@ -88,11 +116,16 @@ class _Checker:
         self.findings: list[FieldFinding] = []
         self.values: list[tuple[str, FieldFinding]] = []
 
-    def _add(self, field: str, rule: str, value: str, text: Optional[Finding] = None) -> None:
-        finding = FieldFinding(field, rule, BLOCK if text is None else text.severity,
-                               text.fingerprint if text else fingerprint(value), text)  # fmt: skip
+    def _add(self, field: str, rule: str, value: str, text: Finding | None = None) -> None:
+        finding = FieldFinding(
+            field,
+            rule,
+            BLOCK if text is None else text.severity,
+            text.fingerprint if text else fingerprint(value),
+            text,
+        )
         self.findings.append(finding)
-        self.values.append((value if text is None else value[text.start:text.end], finding))
+        self.values.append((value if text is None else value[text.start : text.end], finding))
 
     def value(self, field: str, key: str, value: Any) -> Any:
         if isinstance(value, dict):
@@ -127,7 +160,7 @@ class _Checker:
         out = value
         for finding in reversed(found):
             if self.redact and finding.blocks:
-                out = out[:finding.start] + marker(finding.rule) + out[finding.end:]
+                out = out[: finding.start] + marker(finding.rule) + out[finding.end :]
         return out
 
 
@@ -159,7 +192,7 @@ not a value. A write with such a finding is refused even when redacting."""
 
 STRUCTURAL_RULES = {
     "raw-material-key": "a key for raw material (transcript, raw_*, stdout, stderr, prompt, messages, logs) holds a "
-                        "digest or a relative path; a credential-named key (password, api_key, *_token...) only a digest",
+    "digest or a relative path; a credential-named key (password, api_key, *_token...) only a digest",
     "field-too-large": "one field holds at most max_field_bytes (4 KiB unless configured), so raw logs stay out",
     "unsafe-ref": "refs are relative to the repository, with no '..'",
     "boundary-claim": "boundary flags say raw material was not recorded; the state branch never holds it",
@@ -167,14 +200,14 @@ STRUCTURAL_RULES = {
 
 STRUCTURAL_FIXES = {
     "raw-material-key": "keep raw material off the state branch: put a digest (sha256:<hex>) under that key, or for raw "
-                        "material that is not a credential a path relative to the repository where it is kept "
-                        "(logs/run-12.txt); or rerun with --redact to write [REDACTED:raw-material-key] there",
+    "material that is not a credential a path relative to the repository where it is kept "
+    "(logs/run-12.txt); or rerun with --redact to write [REDACTED:raw-material-key] there",
     "field-too-large": "shorten the value to at most {max_field_bytes} bytes (keep long material in a file and record "
-                       "its path; max_field_bytes in [tool.loopx.safety] sets the cap), or rerun with --redact",
+    "its path; max_field_bytes in [tool.loopx.safety] sets the cap), or rerun with --redact",
     "unsafe-ref": "give a path relative to the repository root without '..' (for example docs/notes.md), or a URL; "
-                  "--redact cannot turn it into a valid ref",
+    "--redact cannot turn it into a valid ref",
     "boundary-claim": "leave the boundary flag out (or false): the state branch never records raw material, so no "
-                      "flag may claim it does; --redact cannot change a flag",
+    "flag may claim it does; --redact cannot change a flag",
 }
 """What fixes a structural finding (allowlisting a fingerprint does not: these rules are not
 allowlistable)."""

@@ -6,17 +6,19 @@ Redaction is a fixed point (a redaction marker counts as a placeholder, which no
 and keeps JSON valid (the marker holds no quote or backslash, and a span never ends inside an
 escape sequence).
 """
+
 from __future__ import annotations
 
 import hashlib
 import re
 from dataclasses import dataclass, replace
-from typing import Optional
 
 from loopx_git.safety.policy import DEFAULT_POLICY, Policy
 from loopx_git.safety.rules import BLOCK, KEYWORDS, RULES, Rule
 
-_INLINE_ALLOW = re.compile(r"publicsafe:\s*allow(?:\[(?P<rules>[a-z0-9,\s-]*)\])?|pragma:\s*allowlist secret|gitleaks:allow")
+_INLINE_ALLOW = re.compile(
+    r"publicsafe:\s*allow(?:\[(?P<rules>[a-z0-9,\s-]*)\])?|pragma:\s*allowlist secret|gitleaks:allow"
+)
 
 
 @dataclass(frozen=True)
@@ -28,10 +30,10 @@ class Finding:
     fingerprint: str
     start: int
     end: int
-    path: Optional[str] = None
-    where: Optional[str] = None
+    path: str | None = None
+    where: str | None = None
     """What else locates it: the commit a pushed blob came from."""
-    note: Optional[str] = None
+    note: str | None = None
     """Why, when the rule id alone does not say (the local-state pattern a path matched)."""
 
     @property
@@ -45,8 +47,14 @@ class Finding:
         return f"{place}: {self.rule} ({self.severity}) fp={self.fingerprint}{tail}"
 
     def to_json(self) -> dict:
-        data = {"rule": self.rule, "severity": self.severity, "path": self.path, "line": self.line,
-                "column": self.column, "fingerprint": self.fingerprint}  # fmt: skip
+        data = {
+            "rule": self.rule,
+            "severity": self.severity,
+            "path": self.path,
+            "line": self.line,
+            "column": self.column,
+            "fingerprint": self.fingerprint,
+        }
         if self.where:
             data["where"] = self.where
         if self.note:
@@ -75,7 +83,7 @@ def _span(text: str, m: re.Match) -> tuple[int, int]:
 def _line_of(text: str, start: int) -> tuple[int, int, str]:
     begin = text.rfind("\n", 0, start) + 1
     finish = text.find("\n", start)
-    return text.count("\n", 0, start) + 1, start - begin + 1, text[begin:finish if finish >= 0 else len(text)]
+    return text.count("\n", 0, start) + 1, start - begin + 1, text[begin : finish if finish >= 0 else len(text)]
 
 
 def _inline_allowed(line: str, rule: Rule) -> bool:
@@ -103,7 +111,7 @@ def _candidates(text: str, lower: str, policy: Policy):
             yield rule, (start, end)
 
 
-def scan(text: str, policy: Policy = DEFAULT_POLICY, *, path: Optional[str] = None, inline: bool = True) -> list[Finding]:
+def scan(text: str, policy: Policy = DEFAULT_POLICY, *, path: str | None = None, inline: bool = True) -> list[Finding]:
     """Findings in ``text``, in order, one per span (where two rules match one place, the first
     blocking one wins). ``inline=False`` ignores allow comments (for records, which are not code)."""
     lower = text.lower()
@@ -141,14 +149,14 @@ def marker(rule_id: str) -> str:
     return f"[REDACTED:{rule_id}]"
 
 
-def redact(text: str, policy: Policy = DEFAULT_POLICY, *, path: Optional[str] = None) -> tuple[str, list[Finding]]:
+def redact(text: str, policy: Policy = DEFAULT_POLICY, *, path: str | None = None) -> tuple[str, list[Finding]]:
     """``text`` with the secret part of every blocking finding replaced, and the findings replaced."""
     replaced = [f for f in scan(text, policy, path=path, inline=False) if f.blocks]
     out = text
     for finding in reversed(replaced):
-        out = out[:finding.start] + marker(finding.rule) + out[finding.end:]
+        out = out[: finding.start] + marker(finding.rule) + out[finding.end :]
     return out, replaced
 
 
-def with_place(finding: Finding, *, path: Optional[str] = None, where: Optional[str] = None) -> Finding:
+def with_place(finding: Finding, *, path: str | None = None, where: str | None = None) -> Finding:
     return replace(finding, path=path if path is not None else finding.path, where=where or finding.where)

@@ -1,5 +1,6 @@
 """A tip-keyed cache of a folded state under ``.git/loopx/``. Never a source of truth:
 deleting it changes no answer, only how long the next read takes."""
+
 from __future__ import annotations
 
 import contextlib
@@ -9,8 +10,9 @@ import os
 import pickle
 import re
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable, Optional
+from typing import Any
 
 CACHE_FORMAT = 1
 
@@ -21,7 +23,7 @@ class FoldCache:
         self.path = git_dir / "loopx" / f"fold-{digest}.pickle"
         self._version = (CACHE_FORMAT, fold_version)
 
-    def load(self) -> Optional[tuple[str, Any]]:
+    def load(self) -> tuple[str, Any] | None:
         """(tip, state) as last saved, or None when missing, stale in format, or unreadable."""
         try:
             data = self.path.read_bytes()
@@ -40,8 +42,9 @@ class FoldCache:
     def save(self, tip: str, state: Any) -> None:
         """Replace the cache atomically; raises OSError (a full disk, a read-only ``.git``) or a
         pickling error, with no temporary file left behind."""
-        _write_atomically(self.path, lambda out: pickle.dump((self._version, tip, state), out,
-                                                             protocol=pickle.HIGHEST_PROTOCOL))  # fmt: skip
+        _write_atomically(
+            self.path, lambda out: pickle.dump((self._version, tip, state), out, protocol=pickle.HIGHEST_PROTOCOL)
+        )
 
     def clear(self) -> None:
         self.path.unlink(missing_ok=True)
@@ -56,7 +59,7 @@ class VerifiedMark:
         digest = hashlib.sha1(ref.encode()).hexdigest()[:12]
         self.path = git_dir / "loopx" / f"verified-{digest}"
 
-    def load(self) -> Optional[str]:
+    def load(self) -> str | None:
         try:
             text = self.path.read_text(encoding="ascii").strip()
         except (OSError, UnicodeDecodeError):

@@ -1,7 +1,8 @@
 """Documents are derived: every YAML file on the branch is a rendering of the folded state."""
+
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 from loopx_git.model.event import EventBase
 from loopx_git.model.state import GoalState, State

@@ -2,14 +2,15 @@
 
 Everything is addressed by hex object ids (``str``) so callers never hold pygit2 types.
 """
+
 from __future__ import annotations
 
 import os
 import re
 import subprocess
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Iterator, Mapping, Optional
 
 import pygit2
 
@@ -28,13 +29,13 @@ tip moved before or under the ref lock, or the lock is held. Nothing else is a l
 class RefMoved(Exception):
     """The ref was not where the writer read it (or its lock was held): re-read and retry."""
 
-    def __init__(self, message: str = "", *, lock: Optional[str] = None):
+    def __init__(self, message: str = "", *, lock: str | None = None):
         super().__init__(message)
         self.lock = lock
         """The ref's lock file, when a held lock was the reason."""
 
 
-def _lock_path(message: str) -> Optional[str]:
+def _lock_path(message: str) -> str | None:
     found = re.search(r"'([^']+\.lock)'", message)
     return found.group(1) if found else None
 
@@ -52,9 +53,9 @@ class CommitInfo:
 @dataclass(frozen=True)
 class Change:
     path: str
-    old: Optional[str]  # blob id before, None when added
-    new: Optional[str]  # blob id after, None when deleted
-    mode: Optional[int] = None
+    old: str | None  # blob id before, None when added
+    new: str | None  # blob id after, None when deleted
+    mode: int | None = None
     """The entry's mode after (before, when deleted): a regular file is 0o100644."""
 
 
@@ -74,14 +75,17 @@ class GitRepo:
     # -- opening -----------------------------------------------------------------------------
 
     @classmethod
-    def discover(cls, path: str | os.PathLike = ".") -> "GitRepo":
+    def discover(cls, path: str | os.PathLike = ".") -> GitRepo:
         try:
             found = pygit2.discover_repository(str(path))
         except (OSError, pygit2.GitError) as exc:  # a name too long for the file system, a folder it cannot read
             # libgit2 says "'<the whole path>': File name too long": keep the reason, not the path again
             reason = (exc.strerror if isinstance(exc, OSError) else None) or str(exc).rsplit("': ", 1)[-1]
-            raise StoreError(f"field 'repo': {shown_path(path)} cannot be searched for a git repository ({reason})",
-                             code="no-repo", hint="pass --repo PATH naming a folder inside a git repository") from exc
+            raise StoreError(
+                f"field 'repo': {shown_path(path)} cannot be searched for a git repository ({reason})",
+                code="no-repo",
+                hint="pass --repo PATH naming a folder inside a git repository",
+            ) from exc
         if found is None:
             raise StoreError(
                 f"{shown_path(path)} is not inside a git repository",
@@ -92,10 +96,12 @@ class GitRepo:
             return cls(pygit2.Repository(found))
         except pygit2.GitError as exc:  # InvalidError too: a format this libgit2 cannot read
             if "object format" in str(exc):
-                raise StoreError(f"{found} uses the SHA-256 object format, which the git library under loopx "
-                                 f"(libgit2 {pygit2.LIBGIT2_VERSION}) cannot read; nothing was done",
-                                 code="unsupported-repo",
-                                 hint="keep loopx state in a SHA-1 repository (`git init --object-format=sha1`)") from exc
+                raise StoreError(
+                    f"{found} uses the SHA-256 object format, which the git library under loopx "
+                    f"(libgit2 {pygit2.LIBGIT2_VERSION}) cannot read; nothing was done",
+                    code="unsupported-repo",
+                    hint="keep loopx state in a SHA-1 repository (`git init --object-format=sha1`)",
+                ) from exc
             raise StoreError(f"cannot open the repository at {found}: {exc}", code="no-repo") from exc
 
     @property
@@ -115,12 +121,12 @@ class GitRepo:
         return (own / pointer).resolve() if pointer else own
 
     @property
-    def workdir(self) -> Optional[Path]:
+    def workdir(self) -> Path | None:
         return Path(self._repo.workdir) if self._repo.workdir else None
 
     # -- config --------------------------------------------------------------------------------
 
-    def config_get(self, key: str) -> Optional[str]:
+    def config_get(self, key: str) -> str | None:
         try:
             return self._repo.config[key]
         except KeyError:
@@ -131,7 +137,7 @@ class GitRepo:
 
     # -- refs ------------------------------------------------------------------------------------
 
-    def ref_target(self, ref: str) -> Optional[str]:
+    def ref_target(self, ref: str) -> str | None:
         """The commit ``ref`` points at, None when it does not exist. A ref that exists but is
         damaged, or names something other than a commit, is an error: treating it as absent
         would let a write start a new branch over it."""
@@ -143,20 +149,27 @@ class GitRepo:
             raise _bad_ref(ref, f"{ref} is damaged: {exc}") from exc
         kind = self.object_type(str(target))
         if kind != "commit":
-            raise _bad_ref(ref, f"{ref} points at {'a missing object' if kind is None else 'a ' + kind} "
-                           f"({str(target)[:12]}), not a commit")  # fmt: skip
+            raise _bad_ref(
+                ref,
+                f"{ref} points at {'a missing object' if kind is None else 'a ' + kind} "
+                f"({str(target)[:12]}), not a commit",
+            )
         return str(target)
 
-    def object_type(self, oid: str) -> Optional[str]:
+    def object_type(self, oid: str) -> str | None:
         """``commit``, ``tree``, ``blob`` or ``tag``; None when the object is missing."""
         try:
             kind, _ = self._repo.odb.read_header(oid)
         except (KeyError, ValueError, pygit2.GitError):
             return None
-        return {pygit2.GIT_OBJECT_COMMIT: "commit", pygit2.GIT_OBJECT_TREE: "tree", pygit2.GIT_OBJECT_BLOB: "blob",
-                pygit2.GIT_OBJECT_TAG: "tag"}.get(int(kind))  # fmt: skip
+        return {
+            pygit2.GIT_OBJECT_COMMIT: "commit",
+            pygit2.GIT_OBJECT_TREE: "tree",
+            pygit2.GIT_OBJECT_BLOB: "blob",
+            pygit2.GIT_OBJECT_TAG: "tag",
+        }.get(int(kind))
 
-    def object_size(self, oid: str) -> Optional[int]:
+    def object_size(self, oid: str) -> int | None:
         """An object's size in bytes, read from its header (a 50 MB blob is not loaded to learn it);
         None when the object is missing."""
         try:
@@ -180,14 +193,14 @@ class GitRepo:
     def read_blob(self, oid: str) -> bytes:
         return self._repo.odb.read(oid)[1]  # the raw odb read skips building a Blob object: ~2x on a cold fold
 
-    def tree_entry(self, tree: str, path: str) -> Optional[str]:
+    def tree_entry(self, tree: str, path: str) -> str | None:
         root = self._repo[tree]  # a missing tree is damage (StoreError), not an absent path
         try:
             return str(root[path].id)
         except KeyError:
             return None
 
-    def leaf(self, tree: str, path: str) -> Optional[Entry]:
+    def leaf(self, tree: str, path: str) -> Entry | None:
         """The file (or link) at ``path`` in ``tree``; None when absent or a directory."""
         root = self._repo[tree]
         try:
@@ -244,7 +257,7 @@ class GitRepo:
             else:
                 yield f"{prefix}{entry.name}", str(entry.id), entry.filemode
 
-    def changes(self, old_tree: Optional[str], new_tree: str, base: str = "") -> Iterator[Change]:
+    def changes(self, old_tree: str | None, new_tree: str, base: str = "") -> Iterator[Change]:
         """Files that differ between two trees. Identical subtrees are skipped by id, so the
         cost follows the size of the change, not of the history. Iterative, not recursive: a
         hostile tree may nest deeper than Python's stack."""
@@ -258,7 +271,7 @@ class GitRepo:
             else:
                 stack.append(self._changed_entries(*item))
 
-    def _changed_entries(self, old_tree: Optional[str], new_tree: Optional[str], base: str) -> Iterator:
+    def _changed_entries(self, old_tree: str | None, new_tree: str | None, base: str) -> Iterator:
         """One level of ``changes``: a Change per differing leaf, a (old, new, base) triple per
         differing subtree, in name order. A side of None is an absent folder: nothing is written
         to stand for it (the reads that call this may run on a read-only store)."""
@@ -278,8 +291,12 @@ class GitRepo:
             a_leaf = a is not None and not a_tree
             b_leaf = b is not None and not b_tree
             if a_leaf or b_leaf:
-                yield Change(path, str(a.id) if a_leaf else None, str(b.id) if b_leaf else None,
-                             b.filemode if b_leaf else a.filemode)  # fmt: skip
+                yield Change(
+                    path,
+                    str(a.id) if a_leaf else None,
+                    str(b.id) if b_leaf else None,
+                    b.filemode if b_leaf else a.filemode,
+                )
 
     def walk_commits(self, tip: str) -> Iterator[CommitInfo]:
         """Every commit reachable from ``tip``, oldest first (parents before children)."""
@@ -329,7 +346,7 @@ class GitRepo:
         for obj in walker:
             yield self.commit(str(obj.id))
 
-    def _peel_commit(self, oid: str) -> Optional[pygit2.Oid]:
+    def _peel_commit(self, oid: str) -> pygit2.Oid | None:
         """The commit an id names (an annotated tag is followed); None for a tree or blob."""
         try:
             return self._repo[oid].peel(pygit2.Commit).id
@@ -344,7 +361,7 @@ class GitRepo:
             if entry.mode != pygit2.GIT_FILEMODE_COMMIT:
                 yield entry.path, str(entry.id), entry.mode
 
-    def index_blob(self, path: str) -> Optional[str]:
+    def index_blob(self, path: str) -> str | None:
         entry = self._repo.index[path] if path in self._repo.index else None
         return str(entry.id) if entry is not None else None
 
@@ -366,13 +383,21 @@ class GitRepo:
     def write_blob(self, data: bytes) -> str:
         return str(self._repo.create_blob(data))
 
-    def write_tree(self, base: Optional[str], files: Mapping[str, bytes], *, blobs: Mapping[str, str] = {},
-                   remove: Iterable[str] = ()) -> str:  # fmt: skip
+    def write_tree(
+        self,
+        base: str | None,
+        files: Mapping[str, bytes],
+        *,
+        blobs: Mapping[str, str] = {},
+        remove: Iterable[str] = (),
+    ) -> str:
         """A new tree: ``base`` with ``files`` (path -> content) and ``blobs`` (path -> id of a blob
         already stored) added or replaced, and the ``remove`` paths taken out. Only the directories
         on the changed paths are rebuilt; a directory left empty goes too."""
         nested: dict = {}
-        entries = [(p, self.write_blob(d)) for p, d in files.items()] + list(blobs.items()) + [(p, None) for p in remove]
+        entries = (
+            [(p, self.write_blob(d)) for p, d in files.items()] + list(blobs.items()) + [(p, None) for p in remove]
+        )
         for path, oid in entries:
             node = nested
             *dirs, name = path.split("/")
@@ -381,7 +406,7 @@ class GitRepo:
             node[name] = oid
         return self._build(base, nested) or str(self._repo.TreeBuilder().write())
 
-    def _build(self, base: Optional[str], nested: dict) -> Optional[str]:
+    def _build(self, base: str | None, nested: dict) -> str | None:
         base_tree = self._repo[base] if base else None
         builder = self._repo.TreeBuilder(base_tree) if base_tree is not None else self._repo.TreeBuilder()
         for name, value in nested.items():
@@ -413,7 +438,9 @@ class GitRepo:
         there is no parent). libgit2 checks the expected tip under the ref lock."""
         sig = self.signature()
         try:
-            oid = self._repo.create_commit(ref, sig, sig, message, pygit2.Oid(hex=tree), [pygit2.Oid(hex=p) for p in parents])
+            oid = self._repo.create_commit(
+                ref, sig, sig, message, pygit2.Oid(hex=tree), [pygit2.Oid(hex=p) for p in parents]
+            )
         except pygit2.GitError as exc:
             # only a lost compare-and-swap is retried; anything else (a bad name, a full disk) would
             # fail the same way on every attempt
@@ -429,8 +456,9 @@ class GitRepo:
 
     # -- the git binary, for what libgit2 does not do (packing) -----------------------------------
 
-    def git_command(self, *args: str, stdin: Optional[str] = None, timeout: Optional[float] = None,
-                    quiet_auth: bool = False) -> subprocess.CompletedProcess:  # fmt: skip
+    def git_command(
+        self, *args: str, stdin: str | None = None, timeout: float | None = None, quiet_auth: bool = False
+    ) -> subprocess.CompletedProcess:
         """Run the ``git`` binary in this repository (its work tree, or the git dir when bare), as a
         user would: their config, credential helpers, SSH setup and hooks apply. ``quiet_auth``
         makes git fail rather than prompt for a password (for a report, not a push)."""
@@ -438,9 +466,17 @@ class GitRepo:
         if quiet_auth:
             env.update(GIT_TERMINAL_PROMPT="0", GIT_SSH_COMMAND=env.get("GIT_SSH_COMMAND", "ssh -o BatchMode=yes"))
         try:
-            return subprocess.run(["git", *args], cwd=self.workdir or self.git_dir, capture_output=True, text=True,
-                                  errors="surrogateescape",  # a path or name git prints that is not UTF-8
-                                  env=env, input=stdin, check=False, timeout=timeout)  # fmt: skip
+            return subprocess.run(
+                ["git", *args],
+                cwd=self.workdir or self.git_dir,
+                capture_output=True,
+                text=True,
+                errors="surrogateescape",  # a path or name git prints that is not UTF-8
+                env=env,
+                input=stdin,
+                check=False,
+                timeout=timeout,
+            )
         except subprocess.TimeoutExpired:
             return subprocess.CompletedProcess(["git", *args], 124, "", f"timed out after {timeout:.0f} s")
 
@@ -484,11 +520,11 @@ class GitRepo:
 
         return [(c.path, c.new) for c in self.changes(base, info.tree) if c.old is None and layout.is_record(c.path)]
 
-    def merge_base(self, a: str, b: str) -> Optional[str]:
+    def merge_base(self, a: str, b: str) -> str | None:
         found = self._repo.merge_base(a, b)
         return str(found) if found is not None else None
 
-    def move_ref(self, ref: str, new: str, expected: Optional[str]) -> None:
+    def move_ref(self, ref: str, new: str, expected: str | None) -> None:
         """Point ``ref`` at ``new`` only if it is at ``expected`` (absent, when None): a
         compare-and-swap under git's ref lock."""
         proc = self.git_command("update-ref", "-m", "loopx", ref, new, expected or "")
@@ -497,8 +533,11 @@ class GitRepo:
 
 
 def _bad_ref(ref: str, message: str) -> StoreError:
-    return StoreError(message, code="bad-ref", hint=f"point it at a good commit (`git update-ref {ref} <commit>`) or "
-                      f"delete it (`git update-ref -d {ref}`)")  # fmt: skip
+    return StoreError(
+        message,
+        code="bad-ref",
+        hint=f"point it at a good commit (`git update-ref {ref} <commit>`) or delete it (`git update-ref -d {ref}`)",
+    )
 
 
 def _unreadable(exc: Exception, *, writing: bool = False) -> StoreError:
@@ -506,17 +545,27 @@ def _unreadable(exc: Exception, *, writing: bool = False) -> StoreError:
     naming the object or file, never an internal error (a corrupt loose object, a blob a partial
     copy left out, a read-only .git/objects)."""
     if isinstance(exc, OSError) and not isinstance(exc, pygit2.GitError):
-        detail = str(exc)  # libgit2's message names the file: "failed to create temporary file '...': Permission denied"
+        detail = str(
+            exc
+        )  # libgit2's message names the file: "failed to create temporary file '...': Permission denied"
     else:
-        detail = str(exc) if isinstance(exc, pygit2.GitError) else f"object {exc.args[0] if exc.args else '?'} is missing"
+        detail = (
+            str(exc) if isinstance(exc, pygit2.GitError) else f"object {exc.args[0] if exc.args else '?'} is missing"
+        )
     if writing:
-        return StoreError(f"git cannot write into this repository: {detail}; nothing was committed", code="write-failed",
-                          hint="check that .git/objects is a folder you can write and that the disk has room; "
-                          "`git fsck --full` names damaged objects")  # fmt: skip
-    return StoreError(f"git cannot read this repository: {detail}", code="damaged-repo",
-                      hint="`git fsck --full` names every damaged or missing object: fetch them again from another clone "
-                      "(git fetch) or restore the repository from a copy; a damaged .git/index is rebuilt from HEAD by "
-                      "`git read-tree HEAD`")  # fmt: skip
+        return StoreError(
+            f"git cannot write into this repository: {detail}; nothing was committed",
+            code="write-failed",
+            hint="check that .git/objects is a folder you can write and that the disk has room; "
+            "`git fsck --full` names damaged objects",
+        )
+    return StoreError(
+        f"git cannot read this repository: {detail}",
+        code="damaged-repo",
+        hint="`git fsck --full` names every damaged or missing object: fetch them again from another clone "
+        "(git fetch) or restore the repository from a copy; a damaged .git/index is rebuilt from HEAD by "
+        "`git read-tree HEAD`",
+    )
 
 
 def _guarded(method, *, writing: bool = False):
@@ -548,9 +597,24 @@ def _guarded(method, *, writing: bool = False):
     return guarded
 
 
-for _name in ("commit", "read_blob", "tree_entry", "leaf", "list_dir", "walk_files", "walk_entries", "changes",
-              "walk_commits", "walk_range", "refs", "merge_base", "added_records", "untracked", "index_entries",
-              "index_blob"):
+for _name in (
+    "commit",
+    "read_blob",
+    "tree_entry",
+    "leaf",
+    "list_dir",
+    "walk_files",
+    "walk_entries",
+    "changes",
+    "walk_commits",
+    "walk_range",
+    "refs",
+    "merge_base",
+    "added_records",
+    "untracked",
+    "index_entries",
+    "index_blob",
+):
     setattr(GitRepo, _name, _guarded(getattr(GitRepo, _name)))
 for _name in ("write_blob", "write_tree"):
     setattr(GitRepo, _name, _guarded(getattr(GitRepo, _name), writing=True))

@@ -16,15 +16,16 @@
   ``.git/gc.log`` and refuses to run again for a day. loopx prunes them itself, removes that log
   once it has, and ``loopx doctor`` reports one it finds.
 """
+
 from __future__ import annotations
 
 import contextlib
 import json
 import os
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator, Optional
 
 from loopx_git.store.git import GitRepo
 from loopx_git.store.writelock import acquire, release
@@ -106,7 +107,7 @@ def unreachable(git: GitRepo) -> Unreachable:
     return Unreachable(sum(1 for line in out.splitlines() if line.startswith("unreachable ")), prune_expire(git))
 
 
-def gc_log(git_dir: Path) -> Optional[dict]:
+def gc_log(git_dir: Path) -> dict | None:
     """The ``gc.log`` git left (its first line and age), or None."""
     path = git_dir / "gc.log"
     try:
@@ -153,9 +154,11 @@ def pack_lock(git_dir: Path, *, wait: float = 0.0) -> Iterator[bool]:
 def _no_lock(path: Path, reason: str):
     from loopx_git.errors import StoreError
 
-    return StoreError(f"cannot take the packing lock {path.name} under {path.parent} ({reason}); nothing was packed",
-                      code="no-lock", hint=f"{path.parent} holds caches only, never state: remove it (loopx makes it "
-                      "again) or make it writable")  # fmt: skip
+    return StoreError(
+        f"cannot take the packing lock {path.name} under {path.parent} ({reason}); nothing was packed",
+        code="no-lock",
+        hint=f"{path.parent} holds caches only, never state: remove it (loopx makes it again) or make it writable",
+    )
 
 
 def _state_path(git_dir: Path) -> Path:
@@ -213,7 +216,7 @@ def count_packs(git_dir: Path) -> int:
         return 0
 
 
-def maybe_pack(git: GitRepo, threshold: Optional[int] = None) -> bool:
+def maybe_pack(git: GitRepo, threshold: int | None = None) -> bool:
     """Pack when ``threshold`` (default LOOSE_THRESHOLD) loose objects arrived since the last pack;
     past MAX_PACKS packs, one full gc; prune the lost races past the grace period once they pile
     up. True when this process packed."""
@@ -248,14 +251,19 @@ def gc(git: GitRepo) -> GcResult:
     git_dir = git.common_dir
     with pack_lock(git_dir, wait=LOCK_WAIT_SECONDS) as held:
         if not held:
-            raise ConflictError(f"another loopx process has been packing this repository for over {LOCK_WAIT_SECONDS:.0f} s",
-                                code="gc-busy", hint="try again when it is done")  # fmt: skip
+            raise ConflictError(
+                f"another loopx process has been packing this repository for over {LOCK_WAIT_SECONDS:.0f} s",
+                code="gc-busy",
+                hint="try again when it is done",
+            )
         before, unreachable_before = object_stats(git_dir), unreachable(git)
         removed = full_gc(git)
         warnings: tuple[str, ...] = ()
         try:
             _record(git_dir, loose=estimate_loose(git_dir), packs=0)
         except OSError as exc:  # the packing is done: a bookkeeping file that cannot be written only warns
-            warnings = (f"could not record the packing in {_state_path(git_dir)} ({exc.strerror or exc}); the objects are "
-                        "packed, a later command may pack again",)  # fmt: skip
+            warnings = (
+                f"could not record the packing in {_state_path(git_dir)} ({exc.strerror or exc}); the objects are "
+                "packed, a later command may pack again",
+            )
         return GcResult(before, object_stats(git_dir), unreachable_before, unreachable(git), removed, warnings)

@@ -1,8 +1,8 @@
 """Where every record and document lives on the state branch."""
+
 from __future__ import annotations
 
 import re
-from typing import Optional
 
 DEFAULT_STATE_REF = "refs/heads/loopx/state"
 ROOT_DOCUMENT = "loopx.yaml"
@@ -18,13 +18,15 @@ _ID = r"[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}"  # model.ids.ID_PATTERN, kept here so
 EVENT_PATH_RE = re.compile(
     rf"goals/(?P<goal>{_ID})/events/(?P<y>\d{{4}})/(?P<m>\d{{2}})/(?P<d>\d{{2}})/(?P<h>\d{{2}})/(?P<id>{_ID})\.json\Z"
 )
-RUN_PATH_RE = re.compile(rf"goals/(?P<goal>{_ID})/runs/(?P<y>\d{{4}})/(?P<m>\d{{2}})/(?P<d>\d{{2}})/(?P<id>{_ID})\.json\Z")
+RUN_PATH_RE = re.compile(
+    rf"goals/(?P<goal>{_ID})/runs/(?P<y>\d{{4}})/(?P<m>\d{{2}})/(?P<d>\d{{2}})/(?P<id>{_ID})\.json\Z"
+)
 
 
 _REF_FORBIDDEN = re.compile(r"[\x00-\x20\x7f~^:?*\[\\]")
 
 
-def ref_name_problem(ref: str) -> Optional[str]:
+def ref_name_problem(ref: str) -> str | None:
     """Why ``ref`` is not a name git accepts (the rules of ``git check-ref-format``), or None.
     Pure Python: the hooks check names without loading the git library."""
     bad = _REF_FORBIDDEN.search(ref)
@@ -56,9 +58,11 @@ def state_ref(branch: str, *, field: str = "state_branch") -> str:
         except UnicodeEncodeError:  # bytes of another encoding on the command line
             problem = "is not UTF-8 text"
     if problem is not None:
-        raise ValidationError(f"field '{field}': {branch!r} is not a valid git branch name: it {problem}",
-                              code="invalid-field", hint="a branch name as `git check-ref-format --branch` accepts "
-                              "it, e.g. loopx/state")  # fmt: skip
+        raise ValidationError(
+            f"field '{field}': {branch!r} is not a valid git branch name: it {problem}",
+            code="invalid-field",
+            hint="a branch name as `git check-ref-format --branch` accepts it, e.g. loopx/state",
+        )
     return ref
 
 
@@ -113,21 +117,21 @@ def is_defined(path: str) -> bool:
     return is_record(path) or document_entity(path) is not None
 
 
-
-
-def hostile_component(path: str) -> Optional[str]:
+def hostile_component(path: str) -> str | None:
     """A path component git's fsck refuses (``..``, ``.``, an empty name, ``.git`` in any case and
     the spellings Windows and macOS file systems read as it: trailing dots or spaces, ``git~1``),
     or None."""
-    return next((part for part in path.split("/") if part in ("", ".", "..") or part.lower().rstrip(". ") in (".git", "git~1")),
-                None)  # fmt: skip
+    return next(
+        (part for part in path.split("/") if part in ("", ".", "..") or part.lower().rstrip(". ") in (".git", "git~1")),
+        None,
+    )
 
 
 def is_document(path: str) -> bool:
     return path == ROOT_DOCUMENT or (path.startswith("goals/") and path.endswith(".yaml"))
 
 
-def record_kind(path: str) -> Optional[str]:
+def record_kind(path: str) -> str | None:
     if EVENT_PATH_RE.match(path):
         return "event"
     if RUN_PATH_RE.match(path):
@@ -135,11 +139,19 @@ def record_kind(path: str) -> Optional[str]:
     return None
 
 
-_DOCUMENT_RE = re.compile(rf"goals/(?P<goal>{_ID})/(?:(?P<goal_doc>goal)|(?P<folder>todos|suggested|agents|rollbacks|ledger)/(?P<id>{_ID}))\.yaml\Z")
-_FOLDER_KIND = {"todos": "todo", "suggested": "suggested", "agents": "agent", "rollbacks": "rollback", "ledger": "ledger"}
+_DOCUMENT_RE = re.compile(
+    rf"goals/(?P<goal>{_ID})/(?:(?P<goal_doc>goal)|(?P<folder>todos|suggested|agents|rollbacks|ledger)/(?P<id>{_ID}))\.yaml\Z"
+)
+_FOLDER_KIND = {
+    "todos": "todo",
+    "suggested": "suggested",
+    "agents": "agent",
+    "rollbacks": "rollback",
+    "ledger": "ledger",
+}
 
 
-def document_entity(path: str) -> Optional[tuple[str, str, str]]:
+def document_entity(path: str) -> tuple[str, str, str] | None:
     """The entity (kind, goal id, id) a document path renders, or None for any other path."""
     if path == ROOT_DOCUMENT:
         return ("root", "", "")

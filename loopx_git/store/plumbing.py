@@ -5,12 +5,12 @@ Two reasons not to use pygit2 here. git runs hooks with its own environment, and
 ``GIT_INDEX_FILE``, which only git itself honours. And the hook runs on every commit: a few git
 processes start faster than pygit2 imports.
 """
+
 from __future__ import annotations
 
 import os
 import subprocess
 from pathlib import Path
-from typing import Optional
 
 from loopx_git.errors import StoreError, shown_path
 
@@ -29,20 +29,26 @@ class IndexReader:
 
     def __init__(self, workdir: Path):
         self.workdir = workdir
-        self._entries: Optional[dict[str, tuple[str, int]]] = None
-        self._cat: Optional[subprocess.Popen] = None
+        self._entries: dict[str, tuple[str, int]] | None = None
+        self._cat: subprocess.Popen | None = None
 
     @classmethod
-    def discover(cls, path: str | os.PathLike = ".") -> "IndexReader":
+    def discover(cls, path: str | os.PathLike = ".") -> IndexReader:
         try:
             proc = _git(Path(path), "rev-parse", "--show-toplevel", check=False)
         except OSError as exc:  # missing, a file, a name too long: git cannot even start there
-            raise StoreError(f"field 'repo': {shown_path(path)} cannot be searched for a git work tree "
-                             f"({exc.strerror or type(exc).__name__})", code="no-repo",
-                             hint="pass --repo PATH naming a folder inside a git work tree") from exc
+            raise StoreError(
+                f"field 'repo': {shown_path(path)} cannot be searched for a git work tree "
+                f"({exc.strerror or type(exc).__name__})",
+                code="no-repo",
+                hint="pass --repo PATH naming a folder inside a git work tree",
+            ) from exc
         if proc.returncode != 0:
-            raise StoreError(f"{shown_path(path)} is not inside a git work tree", code="no-repo",
-                             hint="the pre-commit check needs a work tree with an index")  # fmt: skip
+            raise StoreError(
+                f"{shown_path(path)} is not inside a git work tree",
+                code="no-repo",
+                hint="the pre-commit check needs a work tree with an index",
+            )
         return cls(Path(os.fsdecode(proc.stdout.rstrip(b"\n"))))  # a folder name need not be UTF-8
 
     def index_entries(self) -> list[tuple[str, str, int]]:
@@ -61,13 +67,15 @@ class IndexReader:
             self._entries = entries
         return self._entries
 
-    def index_blob(self, path: str) -> Optional[str]:
+    def index_blob(self, path: str) -> str | None:
         found = self._index().get(path)
         return found[0] if found else None
 
     def staged(self) -> list[tuple[str, str, int]]:
         """``(path, blob id, mode)`` the next commit adds or changes; deletions left out."""
-        proc = _git(self.workdir, "diff-index", "--cached", "--no-renames", "-z", "--diff-filter=d", "HEAD", check=False)
+        proc = _git(
+            self.workdir, "diff-index", "--cached", "--no-renames", "-z", "--diff-filter=d", "HEAD", check=False
+        )
         if proc.returncode != 0:  # no commit yet: everything staged is new
             return self.index_entries()
         fields = proc.stdout.decode("utf-8", "surrogateescape").split("\0")
@@ -83,8 +91,9 @@ class IndexReader:
     def read_blob(self, oid: str) -> bytes:
         """One object's content, through one long-lived ``git cat-file --batch``."""
         if self._cat is None:
-            self._cat = subprocess.Popen(["git", "cat-file", "--batch"], cwd=self.workdir,
-                                         stdin=subprocess.PIPE, stdout=subprocess.PIPE)  # fmt: skip
+            self._cat = subprocess.Popen(
+                ["git", "cat-file", "--batch"], cwd=self.workdir, stdin=subprocess.PIPE, stdout=subprocess.PIPE
+            )
         assert self._cat.stdin is not None and self._cat.stdout is not None
         self._cat.stdin.write(oid.encode() + b"\n")
         self._cat.stdin.flush()

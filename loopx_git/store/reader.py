@@ -1,8 +1,10 @@
 """The folded state at a tip: from memory, from the tip-keyed cache, incrementally from the
 records added since the cached tip, or by folding every record from scratch."""
+
 from __future__ import annotations
 
-from typing import Any, Callable, Collection, Iterable, Optional
+from collections.abc import Callable, Collection, Iterable
+from typing import Any
 
 from loopx_git.model.event import EventBase, EventHead
 from loopx_git.model.run import RunRecord
@@ -27,10 +29,10 @@ class StateReader:
         self._cache = cache
         self._fold = fold
         self._extend = extend
-        self._memory: Optional[tuple[str, Any]] = None
+        self._memory: tuple[str, Any] | None = None
         self._dirty = False
 
-    def state_at(self, tip: Optional[str]) -> Any:
+    def state_at(self, tip: str | None) -> Any:
         if tip is None:
             return self._fold([], [])
         if self._memory is None:
@@ -45,7 +47,7 @@ class StateReader:
         self.remember(tip, state)
         return state
 
-    def _usable(self, cached: Optional[tuple[str, Any]]) -> Optional[tuple[str, Any]]:
+    def _usable(self, cached: tuple[str, Any] | None) -> tuple[str, Any] | None:
         """The cached (tip, state) if it has the shape this reader folds — a tip that is a commit
         here, a state of the fold's own type — else None: a cache is never a source of truth, and a
         damaged or foreign one is only a slower read."""
@@ -102,7 +104,7 @@ class StateReader:
                 runs.append(parse_run(self._git.read_blob(oid), path))
         return events, runs
 
-    def added_records(self, old_tree: str, new_tree: str) -> Optional[Records]:
+    def added_records(self, old_tree: str, new_tree: str) -> Records | None:
         """Records added between two trees, or None if any record was changed or removed
         (then only a full fold is exact, and ``verify`` will say what happened)."""
         events: list[EventHead] = []
@@ -120,7 +122,7 @@ class StateReader:
                 runs.append(parse_run(data, change.path))
         return events, runs
 
-    def goal_files(self, tip: Optional[str], goal_id: str, kind: str, since_shard: str = "") -> list[tuple[str, str]]:
+    def goal_files(self, tip: str | None, goal_id: str, kind: str, since_shard: str = "") -> list[tuple[str, str]]:
         """(path, blob id) of one goal's record files (kind: events | runs), optionally only
         from the time shard ``since_shard`` (``YYYY/MM/DD/HH`` prefix) on, without reading blobs."""
         if tip is None:

@@ -1,14 +1,15 @@
 """Record files on the branch <-> models: canonical bytes out, strict validation in."""
+
 from __future__ import annotations
 
-from typing import Collection
+from collections.abc import Collection
 
 import pydantic
 
 from loopx_git.errors import FormatError, LoopxError, ValidationError
 from loopx_git.model.canonical import pretty_json
-from loopx_git.model.record import first_error
 from loopx_git.model.event import EVENT_ADAPTER, EVENT_KINDS, EventBase, EventHead
+from loopx_git.model.record import first_error
 from loopx_git.model.run import RunRecord
 from loopx_git.store import layout
 
@@ -40,8 +41,9 @@ def parse_for_fold(data: bytes, path: str, payload_kinds: Collection[str]) -> Ev
     if head.event_kind in payload_kinds:
         return parse_event(data, path)
     if head.event_kind not in EVENT_KINDS:
-        raise FormatError(f"{path}: unknown event kind {head.event_kind!r} (known: {', '.join(EVENT_KINDS)})",
-                          hint=UPGRADE_HINT)
+        raise FormatError(
+            f"{path}: unknown event kind {head.event_kind!r} (known: {', '.join(EVENT_KINDS)})", hint=UPGRADE_HINT
+        )
     _check_path(head, path)
     return head
 
@@ -58,9 +60,11 @@ def _refusal(exc: pydantic.ValidationError, path: str) -> LoopxError:
 def _check_path(event: EventHead, path: str) -> None:
     expected = layout.event_path(event.goal_id, event.event_id, event.recorded_at)
     if expected != path:
-        raise ValidationError(f"{path}: does not match its event (goal_id, event_id and the hour shard of recorded_at "
-                              f"put it at {expected})", code="invalid-record")
-
+        raise ValidationError(
+            f"{path}: does not match its event (goal_id, event_id and the hour shard of recorded_at "
+            f"put it at {expected})",
+            code="invalid-record",
+        )
 
 
 def parse_run(data: bytes, path: str) -> RunRecord:

@@ -5,10 +5,10 @@ A fetch lands in ``refs/remotes/<remote>/<branch>``; a push carries an expected 
 (``--force-with-lease``) and is atomic, so it succeeds only if the remote is still where this
 clone last saw it. It is never a force push: loopx pushes only descendants of the remote's tip.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Optional
 
 from loopx_git.errors import NotFoundError, StoreError, ValidationError
 from loopx_git.store.git import GitRepo
@@ -16,7 +16,7 @@ from loopx_git.store.git import GitRepo
 ZERO = "0" * 40
 
 
-def remote_name_problem(name: str) -> Optional[str]:
+def remote_name_problem(name: str) -> str | None:
     """Why ``name`` cannot be a git remote's name (git's own rule: ``refs/remotes/<name>/x`` is
     a valid ref), or None."""
     from loopx_git.store.layout import ref_name_problem
@@ -48,11 +48,17 @@ class Remote:
         self.state_ref = state_ref
         problem = remote_name_problem(name)
         if problem is not None:  # before git sees it: a config key or a command line it would choke on
-            raise ValidationError(f"field 'remote': {name[:200]!r} is not a remote name: it {problem}", code="invalid-field",
-                                  hint="a name as `git remote add NAME URL` accepts it, e.g. origin")  # fmt: skip
+            raise ValidationError(
+                f"field 'remote': {name[:200]!r} is not a remote name: it {problem}",
+                code="invalid-field",
+                hint="a name as `git remote add NAME URL` accepts it, e.g. origin",
+            )
         if git.config_get(f"remote.{name}.url") is None:
-            raise NotFoundError(f"remote {name!r} is not configured in this repository", code="no-remote",
-                                hint="add it with `git remote add NAME URL`, or pass --remote NAME")  # fmt: skip
+            raise NotFoundError(
+                f"remote {name!r} is not configured in this repository",
+                code="no-remote",
+                hint="add it with `git remote add NAME URL`, or pass --remote NAME",
+            )
 
     @property
     def tracking_ref(self) -> str:
@@ -70,7 +76,7 @@ class Remote:
         self.git.run_git("config", "--add", key, self.refspec)
         return True
 
-    def fetch(self) -> Optional[str]:
+    def fetch(self) -> str | None:
         """Bring the remote's state branch into the tracking ref; its tip, or None if the remote
         has no state branch (the tracking ref is then removed)."""
         proc = self.git.git_command("fetch", "--quiet", "--no-tags", "--no-write-fetch-head", self.name, self.refspec)
@@ -82,7 +88,7 @@ class Remote:
             raise StoreError(f"git fetch {self.name} failed: {proc.stderr.strip()}", code="fetch-failed")
         return self.git.ref_target(self.tracking_ref)
 
-    def push(self, local: str, expected: Optional[str]) -> PushResult:
+    def push(self, local: str, expected: str | None) -> PushResult:
         """Push ``local`` to the remote state branch if the remote is at ``expected`` (absent when None)."""
         lease = f"--force-with-lease={self.state_ref}:{expected or ''}"
         proc = self.git.git_command("push", "--atomic", "--porcelain", lease, self.name, f"{local}:{self.state_ref}")
@@ -93,7 +99,7 @@ class Remote:
         reason = rejected[0].split("\t")[-1] if rejected else ""
         return PushResult(False, (reason + " " + proc.stderr.strip()).strip())
 
-    def remote_tip(self) -> Optional[str]:
+    def remote_tip(self) -> str | None:
         """The state branch's tip on the remote itself (``git ls-remote``), None when absent."""
         proc = self.git.git_command("ls-remote", "--refs", self.name, self.state_ref, timeout=20, quiet_auth=True)
         if proc.returncode != 0:

@@ -1,10 +1,12 @@
 """One change to the state branch = one commit, moved into place by compare-and-swap."""
+
 from __future__ import annotations
 
 import random
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable, Optional, TypeVar
+from typing import TypeVar
 
 from loopx_git.errors import ConflictError, StoreError
 from loopx_git.store import layout
@@ -23,8 +25,8 @@ class Transaction:
 
     verb: str
     summary: str
-    goal_id: Optional[str] = None
-    agent_id: Optional[str] = None
+    goal_id: str | None = None
+    agent_id: str | None = None
     event_ids: list[str] = field(default_factory=list)
     files: dict[str, bytes] = field(default_factory=dict)
     removed: list[str] = field(default_factory=list)
@@ -46,7 +48,7 @@ class Transaction:
         return subject + "\n\n" + "\n".join(trailers) + "\n" if trailers else subject + "\n"
 
 
-def commit(git: GitRepo, ref: str, parent: Optional[str], txn: Transaction) -> str:
+def commit(git: GitRepo, ref: str, parent: str | None, txn: Transaction) -> str:
     """Write ``txn`` as one commit on top of ``parent``; raises RefMoved if ``ref`` is elsewhere."""
     base_tree = git.commit(parent).tree if parent else None
     if base_tree:
@@ -59,11 +61,11 @@ def commit(git: GitRepo, ref: str, parent: Optional[str], txn: Transaction) -> s
     return git.commit_on_ref(ref, tree, [parent] if parent else [], txn.message())
 
 
-def retrying(attempt: Callable[[], T], *, attempts: Optional[int] = None) -> T:
+def retrying(attempt: Callable[[], T], *, attempts: int | None = None) -> T:
     """Run ``attempt`` until it does not lose a race. Each try re-reads the tip and re-validates,
     so a retry never writes on stale state. Full jitter keeps racing writers from lock-stepping."""
     attempts = MAX_ATTEMPTS if attempts is None else attempts
-    last: Optional[RefMoved] = None
+    last: RefMoved | None = None
     for n in range(attempts):
         try:
             return attempt()
@@ -71,9 +73,12 @@ def retrying(attempt: Callable[[], T], *, attempts: Optional[int] = None) -> T:
             last = exc
             time.sleep(random.uniform(0, min(BACKOFF_CAP, BACKOFF_BASE * (2**n))))
     if last is not None and last.lock:  # the same held lock every time: maybe a crashed writer's
-        raise ConflictError(f"the state branch's lock stayed held; gave up after {attempts} attempts",
-                            code="ref-locked", hint=f"if no other git or loopx process is running, one that crashed "
-                            f"left {last.lock} behind: remove that file and try again")  # fmt: skip
+        raise ConflictError(
+            f"the state branch's lock stayed held; gave up after {attempts} attempts",
+            code="ref-locked",
+            hint=f"if no other git or loopx process is running, one that crashed "
+            f"left {last.lock} behind: remove that file and try again",
+        )
     raise ConflictError(
         f"the state branch kept moving; gave up after {attempts} attempts",
         hint="another writer is very busy; try again",

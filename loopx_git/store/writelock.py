@@ -6,6 +6,7 @@ race then throws away. Measured with twelve writers on one clone, optimistic ret
 starved a writer past its retry budget and left a lost race's objects behind on every loss; in
 turn, each writer now waits briefly and then writes on a tip nobody else is about to move.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -14,8 +15,8 @@ import os
 import random
 import threading
 import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Callable, Iterator
 
 try:
     import fcntl

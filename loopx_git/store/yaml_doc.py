@@ -1,5 +1,6 @@
 """Documents are YAML for people and pull requests; they are written, never read back on the
 read path (reads fold the JSON events)."""
+
 from __future__ import annotations
 
 import io
@@ -14,9 +15,7 @@ def _dumper():
     yaml = YAML(typ="rt")
     yaml.default_flow_style = False
     yaml.width = 4096  # one field per line: diffs in pull requests stay readable
-    yaml.representer.add_representer(
-        type(None), lambda rep, _: rep.represent_scalar("tag:yaml.org,2002:null", "null")
-    )
+    yaml.representer.add_representer(type(None), lambda rep, _: rep.represent_scalar("tag:yaml.org,2002:null", "null"))
     yaml.indent(mapping=2, sequence=4, offset=2)
     return yaml
 

@@ -9,26 +9,38 @@ A document is one of:
   ``headless_result``;
 - a fire record written by ``loopx fire`` (``schema_version: loopx_fire_record_v0``).
 """
+
 from __future__ import annotations
 
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 from loopx_git.model.fire import DANGEROUS_KINDS, Terminal
 from loopx_git.model.ledger import LEDGER_SCHEMA, EntryStatus, Next, Verdict
 
 FAILURE_CODES = (
-    "ledger_missing", "todo_used_as_durable_state", "conversation_state_used_as_authority",
-    "unverifiable_inherited_confidence", "multiple_actions_in_one_iteration", "evidence_missing",
-    "headless_fire_unbounded", "dangerous_action_allowed", "ask_user_continued_headless", "terminal_status_missing",
-)  # fmt: skip
+    "ledger_missing",
+    "todo_used_as_durable_state",
+    "conversation_state_used_as_authority",
+    "unverifiable_inherited_confidence",
+    "multiple_actions_in_one_iteration",
+    "evidence_missing",
+    "headless_fire_unbounded",
+    "dangerous_action_allowed",
+    "ask_user_continued_headless",
+    "terminal_status_missing",
+)
 CONTRACT_FLAGS = {
-    "ledger_first_class": "ledger_missing", "ledger_durable": "ledger_missing",
-    "fresh_context_reads_ledger_first": "ledger_missing", "todo_is_current_turn_scratchpad": "todo_used_as_durable_state",
+    "ledger_first_class": "ledger_missing",
+    "ledger_durable": "ledger_missing",
+    "fresh_context_reads_ledger_first": "ledger_missing",
+    "todo_is_current_turn_scratchpad": "todo_used_as_durable_state",
     "conversation_state_is_not_authority": "conversation_state_used_as_authority",
-    "one_action_per_iteration": "multiple_actions_in_one_iteration", "evidence_first_verify_gate": "evidence_missing",
+    "one_action_per_iteration": "multiple_actions_in_one_iteration",
+    "evidence_first_verify_gate": "evidence_missing",
     "unverifiable_required": "unverifiable_inherited_confidence",
     "unverifiable_must_not_inherit_confidence": "unverifiable_inherited_confidence",
-}  # fmt: skip
+}
 ENTRY_FIELDS = ("id", "status", "claim", "action", "evidence", "verdict", "next", "updated_at")
 TERMINALS = {t.value for t in Terminal}
 
@@ -54,13 +66,19 @@ def _entry(entry: Any, previous: Any = None) -> Iterable[str]:
         return
     if any(name not in entry for name in ENTRY_FIELDS) or not isinstance(entry.get("evidence"), list):
         yield "ledger_missing"  # an entry without the ledger's shape is no ledger
-    if not (_one_of(entry.get("status"), (s.value for s in EntryStatus)) and _one_of(entry.get("verdict"), (
-            v.value for v in Verdict)) and _one_of(entry.get("next"), (n.value for n in Next))):  # fmt: skip
+    if not (
+        _one_of(entry.get("status"), (s.value for s in EntryStatus))
+        and _one_of(entry.get("verdict"), (v.value for v in Verdict))
+        and _one_of(entry.get("next"), (n.value for n in Next))
+    ):
         yield "ledger_missing"
     evidence = _list(entry.get("evidence"))
-    inherited = isinstance(previous, dict) and previous.get("verdict") == Verdict.UNVERIFIABLE.value \
-        and entry.get("verdict") == Verdict.MATCH.value \
+    inherited = (
+        isinstance(previous, dict)
+        and previous.get("verdict") == Verdict.UNVERIFIABLE.value
+        and entry.get("verdict") == Verdict.MATCH.value
         and not set(map(str, evidence)) - set(map(str, _list(previous.get("evidence"))))
+    )
     if inherited:  # the more specific rule wins: no new evidence for a MATCH on an UNVERIFIABLE entry
         yield "unverifiable_inherited_confidence"
     elif entry.get("status") == EntryStatus.done.value and not evidence:
@@ -74,10 +92,14 @@ def _iteration(it: Any) -> Iterable[str]:
         yield "ledger_missing"
     if it.get("state_source", "ledger") == "todo" or it.get("todo_promoted_to_durable_state"):
         yield "todo_used_as_durable_state"
-    if it.get("authority", "ledger") == "conversation" or (it.get("conversation_summary_used") and not it.get("ledger_evidence")):
+    if it.get("authority", "ledger") == "conversation" or (
+        it.get("conversation_summary_used") and not it.get("ledger_evidence")
+    ):
         yield "conversation_state_used_as_authority"
     actions = it.get("actions_executed", 1)
-    one = isinstance(actions, (int, float)) and not isinstance(actions, bool) and actions <= 1  # else: not shown to be one
+    one = (
+        isinstance(actions, (int, float)) and not isinstance(actions, bool) and actions <= 1
+    )  # else: not shown to be one
     if not one or it.get("wrote_back_before_next_selection") is False:
         yield "multiple_actions_in_one_iteration"
 
@@ -89,8 +111,10 @@ def _fire(fire: Any) -> Iterable[str]:
     if not bounded or fire.get("open_ended_goal_loop"):
         yield "headless_fire_unbounded"
     approved = _list(fire.get("approved_actions"))
-    if any(_one_of(a.get("kind") if isinstance(a, dict) else a, DANGEROUS_KINDS) for a in approved) \
-            or fire.get("dangerous_actions_denied") is False:
+    if (
+        any(_one_of(a.get("kind") if isinstance(a, dict) else a, DANGEROUS_KINDS) for a in approved)
+        or fire.get("dangerous_actions_denied") is False
+    ):
         yield "dangerous_action_allowed"
     yield from _headless(fire)
 
@@ -132,9 +156,15 @@ def check_case(case: Any) -> list[str]:
 def _from_fire_record(record: dict) -> dict:
     """A ``loopx fire`` record as a fire trace: it was bounded by construction; what it approved
     is everything it did not deny."""
-    return {"fire": {"max_iterations": record.get("max_iterations"), "timeout_seconds": record.get("timeout_seconds"),
-                     "approved_actions": [], "terminal_status": record.get("terminal_status"),
-                     "continued_with_dismissed_answer": False}}  # fmt: skip
+    return {
+        "fire": {
+            "max_iterations": record.get("max_iterations"),
+            "timeout_seconds": record.get("timeout_seconds"),
+            "approved_actions": [],
+            "terminal_status": record.get("terminal_status"),
+            "continued_with_dismissed_answer": False,
+        }
+    }
 
 
 def check(document: dict) -> dict:
@@ -145,15 +175,26 @@ def check(document: dict) -> dict:
         cases = {"contract": check_case({"contract": document.get("contract")})}
         fire_contract = _dict(document.get("headless_scheduled_fire"))
         cases["headless_scheduled_fire"] = [
-            code for code, bad in (
-                ("headless_fire_unbounded", not (fire_contract.get("max_iterations_required")
-                                                 and fire_contract.get("per_fire_timeout_required"))),
+            code
+            for code, bad in (
+                (
+                    "headless_fire_unbounded",
+                    not (
+                        fire_contract.get("max_iterations_required") and fire_contract.get("per_fire_timeout_required")
+                    ),
+                ),
                 ("dangerous_action_allowed", not fire_contract.get("dangerous_actions_always_denied")),
-                ("ask_user_continued_headless", fire_contract.get("continued_with_dismissed_answer_allowed") is not False),
-                ("terminal_status_missing", {v for v in _list(fire_contract.get("terminal_status_values"))
-                                             if isinstance(v, str)} != TERMINALS),
-            ) if bad
-        ]  # fmt: skip
+                (
+                    "ask_user_continued_headless",
+                    fire_contract.get("continued_with_dismissed_answer_allowed") is not False,
+                ),
+                (
+                    "terminal_status_missing",
+                    {v for v in _list(fire_contract.get("terminal_status_values")) if isinstance(v, str)} != TERMINALS,
+                ),
+            )
+            if bad
+        ]
         for name, case in _dict(document.get("conformance_fixture")).items():
             cases[name] = check_case(case)
     else:

@@ -1,5 +1,6 @@
 """The folded state of a state branch, through the tip-keyed cache: the one wiring of the
 store's reader to the model's fold, shared by the API and by views that need the state at a commit."""
+
 from __future__ import annotations
 
 from loopx_git.model.state import FOLD_VERSION, PAYLOAD_KINDS, extend, fold

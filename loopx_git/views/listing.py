@@ -1,7 +1,6 @@
 """Filtered lists: todos from the fold; events and run history read from the branch."""
-from __future__ import annotations
 
-from typing import Optional
+from __future__ import annotations
 
 from loopx_git.errors import ValidationError
 from loopx_git.model.event import EventBase, event_order_key
@@ -14,9 +13,14 @@ from loopx_git.views.status import todo_order
 
 
 def list_todos(
-    state: State, goal_id: str, *, status: Optional[str] = None, role: Optional[str] = None,
-    claimed_by: Optional[str] = None, include_closed: bool = False,
-) -> list[TodoItem]:  # fmt: skip
+    state: State,
+    goal_id: str,
+    *,
+    status: str | None = None,
+    role: str | None = None,
+    claimed_by: str | None = None,
+    include_closed: bool = False,
+) -> list[TodoItem]:
     gs = require_goal(state, goal_id)
     out = []
     for todo in gs.todos.values():
@@ -38,30 +42,45 @@ def list_suggested(state: State, goal_id: str) -> list[SuggestedTodo]:
     return sorted((s for s in gs.suggested.values() if not s.promoted), key=lambda s: (s.priority, s.created_at))
 
 
-def _since_shard(since: Optional[str]) -> str:
+def _since_shard(since: str | None) -> str:
     if not since:
         return ""
     if not TIMESTAMP_RE.fullmatch(since) and not (len(since) == 10 and TIMESTAMP_RE.fullmatch(since + "T00:00:00Z")):
-        raise ValidationError(f"field 'since': {since!r} is not a UTC date or time (2026-01-31 or 2026-01-31T12:00:00Z)",
-                              code="invalid-field")
+        raise ValidationError(
+            f"field 'since': {since!r} is not a UTC date or time (2026-01-31 or 2026-01-31T12:00:00Z)",
+            code="invalid-field",
+        )
     return since[:13].replace("-", "/").replace("T", "/") if len(since) > 10 else since.replace("-", "/")
 
 
 def list_events(
-    reader: StateReader, tip: Optional[str], state: State, goal_id: str, *, agent_id: Optional[str] = None,
-    todo_id: Optional[str] = None, run_id: Optional[str] = None, case_id: Optional[str] = None,
-    kind: Optional[str] = None, since: Optional[str] = None, limit: Optional[int] = None,
-) -> list[EventBase]:  # fmt: skip
+    reader: StateReader,
+    tip: str | None,
+    state: State,
+    goal_id: str,
+    *,
+    agent_id: str | None = None,
+    todo_id: str | None = None,
+    run_id: str | None = None,
+    case_id: str | None = None,
+    kind: str | None = None,
+    since: str | None = None,
+    limit: int | None = None,
+) -> list[EventBase]:
     """Events in fold order; ``since`` skips older hour shards unread; ``limit`` keeps the newest N."""
     require_goal(state, goal_id)
     shard = _since_shard(since)
     events = reader.read_events(reader.goal_files(tip, goal_id, "events", shard))
     wanted = [
-        e for e in events
-        if (agent_id is None or e.agent_id == agent_id) and (todo_id is None or e.todo_id == todo_id)
-        and (run_id is None or e.run_id == run_id) and (case_id is None or e.case_id == case_id)
-        and (kind is None or e.event_kind == kind) and (not since or e.recorded_at >= _full(since))
-    ]  # fmt: skip
+        e
+        for e in events
+        if (agent_id is None or e.agent_id == agent_id)
+        and (todo_id is None or e.todo_id == todo_id)
+        and (run_id is None or e.run_id == run_id)
+        and (case_id is None or e.case_id == case_id)
+        and (kind is None or e.event_kind == kind)
+        and (not since or e.recorded_at >= _full(since))
+    ]
     wanted.sort(key=event_order_key)
     return wanted[-limit:] if limit else wanted
 
@@ -71,11 +90,20 @@ def _full(since: str) -> str:
 
 
 def run_history(
-    reader: StateReader, tip: Optional[str], state: State, goal_id: str, *, agent_id: Optional[str] = None,
-    limit: Optional[int] = None,
-) -> list[RunRecord]:  # fmt: skip
+    reader: StateReader,
+    tip: str | None,
+    state: State,
+    goal_id: str,
+    *,
+    agent_id: str | None = None,
+    limit: int | None = None,
+) -> list[RunRecord]:
     """Run records, newest first."""
     require_goal(state, goal_id)
-    runs = [r for r in reader.read_runs(reader.goal_files(tip, goal_id, "runs")) if agent_id is None or r.agent_id == agent_id]
+    runs = [
+        r
+        for r in reader.read_runs(reader.goal_files(tip, goal_id, "runs"))
+        if agent_id is None or r.agent_id == agent_id
+    ]
     runs.sort(key=run_order_key, reverse=True)
     return runs[:limit] if limit else runs

@@ -4,9 +4,8 @@ A range under review never supplies its own policy. A ``.publicsafe-allow`` or `
 inside the change (or in a work tree checked out from it, as CI does for a pull request) would let
 a proposal allowlist its own secret, so reviews read the policy of a trusted, base-side commit.
 """
-from __future__ import annotations
 
-from typing import Optional
+from __future__ import annotations
 
 from loopx_git.safety.policy import ALLOW_FILE, DEFAULT_POLICY, Policy, load
 from loopx_git.store.git import GitRepo
@@ -14,7 +13,7 @@ from loopx_git.store.git import GitRepo
 POLICY_FILES = ("pyproject.toml", ALLOW_FILE)
 
 
-def committed_policy(git: GitRepo, rev: Optional[str]) -> Policy:
+def committed_policy(git: GitRepo, rev: str | None) -> Policy:
     """The policy in the tree of commit ``rev`` (None, or a tree without the files: the defaults)."""
     if rev is None:
         return DEFAULT_POLICY

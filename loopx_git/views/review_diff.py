@@ -7,9 +7,8 @@ The review applies the safety policy committed on a trusted side (the base, or `
 flags any commit in the range that touches a policy file, and prints no flagged value: what it
 shows for a finding is ``[REDACTED:<rule>] fp=<16hex>``.
 """
-from __future__ import annotations
 
-from typing import Optional
+from __future__ import annotations
 
 from loopx_git.errors import LoopxError
 from loopx_git.model.event import EventBase
@@ -35,11 +34,11 @@ class Change(Record):
     section: str
     change: str
     goal_id: str
-    agent_id: Optional[str] = None
-    todo_id: Optional[str] = None
+    agent_id: str | None = None
+    todo_id: str | None = None
     detail: str = ""
-    commit: Optional[str] = None
-    event_id: Optional[str] = None
+    commit: str | None = None
+    event_id: str | None = None
 
 
 class ReviewDiff(Record):
@@ -103,24 +102,41 @@ def _todo_change(event: EventBase) -> tuple[str, str]:
 
 def _change(event: EventBase, commit: str) -> Change:
     kind = event.event_kind  # type: ignore[attr-defined]
-    base = {"goal_id": event.goal_id, "agent_id": event.agent_id, "todo_id": event.todo_id, "commit": commit,
-            "event_id": event.event_id}  # fmt: skip
+    base = {
+        "goal_id": event.goal_id,
+        "agent_id": event.agent_id,
+        "todo_id": event.todo_id,
+        "commit": commit,
+        "event_id": event.event_id,
+    }
     if kind.startswith("todo_"):
         change, detail = _todo_change(event)
         return Change(section="todos", change=change, detail=detail, **base)
     if kind in ("goal_create", "goal_update", "goal_compensate", "agent_register"):
         fields = ", ".join(c.field for c in event.changes if c.field not in ("updated_at", "created_at"))
-        change = {"goal_create": "created", "goal_update": "edited", "goal_compensate": "compensated",
-                  "agent_register": "agent registered"}[kind]  # fmt: skip
+        change = {
+            "goal_create": "created",
+            "goal_update": "edited",
+            "goal_compensate": "compensated",
+            "agent_register": "agent registered",
+        }[kind]
         return Change(section="goal", change=change, detail=event.summary or fields, **base)
     if kind == "rollback_plan":
         packet = event.packet  # type: ignore[attr-defined]
         steps = ", ".join(f"{s.kind}{' (gated)' if s.requires_gate else ''}" for s in packet.plan)
-        return Change(section="rollbacks", change=packet.trigger.kind, detail=f"{packet.packet_id}: {packet.trigger.summary}; "
-                      f"steps: {steps}", **base)  # fmt: skip
+        return Change(
+            section="rollbacks",
+            change=packet.trigger.kind,
+            detail=f"{packet.packet_id}: {packet.trigger.summary}; steps: {steps}",
+            **base,
+        )
     if kind == "handoff":
-        return Change(section="handoffs", change="handoff", detail=f"to {event.handoff.to_agent_id}: {event.summary or ''}".rstrip(": "),
-                      **base)  # type: ignore[union-attr]  # fmt: skip
+        return Change(
+            section="handoffs",
+            change="handoff",
+            detail=f"to {event.handoff.to_agent_id}: {event.summary or ''}".rstrip(": "),
+            **base,
+        )  # type: ignore[union-attr]
     causality = event.causality
     if causality and (causality.gate_id or causality.decision_id):
         gate = causality.gate_id or causality.decision_id
@@ -130,15 +146,24 @@ def _change(event: EventBase, commit: str) -> Change:
 
 def _run_change(run: RunRecord, commit: str) -> Change:
     outcome = f" ({run.delivery_outcome})" if run.delivery_outcome else ""
-    return Change(section="runs", change=run.classification, goal_id=run.goal_id, agent_id=run.agent_id,
-                  todo_id=run.todo_id, detail=f"{run.run_id}{outcome}", commit=commit)  # fmt: skip
+    return Change(
+        section="runs",
+        change=run.classification,
+        goal_id=run.goal_id,
+        agent_id=run.agent_id,
+        todo_id=run.todo_id,
+        detail=f"{run.run_id}{outcome}",
+        commit=commit,
+    )
 
 
 def _commit_of(git: GitRepo, spec: str, field: str, masker: Masker) -> str:
     try:
         return git.rev_parse(spec)
     except LoopxError as exc:  # its message quotes the spec, which can be anything
-        raise type(exc)(f"field '{field}': {masker.mask(spec)!r} names no commit in this repository", code=exc.code) from None
+        raise type(exc)(
+            f"field '{field}': {masker.mask(spec)!r} names no commit in this repository", code=exc.code
+        ) from None
 
 
 def _policy(git: GitRepo, sha: str, label: str):
@@ -147,8 +172,11 @@ def _policy(git: GitRepo, sha: str, label: str):
     try:
         return committed_policy(git, sha)
     except LoopxError as exc:
-        raise type(exc)(masked(f"the safety policy of {label} ({sha[:12]}): {exc.message}"), code=exc.code,
-                        hint="fix the policy on the trusted branch, or review with --policy-from naming another trusted ref") from None
+        raise type(exc)(
+            masked(f"the safety policy of {label} ({sha[:12]}): {exc.message}"),
+            code=exc.code,
+            hint="fix the policy on the trusted branch, or review with --policy-from naming another trusted ref",
+        ) from None
 
 
 def _policy_changes(git: GitRepo, commit, label: str) -> list[Problem]:
@@ -157,11 +185,18 @@ def _policy_changes(git: GitRepo, commit, label: str) -> list[Problem]:
 
     parent = git.commit(commit.parents[0]).tree if commit.parents else None
     verbs = {(True, False): "adds", (False, True): "deletes", (False, False): "changes"}
-    return [Problem(code="policy-change", path=c.path, commit=commit.oid,
-                    message=f"this commit {verbs[(c.old is None, c.new is None)]} a safety policy file; the review "
-                            f"used the policy of {label}, never one from the change under review: a policy change is "
-                            "made and reviewed on the trusted branch")
-            for c in git.changes(parent, commit.tree) if c.path.rsplit("/", 1)[-1] in POLICY_FILES]  # fmt: skip
+    return [
+        Problem(
+            code="policy-change",
+            path=c.path,
+            commit=commit.oid,
+            message=f"this commit {verbs[(c.old is None, c.new is None)]} a safety policy file; the review "
+            f"used the policy of {label}, never one from the change under review: a policy change is "
+            "made and reviewed on the trusted branch",
+        )
+        for c in git.changes(parent, commit.tree)
+        if c.path.rsplit("/", 1)[-1] in POLICY_FILES
+    ]
 
 
 MESSAGE_PATH = "<commit message>"
@@ -175,7 +210,7 @@ def _message_findings(commit, policy, seen: set) -> list:
     return [f for f in scan(commit.message, policy, inline=False) if (f.rule, f.fingerprint) not in seen]
 
 
-def review(git: GitRepo, ref: str, base: str, head: str, *, policy_from: Optional[str] = None) -> ReviewDiff:
+def review(git: GitRepo, ref: str, base: str, head: str, *, policy_from: str | None = None) -> ReviewDiff:
     """The review of the commits in ``base..head`` (any two commits or refs of state branches).
 
     The safety policy is the one committed at ``policy_from`` (default: ``base``), never one from
@@ -191,9 +226,12 @@ def review(git: GitRepo, ref: str, base: str, head: str, *, policy_from: Optiona
     if policy_sha != base_sha and git.is_ancestor(policy_sha, head_sha) and not git.is_ancestor(policy_sha, base_sha):
         from loopx_git.errors import ValidationError
 
-        raise ValidationError(f"field 'policy_from': {policy_label} is a commit of the change under review "
-                              f"({base_sha[:12]}..{head_sha[:12]}); a change never supplies the policy it is reviewed by",
-                              code="invalid-field", hint="name a trusted ref the change cannot move, e.g. origin/main")  # fmt: skip
+        raise ValidationError(
+            f"field 'policy_from': {policy_label} is a commit of the change under review "
+            f"({base_sha[:12]}..{head_sha[:12]}); a change never supplies the policy it is reviewed by",
+            code="invalid-field",
+            hint="name a trusted ref the change cannot move, e.g. origin/main",
+        )
     masker = Masker(_policy(git, policy_sha, policy_label))
     commits = list(git.walk_range([head_sha], [base_sha]))
     rows: list[tuple[Change, dict]] = []
@@ -219,21 +257,39 @@ def review(git: GitRepo, ref: str, base: str, head: str, *, policy_from: Optiona
             for finding in findings:
                 blocking = blocking or finding.blocks
                 seen.add((finding.rule, finding.fingerprint))
-                issues.append(Problem(code=f"safety:{finding.rule}", path=path, commit=commit.oid, message=finding.describe()))
+                issues.append(
+                    Problem(code=f"safety:{finding.rule}", path=path, commit=commit.oid, message=finding.describe())
+                )
         for f in _message_findings(commit, masker.policy, seen):
             blocking = blocking or f.blocks
-            issues.append(Problem(code=f"safety:{f.rule}", path=MESSAGE_PATH, commit=commit.oid,
-                                  message=f"line {f.line}, column {f.column}: {f.rule} ({f.severity}) fp={f.fingerprint}"))
+            issues.append(
+                Problem(
+                    code=f"safety:{f.rule}",
+                    path=MESSAGE_PATH,
+                    commit=commit.oid,
+                    message=f"line {f.line}, column {f.column}: {f.rule} ({f.severity}) fp={f.fingerprint}",
+                )
+            )
     report = verify_since(git, ref, head_sha, base_sha)
     issues += report.problems
     mask = masker.mask
-    return ReviewDiff(base=mask(base), head=mask(head), base_sha=base_sha, head_sha=head_sha, policy_from=policy_label,
-                      policy_commit=policy_sha, ok=report.ok and not blocking,
-                      commits=[CommitRow(sha=c.oid, subject=mask(c.message.split("\n", 1)[0])) for c in commits],
-                      changes=[_masked(row, masker, own) for row, own in rows],
-                      issues=[i.model_copy(update={"path": mask(i.path), "message": mask(i.message)}) for i in issues])  # fmt: skip
+    return ReviewDiff(
+        base=mask(base),
+        head=mask(head),
+        base_sha=base_sha,
+        head_sha=head_sha,
+        policy_from=policy_label,
+        policy_commit=policy_sha,
+        ok=report.ok and not blocking,
+        commits=[CommitRow(sha=c.oid, subject=mask(c.message.split("\n", 1)[0])) for c in commits],
+        changes=[_masked(row, masker, own) for row, own in rows],
+        issues=[i.model_copy(update={"path": mask(i.path), "message": mask(i.message)}) for i in issues],
+    )
 
 
 def _masked(change: Change, masker: Masker, own: dict) -> Change:
-    return change.model_copy(update={k: masker.mask(getattr(change, k), own)
-                                     for k in ("goal_id", "agent_id", "todo_id", "detail", "event_id")})  # fmt: skip
+    return change.model_copy(
+        update={
+            k: masker.mask(getattr(change, k), own) for k in ("goal_id", "agent_id", "todo_id", "detail", "event_id")
+        }
+    )

@@ -1,7 +1,9 @@
 """JSON Schemas of every record and output, exported from the models (``loopx schema``)."""
+
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 
 def _event() -> Any:
@@ -29,9 +31,15 @@ SCHEMAS: dict[str, Callable[[], Any]] = {
     "loopx_status_v0": _model("loopx_git.views.status", "GoalCard"),
     "loopx_verify_report_v0": _model("loopx_git.views.verify", "VerifyReport"),
 }
-ALIASES = {"event": "loopx_rollout_event_v0", "todo": "todo_item_v0", "suggested": "suggested_todo_v0",
-           "goal": "loopx_goal_v0", "run": "loopx_run_record_v0", "status": "loopx_status_v0",
-           "verify": "loopx_verify_report_v0"}  # fmt: skip
+ALIASES = {
+    "event": "loopx_rollout_event_v0",
+    "todo": "todo_item_v0",
+    "suggested": "suggested_todo_v0",
+    "goal": "loopx_goal_v0",
+    "run": "loopx_run_record_v0",
+    "status": "loopx_status_v0",
+    "verify": "loopx_verify_report_v0",
+}
 
 
 def schema(name: str) -> Any:
@@ -39,6 +47,7 @@ def schema(name: str) -> Any:
 
     key = ALIASES.get(name, name)
     if key not in SCHEMAS:
-        raise NotFoundError(f"schema '{name}' is unknown (known: {', '.join(sorted(SCHEMAS))}; aliases: "
-                            f"{', '.join(sorted(ALIASES))})")
+        raise NotFoundError(
+            f"schema '{name}' is unknown (known: {', '.join(sorted(SCHEMAS))}; aliases: {', '.join(sorted(ALIASES))})"
+        )
     return SCHEMAS[key]()

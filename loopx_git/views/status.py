@@ -1,7 +1,6 @@
 """The goal card (``loopx status``): what a person or an agent needs on the first screen."""
-from __future__ import annotations
 
-from typing import Optional
+from __future__ import annotations
 
 from pydantic import Field
 
@@ -37,10 +36,10 @@ class NextAction(Record):
     """The one runnable todo an agent should take next (its own claim first)."""
 
     agent_id: str
-    lane: Optional[str] = None
-    todo_id: Optional[str] = None
-    text: Optional[str] = None
-    priority: Optional[str] = None
+    lane: str | None = None
+    todo_id: str | None = None
+    text: str | None = None
+    priority: str | None = None
     basis: str = Field(description="claimed | runnable | none")
 
 
@@ -57,9 +56,9 @@ class LedgerAttention(Record):
     """A ledger entry that stops the loop until a person answers."""
 
     entry_id: str
-    verdict: Optional[str] = None
-    next: Optional[str] = None
-    question: Optional[str] = None
+    verdict: str | None = None
+    next: str | None = None
+    question: str | None = None
 
 
 class LastFire(Record):
@@ -74,18 +73,18 @@ class GoalCard(Record):
     schema_version: str = STATUS_SCHEMA
     projection_is_writable: bool = False
     goal: Goal
-    agent_id: Optional[str] = None
+    agent_id: str | None = None
     counts: TodoCounts
     user_todos: list[TodoItem]
     agent_todos: list[TodoItem]
     active_claims: list[Claim]
     next_actions: list[NextAction]
     latest_events: list[EventDigest]
-    latest_delivery_outcome: Optional[RunRecord] = None
+    latest_delivery_outcome: RunRecord | None = None
     conflicts: list[Conflict]
     open_rollbacks: list[OpenRollback] = Field(default_factory=list)
     ledger_attention: list[LedgerAttention] = Field(default_factory=list)
-    last_fire: Optional[LastFire] = None
+    last_fire: LastFire | None = None
     event_count: int
     run_count: int
 
@@ -125,37 +124,68 @@ def next_actions(gs: GoalState, agent_ids: list[str], live: list[TodoItem]) -> l
             out.append(NextAction(agent_id=agent_id, lane=lane, basis="none"))
             continue
         taken.add(pick.todo_id)
-        out.append(NextAction(agent_id=agent_id, lane=lane, todo_id=pick.todo_id, text=pick.text,
-                              priority=pick.priority, basis=basis))
+        out.append(
+            NextAction(
+                agent_id=agent_id, lane=lane, todo_id=pick.todo_id, text=pick.text, priority=pick.priority, basis=basis
+            )
+        )
     return out
 
 
-def goal_card(state: State, goal_id: str, agent_id: Optional[str] = None) -> GoalCard:
+def goal_card(state: State, goal_id: str, agent_id: str | None = None) -> GoalCard:
     gs = require_goal(state, goal_id)
     if agent_id is not None:
         require_agent(gs, agent_id, rule="a card is scoped to an agent registered on the goal")
     live = sorted(gs.live_todos(), key=todo_order)
     scoped = [t for t in live if t.role == "user" or t.claimed_by in (None, agent_id)] if agent_id else live
     agents = [agent_id] if agent_id else sorted(gs.agents)
-    claims = [Claim(todo_id=t.todo_id, agent_id=t.claimed_by, text=t.text, priority=t.priority)
-              for t in scoped if t.claimed_by and (agent_id is None or t.claimed_by == agent_id)]  # fmt: skip
+    claims = [
+        Claim(todo_id=t.todo_id, agent_id=t.claimed_by, text=t.text, priority=t.priority)
+        for t in scoped
+        if t.claimed_by and (agent_id is None or t.claimed_by == agent_id)
+    ]
     recent = [digest(e) for e in reversed(gs.recent) if agent_id is None or e.agent_id in (None, agent_id)]
-    conflicts = [c for c in gs.conflicts if agent_id is None or c.agent_id == agent_id or c.todo_id in
-                 {t.todo_id for t in scoped if t.claimed_by == agent_id}]  # fmt: skip
+    conflicts = [
+        c
+        for c in gs.conflicts
+        if agent_id is None
+        or c.agent_id == agent_id
+        or c.todo_id in {t.todo_id for t in scoped if t.claimed_by == agent_id}
+    ]
     assert gs.goal is not None
     return GoalCard(
-        goal=gs.goal, agent_id=agent_id, counts=_counts(gs, live),
+        goal=gs.goal,
+        agent_id=agent_id,
+        counts=_counts(gs, live),
         user_todos=[t for t in scoped if t.role == "user"][:SECTION_LIMIT],
         agent_todos=[t for t in scoped if t.role == "agent"][:SECTION_LIMIT],
-        active_claims=claims, next_actions=next_actions(gs, agents, live), latest_events=recent[:SECTION_LIMIT],
-        latest_delivery_outcome=gs.latest_outcome_run, conflicts=conflicts,
-        open_rollbacks=[OpenRollback(packet_id=p.packet_id, trigger=p.trigger.kind, summary=p.trigger.summary,
-                                     pending_steps=[f"{st.step_id} ({st.kind})" for st in p.pending_steps])
-                        for p in sorted(gs.rollbacks.values(), key=lambda p: p.created_at) if p.is_open],
-        ledger_attention=[LedgerAttention(entry_id=e.id, verdict=e.verdict, next=e.next, question=e.question)
-                          for e in sorted(gs.ledger.values(), key=lambda e: e.created_at) if e.stops_the_loop],
-        last_fire=LastFire(**gs.last_fire.model_dump(include={"fire_id", "terminal_status", "stop_condition",
-                                                              "iterations_run", "ended_at"}, mode="json"))
-        if gs.last_fire else None,
-        event_count=gs.event_count, run_count=gs.run_count,
-    )  # fmt: skip
+        active_claims=claims,
+        next_actions=next_actions(gs, agents, live),
+        latest_events=recent[:SECTION_LIMIT],
+        latest_delivery_outcome=gs.latest_outcome_run,
+        conflicts=conflicts,
+        open_rollbacks=[
+            OpenRollback(
+                packet_id=p.packet_id,
+                trigger=p.trigger.kind,
+                summary=p.trigger.summary,
+                pending_steps=[f"{st.step_id} ({st.kind})" for st in p.pending_steps],
+            )
+            for p in sorted(gs.rollbacks.values(), key=lambda p: p.created_at)
+            if p.is_open
+        ],
+        ledger_attention=[
+            LedgerAttention(entry_id=e.id, verdict=e.verdict, next=e.next, question=e.question)
+            for e in sorted(gs.ledger.values(), key=lambda e: e.created_at)
+            if e.stops_the_loop
+        ],
+        last_fire=LastFire(
+            **gs.last_fire.model_dump(
+                include={"fire_id", "terminal_status", "stop_condition", "iterations_run", "ended_at"}, mode="json"
+            )
+        )
+        if gs.last_fire
+        else None,
+        event_count=gs.event_count,
+        run_count=gs.run_count,
+    )

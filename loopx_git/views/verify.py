@@ -6,9 +6,11 @@ name git's fsck refuses; records that are valid, unique, never changed or delete
 secrets; documents equal to the fold of the records. ``verify_since`` checks the same for the
 commits after one already checked, which is what sync, the pre-push hook and every write use.
 """
+
 from __future__ import annotations
 
-from typing import Any, Callable, Iterable, Optional
+from collections.abc import Callable, Iterable
+from typing import Any
 
 from loopx_git.errors import LoopxError
 from loopx_git.model.event import EventBase
@@ -30,7 +32,7 @@ GITLINK = 0o160000
 class Problem(Record):
     code: str
     path: str
-    commit: Optional[str] = None
+    commit: str | None = None
     message: str
 
 
@@ -38,7 +40,7 @@ class VerifyReport(Record):
     schema_version: str = VERIFY_SCHEMA
     ok: bool
     ref: str
-    tip: Optional[str]
+    tip: str | None
     commits_checked: int
     records_checked: int
     documents_checked: int
@@ -50,12 +52,20 @@ def _noop(stage: str, done: int, total: int) -> None:
     return None
 
 
-def _failed(ref: str, tip: Optional[str], code: str, message: str) -> VerifyReport:
-    return VerifyReport(ok=False, ref=ref, tip=tip, commits_checked=0, records_checked=0, documents_checked=0,
-                        problems=[Problem(code=code, path=ref, message=message)], conflicts=[])  # fmt: skip
+def _failed(ref: str, tip: str | None, code: str, message: str) -> VerifyReport:
+    return VerifyReport(
+        ok=False,
+        ref=ref,
+        tip=tip,
+        commits_checked=0,
+        records_checked=0,
+        documents_checked=0,
+        problems=[Problem(code=code, path=ref, message=message)],
+        conflicts=[],
+    )
 
 
-def resolve_tip(git: GitRepo, ref: str, tip: Optional[str]) -> tuple[Optional[str], Optional[VerifyReport]]:
+def resolve_tip(git: GitRepo, ref: str, tip: str | None) -> tuple[str | None, VerifyReport | None]:
     """The commit to check, or the report that says why there is none (a missing, damaged or
     non-commit ref is a finding, never a crash)."""
     if tip is None:
@@ -64,14 +74,20 @@ def resolve_tip(git: GitRepo, ref: str, tip: Optional[str]) -> tuple[Optional[st
         except LoopxError as exc:
             return None, _failed(ref, None, "bad-ref", exc.message)
         if tip is None:
-            return None, _failed(ref, None, "no-state-branch", "the state branch does not exist; `loopx connect` creates it")
+            return None, _failed(
+                ref, None, "no-state-branch", "the state branch does not exist; `loopx connect` creates it"
+            )
     kind = git.object_type(tip)
     if kind != "commit":
-        return None, _failed(ref, tip, "bad-ref", f"{tip[:12]} is {'missing' if kind is None else 'a ' + kind}, not a commit")
+        return None, _failed(
+            ref, tip, "bad-ref", f"{tip[:12]} is {'missing' if kind is None else 'a ' + kind}, not a commit"
+        )
     return tip, None
 
 
-def verify(git: GitRepo, ref: str, progress: Progress = _noop, *, tip: Optional[str] = None, policy: Any = None) -> VerifyReport:
+def verify(
+    git: GitRepo, ref: str, progress: Progress = _noop, *, tip: str | None = None, policy: Any = None
+) -> VerifyReport:
     """Check the branch at ``ref`` (or at commit ``tip``, e.g. one about to be pushed). With a
     safety ``policy``, every record is also scanned for secrets."""
     tip, refused = resolve_tip(git, ref, tip)
@@ -94,13 +110,28 @@ def verify(git: GitRepo, ref: str, progress: Progress = _noop, *, tip: Optional[
     _check_entities(state, problems)
     checked = _check_documents(git, render_all(state), problems, documents)
     conflicts = [c for g in state.goals.values() for c in g.conflicts]
-    return VerifyReport(ok=not problems.items, ref=ref, tip=tip, commits_checked=len(commits),
-                        records_checked=len(events) + len(runs), documents_checked=checked, problems=problems.items,
-                        conflicts=conflicts)  # fmt: skip
+    return VerifyReport(
+        ok=not problems.items,
+        ref=ref,
+        tip=tip,
+        commits_checked=len(commits),
+        records_checked=len(events) + len(runs),
+        documents_checked=checked,
+        problems=problems.items,
+        conflicts=conflicts,
+    )
 
 
-def verify_since(git: GitRepo, ref: str, tip: str, since: str, *, documents: bool = True, policy: Any = None,
-                 state_at: Optional[Callable[[str], Any]] = None) -> VerifyReport:  # fmt: skip
+def verify_since(
+    git: GitRepo,
+    ref: str,
+    tip: str,
+    since: str,
+    *,
+    documents: bool = True,
+    policy: Any = None,
+    state_at: Callable[[str], Any] | None = None,
+) -> VerifyReport:
     """Check what the commits after ``since`` add, up to ``tip``: the invariants of ``verify``,
     for those commits only. ``since`` is an ancestor already checked — the remote's tip, for the
     pre-push hook; the last tip this clone verified, for a write — so the check costs what the
@@ -130,11 +161,18 @@ def verify_since(git: GitRepo, ref: str, tip: str, since: str, *, documents: boo
     records = [(p, o) for p, o in records if p in added_in]
     events, runs = _parse_records(git, records, added_in, problems, _noop)
     if events:  # ids are file names: count them without reading a blob
-        names = Counter(p.rsplit("/", 1)[1] for p, _ in git.walk_files(tree, "goals") if layout.record_kind(p) == "event")
+        names = Counter(
+            p.rsplit("/", 1)[1] for p, _ in git.walk_files(tree, "goals") if layout.record_kind(p) == "event"
+        )
         for event in events:
             if names[f"{event.event_id}.json"] > 1:
                 path = layout.event_path(event.goal_id, event.event_id, event.recorded_at)
-                problems.add("duplicate-event-id", path, added_in.get(path), f"event id {event.event_id} is used by another event file too")
+                problems.add(
+                    "duplicate-event-id",
+                    path,
+                    added_in.get(path),
+                    f"event id {event.event_id} is used by another event file too",
+                )
     if policy is not None:
         _check_safety(events, runs, policy, added_in, problems)
     checked, conflicts = 0, []
@@ -150,9 +188,16 @@ def verify_since(git: GitRepo, ref: str, tip: str, since: str, *, documents: boo
         present = {p: o for p in {*expected, *(p for p, _ in docs)} if (o := git.tree_entry(tree, p)) is not None}
         checked = _check_documents(git, expected, problems, present)
         conflicts = [c for g in state.goals.values() for c in g.conflicts]
-    return VerifyReport(ok=not problems.items, ref=ref, tip=tip, commits_checked=len(commits),
-                        records_checked=len(events) + len(runs), documents_checked=checked, problems=problems.items,
-                        conflicts=conflicts)  # fmt: skip
+    return VerifyReport(
+        ok=not problems.items,
+        ref=ref,
+        tip=tip,
+        commits_checked=len(commits),
+        records_checked=len(events) + len(runs),
+        documents_checked=checked,
+        problems=problems.items,
+        conflicts=conflicts,
+    )
 
 
 class _Problems:
@@ -163,7 +208,7 @@ class _Problems:
         self.items: list[Problem] = []
         self._seen: set = set()
 
-    def add(self, code: str, path: str, commit: Optional[str], message: str) -> None:
+    def add(self, code: str, path: str, commit: str | None, message: str) -> None:
         # a message may quote what a record holds (an invalid timestamp that is a token), and a
         # path is whatever name a hostile tree chose: neither is printed unmasked
         path, message = masked(path), masked(message)
@@ -176,8 +221,15 @@ class _Problems:
         return bool(self.items)
 
 
-def _check_commit(git: GitRepo, oid: str, tree: str, parents: tuple[str, ...], added_in: dict[str, str],
-                  problems: _Problems, changed: Optional[dict[str, str]] = None) -> None:  # fmt: skip
+def _check_commit(
+    git: GitRepo,
+    oid: str,
+    tree: str,
+    parents: tuple[str, ...],
+    added_in: dict[str, str],
+    problems: _Problems,
+    changed: dict[str, str] | None = None,
+) -> None:
     """What one commit changes: records are only ever added, no name git's fsck refuses, no blob
     over the bound. ``changed`` collects every path it touches (first commit that did)."""
     for parent in parents or (None,):
@@ -191,26 +243,37 @@ def _check_commit(git: GitRepo, oid: str, tree: str, parents: tuple[str, ...], a
             if change.old is None:
                 added_in.setdefault(change.path, oid)
             elif change.new is None:
-                problems.add("record-deleted", change.path, oid, "an event or run record was deleted; records are append-only")
+                problems.add(
+                    "record-deleted", change.path, oid, "an event or run record was deleted; records are append-only"
+                )
             else:
-                problems.add("record-changed", change.path, oid, "an event or run record was changed after it was committed")
+                problems.add(
+                    "record-changed", change.path, oid, "an event or run record was changed after it was committed"
+                )
 
 
-def _check_entities(state: Any, problems: _Problems, only: Optional[set] = None) -> None:
+def _check_entities(state: Any, problems: _Problems, only: set | None = None) -> None:
     """Todos as the fold leaves them are valid records (the fold applies field changes without
     validating each one: a well-formed event can still set a status that does not exist).
     ``only``: the (goal, todo) pairs to check; all of them when None."""
     if only is None:
         todos = [(g.goal_id, t) for g in state.goals.values() for t in g.todos.values()]
     else:  # looked up one by one: a goal's todos are built into records only when read
-        todos = [(goal, found) for goal, todo_id in sorted(only)
-                 if goal in state.goals and (found := state.goals[goal].todos.get(todo_id)) is not None]  # fmt: skip
+        todos = [
+            (goal, found)
+            for goal, todo_id in sorted(only)
+            if goal in state.goals and (found := state.goals[goal].todos.get(todo_id)) is not None
+        ]
     for goal_id, todo in todos:
         try:
             TodoItem.model_validate(todo.model_dump())
         except ValueError as exc:
-            problems.add("invalid-entity", layout.todo_document(goal_id, todo.todo_id), None,
-                         f"the fold of its events is not a valid todo: {exc}".splitlines()[0])  # fmt: skip
+            problems.add(
+                "invalid-entity",
+                layout.todo_document(goal_id, todo.todo_id),
+                None,
+                f"the fold of its events is not a valid todo: {exc}".splitlines()[0],
+            )
 
 
 def _check_change(git: GitRepo, oid: str, change: Change, problems: _Problems) -> None:
@@ -223,14 +286,18 @@ def _check_change(git: GitRepo, oid: str, change: Change, problems: _Problems) -
         _size_ok(git, change.path, change.new, oid, problems)
 
 
-def _size_ok(git: GitRepo, path: str, blob: str, commit: Optional[str], problems: _Problems) -> bool:
+def _size_ok(git: GitRepo, path: str, blob: str, commit: str | None, problems: _Problems) -> bool:
     size = git.object_size(blob)
     if size is None:
         problems.add("missing-object", path, commit, f"its blob {blob[:12]} is not in this repository")
         return False
     if size > layout.MAX_BLOB_BYTES:
-        problems.add("oversized", path, commit, f"a {size}-byte file; nothing on the state branch is larger "
-                     f"than {layout.MAX_BLOB_BYTES} bytes")  # fmt: skip
+        problems.add(
+            "oversized",
+            path,
+            commit,
+            f"a {size}-byte file; nothing on the state branch is larger than {layout.MAX_BLOB_BYTES} bytes",
+        )
         return False
     return True
 
@@ -243,12 +310,22 @@ def _check_tree(git: GitRepo, entries: Iterable, added_in: dict[str, str], probl
     for entry in entries:
         commit = added_in.get(entry.path)
         if not layout.is_defined(entry.path):
-            problems.add("stray-file", entry.path, commit, "a path the state-branch layout does not define; "
-                         "the branch holds only loopx.yaml and goals/<goal>/ documents, events and runs")  # fmt: skip
+            problems.add(
+                "stray-file",
+                entry.path,
+                commit,
+                "a path the state-branch layout does not define; "
+                "the branch holds only loopx.yaml and goals/<goal>/ documents, events and runs",
+            )
             continue
         if entry.mode != layout.REGULAR_FILE:
-            problems.add("bad-mode", entry.path, commit, f"mode {entry.mode:o}: the state branch holds regular files "
-                         "(100644) only, no executables, symlinks or submodules")  # fmt: skip
+            problems.add(
+                "bad-mode",
+                entry.path,
+                commit,
+                f"mode {entry.mode:o}: the state branch holds regular files "
+                "(100644) only, no executables, symlinks or submodules",
+            )
             continue
         if not _size_ok(git, entry.path, entry.oid, commit, problems):
             continue
@@ -256,8 +333,9 @@ def _check_tree(git: GitRepo, entries: Iterable, added_in: dict[str, str], probl
     return records, documents
 
 
-def _parse_records(git: GitRepo, files: list[tuple[str, str]], added_in: dict[str, str], problems: _Problems,
-                   progress: Progress):  # fmt: skip
+def _parse_records(
+    git: GitRepo, files: list[tuple[str, str]], added_in: dict[str, str], problems: _Problems, progress: Progress
+):
     events: list[EventBase] = []
     runs: list[RunRecord] = []
     for n, (path, oid) in enumerate(files, 1):
@@ -278,7 +356,12 @@ def _check_unique(events: list[EventBase], added_in: dict[str, str], problems: _
     for event in events:
         path = layout.event_path(event.goal_id, event.event_id, event.recorded_at)
         if event.event_id in seen:
-            problems.add("duplicate-event-id", path, added_in.get(path), f"event id {event.event_id} is also used by {seen[event.event_id]}")
+            problems.add(
+                "duplicate-event-id",
+                path,
+                added_in.get(path),
+                f"event id {event.event_id} is also used by {seen[event.event_id]}",
+            )
         seen[event.event_id] = path
 
 
@@ -288,15 +371,24 @@ def _check_safety(events: list, runs: list, policy: Any, added_in: dict[str, str
     from loopx_git.safety.records import check
 
     for record in [*events, *runs]:
-        path = (layout.event_path(record.goal_id, record.event_id, record.recorded_at) if isinstance(record, EventBase)
-                else layout.run_path(record.goal_id, record.run_id, record.generated_at))  # fmt: skip
+        path = (
+            layout.event_path(record.goal_id, record.event_id, record.recorded_at)
+            if isinstance(record, EventBase)
+            else layout.run_path(record.goal_id, record.run_id, record.generated_at)
+        )
         for finding in check(record.model_dump(mode="json"), policy)[1]:
             if finding.blocks:
-                problems.add(f"safety:{finding.rule}", path, added_in.get(path), finding.describe() +
-                             "; secrets never belong on the state branch")  # fmt: skip
+                problems.add(
+                    f"safety:{finding.rule}",
+                    path,
+                    added_in.get(path),
+                    finding.describe() + "; secrets never belong on the state branch",
+                )
 
 
-def _check_documents(git: GitRepo, expected: dict[str, bytes], problems: _Problems, actual: Iterable[tuple[str, str]]) -> int:
+def _check_documents(
+    git: GitRepo, expected: dict[str, bytes], problems: _Problems, actual: Iterable[tuple[str, str]]
+) -> int:
     """Documents against the fold: ``actual`` (path, blob id) of the documents present."""
     actual = dict(actual)
     for path in sorted(expected.keys() | actual.keys()):
@@ -306,8 +398,12 @@ def _check_documents(git: GitRepo, expected: dict[str, bytes], problems: _Proble
             problems.add("document-orphan", path, None, "no entity in the fold has this document")
         elif git.read_blob(actual[path]) != expected[path]:
             fields = _differing_fields(git.read_blob(actual[path]), expected[path])
-            problems.add("document-drift", path, None, f"differs from the fold of the events (fields: {fields}); "
-                         "documents are written only by loopx commands")  # fmt: skip
+            problems.add(
+                "document-drift",
+                path,
+                None,
+                f"differs from the fold of the events (fields: {fields}); documents are written only by loopx commands",
+            )
     return len(actual)
 
 

@@ -1,4 +1,5 @@
 """The loopx command: exit codes, JSON shapes, messages, and refusals that leave the ref alone."""
+
 from __future__ import annotations
 
 import json
@@ -52,13 +53,24 @@ def test_reads_print_the_models_shape(cli):
         (["todo", "claim", "-g", GOAL, "-t", "ghost", "--agent-id", "alice"], "not-found", ["todo_id 'ghost'"]),
         (["todo", "update", "-g", GOAL, "-t", "t0", "--status", "blocked"], "reason-required", ["'reason'"]),
         (["todo", "complete", "-g", GOAL, "-t", "t0"], "evidence-required", ["'evidence'"]),
-        (["todo", "add", "-g", GOAL, "--text", "x", "--resume-when", "pr_merged:#4"], "ambiguous-pr-ref", ["task_repository"]),
+        (
+            ["todo", "add", "-g", GOAL, "--text", "x", "--resume-when", "pr_merged:#4"],
+            "ambiguous-pr-ref",
+            ["task_repository"],
+        ),
         (["event", "append", "-g", GOAL, "--kind", "todo_add"], "invalid-field", ["'kind'"]),
-        (["event", "append", "-g", GOAL, "--kind", "note", "--artifact-ref", "/etc/passwd"], "invalid-field", ["artifact_refs"]),
+        (
+            ["event", "append", "-g", GOAL, "--kind", "note", "--artifact-ref", "/etc/passwd"],
+            "invalid-field",
+            ["artifact_refs"],
+        ),
         (["event", "append", "-g", GOAL, "--kind", "note", "--detail", "novalue"], "invalid-field", ["KEY=VALUE"]),
         (["goal", "create", "-g", GOAL, "--objective", "again"], "goal-exists", ["unique"]),
-        (["refresh-state", "-g", GOAL, "--classification", "progress", "--delivery-outcome", "great"], "invalid-field",
-         ["'delivery_outcome'"]),
+        (
+            ["refresh-state", "-g", GOAL, "--classification", "progress", "--delivery-outcome", "great"],
+            "invalid-field",
+            ["'delivery_outcome'"],
+        ),
         (["events", "-g", GOAL, "--since", "yesterday"], "invalid-field", ["'since'"]),
         (["status", "-g", "nope"], "not-found", ["goal 'nope'"]),
     ],
@@ -84,8 +96,17 @@ def test_claim_conflict_message(cli, git_repo):
 
 
 def test_refresh_state_and_history(cli):
-    cli("refresh-state", "-g", GOAL, "--classification", "progress", "--agent-id", "alice",
-        "--delivery-outcome", "outcome_progress")
+    cli(
+        "refresh-state",
+        "-g",
+        GOAL,
+        "--classification",
+        "progress",
+        "--agent-id",
+        "alice",
+        "--delivery-outcome",
+        "outcome_progress",
+    )
     cli("refresh-state", "-g", GOAL, "--classification", "no_op", "--agent-id", "bob")
     runs = cli.json("history", "-g", GOAL)
     assert [r["classification"] for r in runs] == ["no_op", "progress"]
@@ -98,7 +119,10 @@ def test_events_filters_and_limit(cli):
     for i in range(3):
         cli("event", "append", "-g", GOAL, "--kind", "validation", "--agent-id", "alice", "--summary", f"v{i}")
     cli("event", "append", "-g", GOAL, "--kind", "note", "--summary", "loose")
-    assert [e["summary"] for e in cli.json("events", "-g", GOAL, "--kind", "validation", "--limit", "2")] == ["v1", "v2"]
+    assert [e["summary"] for e in cli.json("events", "-g", GOAL, "--kind", "validation", "--limit", "2")] == [
+        "v1",
+        "v2",
+    ]
     assert len(cli.json("events", "-g", GOAL, "--agent-id", "alice", "--since", "2000-01-01")) == 4  # + register
     assert cli.json("events", "-g", GOAL, "--since", "2999-01-01") == []
 
@@ -146,8 +170,11 @@ def test_connect_creates_branch_and_goal_idempotently(git_repo, capsys, tmp_path
 
 
 def test_console_script_runs_as_a_process(git_repo, repo):
-    proc = subprocess.run([sys.executable, "-m", "loopx_git.cli", "--repo", str(git_repo), "--format", "json",
-                           "status", "-g", GOAL], capture_output=True, text=True)  # fmt: skip
+    proc = subprocess.run(
+        [sys.executable, "-m", "loopx_git.cli", "--repo", str(git_repo), "--format", "json", "status", "-g", GOAL],
+        capture_output=True,
+        text=True,
+    )
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["goal"]["goal_id"] == GOAL
 

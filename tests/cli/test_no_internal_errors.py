@@ -2,6 +2,7 @@
 ``internal error`` (exit 3) or a traceback; now it is a clean refusal (exit 1, ``error[code]:`` naming
 the field or path, the problem and the rule, the state ref not moved), or — where the command's
 work had already landed — a success with a warning. Real repositories, real git, nothing mocked."""
+
 from __future__ import annotations
 
 import io
@@ -63,8 +64,14 @@ def hook_main(*argv: str, stdin: str = "") -> tuple[int, str]:
 
 def test_a_repo_path_too_long_for_the_file_system_is_refused(capsys):
     result = run_argv(capsys, "--repo", "a" * 10_000, "status", "-g", GOAL)
-    refused(result, "no-repo", "field 'repo'", "cannot be searched for a git repository", "File name too long",
-            "(10000 characters)")
+    refused(
+        result,
+        "no-repo",
+        "field 'repo'",
+        "cannot be searched for a git repository",
+        "File name too long",
+        "(10000 characters)",
+    )
     assert len(result.err) < 1000, "the path is not echoed back whole"
 
 
@@ -73,8 +80,12 @@ def test_the_pre_commit_hook_with_a_repo_it_cannot_enter_is_refused(tmp_path, ca
     target = {"missing": tmp_path / "nope", "file": tmp_path / "afile", "too-long": tmp_path / ("a" * 5000)}[kind]
     if kind == "file":
         target.write_text("x")
-    refused(run_argv(capsys, "--repo", str(target), "hook", "run", "pre-commit"), "no-repo", "field 'repo'",
-            "cannot be searched for a git work tree")
+    refused(
+        run_argv(capsys, "--repo", str(target), "hook", "run", "pre-commit"),
+        "no-repo",
+        "field 'repo'",
+        "cannot be searched for a git work tree",
+    )
     code, err = hook_main("pre-commit", "--repo", str(target))
     assert code == 1 and err.startswith("error[no-repo]: field 'repo'") and "internal error" not in err, err
 
@@ -94,12 +105,13 @@ def test_a_state_push_from_or_onto_a_non_commit_is_refused(cli, git_repo):
 
 
 def test_endless_pre_push_input_is_refused_not_read_into_memory(git_repo):
-    from loopx_git.hooks.runner import MAX_PUSH_INPUT
     from loopx_git.errors import ValidationError
+    from loopx_git.hooks.runner import MAX_PUSH_INPUT
 
     with pytest.raises(ValidationError, match="pre-push input is longer than 16 Mi characters"):
-        runner.run("pre-push", ["origin"], repo=str(git_repo), stdin=io.StringIO("0" * (MAX_PUSH_INPUT + 1)),
-                   out=io.StringIO())  # fmt: skip
+        runner.run(
+            "pre-push", ["origin"], repo=str(git_repo), stdin=io.StringIO("0" * (MAX_PUSH_INPUT + 1)), out=io.StringIO()
+        )
 
 
 def test_the_pre_commit_hook_skips_unmerged_entries(git_repo):
@@ -168,7 +180,9 @@ def test_a_verified_mark_naming_a_non_commit_means_a_full_check(cli, git_repo, w
     assert result.code == 0, result.err
 
 
-@pytest.mark.parametrize("text", ['{"loose_after": Infinity}', '{"loose_after": 1e400}', '{"loose_after": 0, "packs": NaN}'])
+@pytest.mark.parametrize(
+    "text", ['{"loose_after": Infinity}', '{"loose_after": 1e400}', '{"loose_after": 0, "packs": NaN}']
+)
 def test_a_pack_state_with_non_finite_numbers_is_ignored(cli, git_repo, text):
     (loopx_dir(git_repo) / "pack-state").write_text(text)
     for args in (["status", "-g", GOAL], ["todo", "add", "-g", GOAL, "--text", "x"]):
@@ -226,7 +240,9 @@ def _loose(path: Path, oid: str) -> Path:
 def test_a_damaged_object_store_is_refused(cli, git_repo, damage):
     assert cli("todo", "add", "-g", GOAL, "--text", "seed").code == 0
     tip = state_tip(git_repo)
-    oid = git(git_repo, "rev-parse", f"{STATE_REF}~1" if damage == "missing-parent" else f"{STATE_REF}^{{tree}}").strip()
+    oid = git(
+        git_repo, "rev-parse", f"{STATE_REF}~1" if damage == "missing-parent" else f"{STATE_REF}^{{tree}}"
+    ).strip()
     obj = _loose(git_repo, oid)
     if damage == "corrupt-tree":
         obj.chmod(0o644)
@@ -252,8 +268,12 @@ def test_an_object_store_that_takes_no_new_objects_is_refused(cli, git_repo):
             shutil.rmtree(folder)
         folder.write_text("in the way")
     tip = state_tip(git_repo)
-    refused(cli("todo", "add", "-g", GOAL, "--text", "x"), "write-failed", "git cannot write into this repository",
-            "nothing was committed")
+    refused(
+        cli("todo", "add", "-g", GOAL, "--text", "x"),
+        "write-failed",
+        "git cannot write into this repository",
+        "nothing was committed",
+    )
     assert state_tip(git_repo) == tip
     assert cli("status", "-g", GOAL).code == 0
 
@@ -266,8 +286,15 @@ def test_a_damaged_index_is_refused_by_check(cli, git_repo):
 # --- remotes and branch names git would choke on -------------------------------------------------------
 
 
-@pytest.mark.parametrize("name, problem", [("origin\n", "holds '\\n'"), ("\udcff", "is not UTF-8 text"),
-                                           ("-x", "starts with '-'"), ("a" * 300, "300 characters long")])  # fmt: skip
+@pytest.mark.parametrize(
+    "name, problem",
+    [
+        ("origin\n", "holds '\\n'"),
+        ("\udcff", "is not UTF-8 text"),
+        ("-x", "starts with '-'"),
+        ("a" * 300, "300 characters long"),
+    ],
+)
 def test_a_malformed_remote_name_is_refused(cli, git_repo, name, problem):
     tip = state_tip(git_repo)
     for args in (["pull", "--remote", name], ["push", "-r", name], ["sync", "-r", name], ["propose", "-r", name]):
@@ -296,9 +323,15 @@ def test_a_proposal_branch_that_is_not_utf8_is_refused(cli, git_repo, tmp_path):
 FIRE = ["fire", "-g", GOAL, "--max-iterations", "2", "--timeout", "30", "--approver-ceiling", "workspace_write"]
 
 
-@pytest.mark.parametrize("program, problem", [("", "names no program"), ("/", "names no program"),
-                                              ("a" * 5000, "5000 characters long"),
-                                              ("\udcff", "not UTF-8 text")])  # fmt: skip
+@pytest.mark.parametrize(
+    "program, problem",
+    [
+        ("", "names no program"),
+        ("/", "names no program"),
+        ("a" * 5000, "5000 characters long"),
+        ("\udcff", "not UTF-8 text"),
+    ],
+)
 def test_a_fire_whose_program_name_cannot_be_recorded_is_refused_before_it_runs(cli, git_repo, program, problem):
     assert cli("ledger", "add", "-g", GOAL, "--entry-id", "e1", "--claim", "c", "--action", "a").code == 0
     tip = state_tip(git_repo)
@@ -319,7 +352,9 @@ def test_a_fire_that_cannot_take_its_lock_is_refused_before_it_runs(cli, git_rep
         (git_repo / in_the_way).mkdir(parents=True)
     tip, ran = state_tip(git_repo), tmp_path / "ran"
     result = cli(*FIRE, "--", "/bin/sh", "-c", f"touch '{ran}'")
-    assert result.code == 1 and "error[no-lock]: cannot take the fire lock" in result.err and "nothing ran" in result.err
+    assert (
+        result.code == 1 and "error[no-lock]: cannot take the fire lock" in result.err and "nothing ran" in result.err
+    )
     clean(result)  # (a warning that the fold cache could not be saved there may come first)
     assert state_tip(git_repo) == tip and not ran.exists()
 
@@ -327,8 +362,16 @@ def test_a_fire_that_cannot_take_its_lock_is_refused_before_it_runs(cli, git_rep
 def test_a_fire_stopped_by_an_unverifiable_answer_is_recorded(cli, git_repo, tmp_path):
     assert cli("ledger", "add", "-g", GOAL, "--entry-id", "e1", "--claim", "c", "--action", "a").code == 0
     answer = tmp_path / "answer.json"
-    answer.write_text(json.dumps({"status": "done", "verdict": "UNVERIFIABLE", "next": "stop",
-                                  "evidence": [{"kind": "test_path", "ref": "tests/test_x.py"}]}))  # fmt: skip
+    answer.write_text(
+        json.dumps(
+            {
+                "status": "done",
+                "verdict": "UNVERIFIABLE",
+                "next": "stop",
+                "evidence": [{"kind": "test_path", "ref": "tests/test_x.py"}],
+            }
+        )
+    )
     result = cli(*FIRE, "--", "/bin/cat", str(answer), fmt="json")
     assert result.code == 4, result.err
     summary = json.loads(result.out)
@@ -343,8 +386,12 @@ def test_endless_input_files_are_refused(cli, git_repo):
         pytest.skip("no /dev/zero on this platform")
     tip = state_tip(git_repo)
     refused(cli("ledger", "conformance", "/dev/zero"), "invalid-field", "field 'file'", "larger than 16 MiB")
-    refused(cli("rollback", "record", "-g", GOAL, "--packet", "/dev/zero"), "invalid-field", "field 'packet'",
-            "larger than 16 MiB")
+    refused(
+        cli("rollback", "record", "-g", GOAL, "--packet", "/dev/zero"),
+        "invalid-field",
+        "field 'packet'",
+        "larger than 16 MiB",
+    )
     assert state_tip(git_repo) == tip
 
 
@@ -363,8 +410,14 @@ def test_a_gitignore_in_another_encoding_is_kept_byte_for_byte(git_repo, capsys)
 def test_a_gitignore_folder_is_refused_with_the_path(git_repo, capsys):
     (git_repo / ".gitignore").mkdir()
     run = Cli(git_repo, capsys)
-    refused(run("connect"), "worktree", "cannot write the local-state block to .gitignore", "Is a directory",
-            "the state branch refs/heads/loopx/state is connected", "run `loopx connect` again")
+    refused(
+        run("connect"),
+        "worktree",
+        "cannot write the local-state block to .gitignore",
+        "Is a directory",
+        "the state branch refs/heads/loopx/state is connected",
+        "run `loopx connect` again",
+    )
     assert run("connect", "--no-ignore").code == 0
 
 
@@ -388,18 +441,19 @@ def test_hooks_that_cannot_be_written_are_refused_with_the_path(git_repo, capsys
 
 
 def _loopx(cwd: Path, *args: str, **env: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "loopx_git", *args], cwd=cwd, capture_output=True,
-                          env={**os.environ, **env})  # fmt: skip
+    return subprocess.run(
+        [sys.executable, "-m", "loopx_git", *args], cwd=cwd, capture_output=True, env={**os.environ, **env}
+    )
 
 
 def test_output_the_locale_cannot_encode_is_escaped_and_the_write_happens_once(cli, git_repo):
     tip = state_tip(git_repo)
-    done = _loopx(git_repo, "todo", "add", "-g", GOAL, "--text", "caf\u00e9 \U0001F600", PYTHONIOENCODING="ascii")
+    done = _loopx(git_repo, "todo", "add", "-g", GOAL, "--text", "caf\u00e9 \U0001f600", PYTHONIOENCODING="ascii")
     assert done.returncode == 0 and b"internal error" not in done.stderr, done.stderr
     assert git(git_repo, "rev-list", "--count", f"{tip}..{STATE_REF}").strip() == "1"
     listed = _loopx(git_repo, "--format", "json", "todo", "list", "-g", GOAL, PYTHONIOENCODING="ascii")
     assert listed.returncode == 0, listed.stderr
-    assert [t["text"] for t in json.loads(listed.stdout)] == ["caf\u00e9 \U0001F600"]
+    assert [t["text"] for t in json.loads(listed.stdout)] == ["caf\u00e9 \U0001f600"]
     text = _loopx(git_repo, "todo", "list", "-g", GOAL, PYTHONIOENCODING="ascii")
     assert text.returncode == 0 and b"\\U0001f600" in text.stdout, text.stderr
 
@@ -444,8 +498,12 @@ def test_a_ref_outside_refs_heads_is_read_never_written(cli, git_repo, ref):
     git(git_repo, "update-ref", ref, STATE_REF)
     tip = state_tip(git_repo)
     assert cli("--state-branch", ref, "status", "--goal-id", GOAL).code == 0
-    refused(cli("--state-branch", ref, "todo", "add", "--goal-id", GOAL, "--text", "x"), "invalid-field",
-            "field 'state_branch'", "can be read but not written")  # fmt: skip
+    refused(
+        cli("--state-branch", ref, "todo", "add", "--goal-id", GOAL, "--text", "x"),
+        "invalid-field",
+        "field 'state_branch'",
+        "can be read but not written",
+    )
     refused(cli("connect", "--state-branch", ref), "invalid-field", "refs/heads/")
     assert git(git_repo, "rev-parse", ref).strip() == tip == state_tip(git_repo)
 
@@ -471,8 +529,21 @@ def test_a_write_whose_output_nobody_reads_still_exits_0(repo, git_repo, how):
     """Invariant 7: once the ref has moved the command has succeeded, even if printing fails."""
     repo.close()
     before = state_tip(git_repo)
-    argv = [sys.executable, "-m", "loopx_git", "--repo", str(git_repo), "--format", "json", "todo", "add",
-            "--goal-id", GOAL, "--text", f"written for nobody ({how})"]  # fmt: skip
+    argv = [
+        sys.executable,
+        "-m",
+        "loopx_git",
+        "--repo",
+        str(git_repo),
+        "--format",
+        "json",
+        "todo",
+        "add",
+        "--goal-id",
+        GOAL,
+        "--text",
+        f"written for nobody ({how})",
+    ]
     if how == "reader-gone":
         read_end, write_end = os.pipe()
         os.close(read_end)  # the reader has left before anything is written: EPIPE
@@ -488,7 +559,12 @@ def test_a_write_whose_output_nobody_reads_still_exits_0(repo, git_repo, how):
 def test_checks_of_the_branch_write_no_objects(cli, git_repo):
     from tests.plumbing import plain_commit
 
-    git(git_repo, "update-ref", STATE_REF, plain_commit(git_repo, STATE_REF, "a stray folder", {"goals/g1/extra/x.txt": "x\n"}))
+    git(
+        git_repo,
+        "update-ref",
+        STATE_REF,
+        plain_commit(git_repo, STATE_REF, "a stray folder", {"goals/g1/extra/x.txt": "x\n"}),
+    )
     assert cli("repair").code == 0  # the folder goes: a later diff sees a folder on one side only
     before = git(git_repo, "count-objects", "-v")
     assert cli("verify").code == 0
@@ -512,11 +588,25 @@ def test_sync_never_moves_a_ref_outside_refs_heads(cli, git_repo, tmp_path):
     git(tmp_path, "init", "-q", "--bare", str(remote))
     git(git_repo, "remote", "add", "origin", str(remote))
     git(git_repo, "update-ref", "refs/remotes/origin/loopx/state", STATE_REF)
-    refused(cli("--state-branch", "refs/remotes/origin/loopx/state", "pull"), "invalid-field", "can be read but not written")
+    refused(
+        cli("--state-branch", "refs/remotes/origin/loopx/state", "pull"), "invalid-field", "can be read but not written"
+    )
 
 
-@pytest.mark.parametrize("name,hostile", [("..", True), (".", True), (".git", True), (".GIT", True), (".git. ", True),
-                                          ("git~1", True), ("...", False), ("goal.yaml", False), (".gitx", False)])  # fmt: skip
+@pytest.mark.parametrize(
+    "name,hostile",
+    [
+        ("..", True),
+        (".", True),
+        (".git", True),
+        (".GIT", True),
+        (".git. ", True),
+        ("git~1", True),
+        ("...", False),
+        ("goal.yaml", False),
+        (".gitx", False),
+    ],
+)
 def test_the_names_gits_fsck_refuses(name, hostile):
     from loopx_git.store.layout import hostile_component
 

@@ -1,5 +1,6 @@
 """Every writing command refuses an unsafe value (exit 1, the field, the rule and the fingerprint
 named, the state ref unmoved) and with --redact writes the redacted value instead."""
+
 from __future__ import annotations
 
 import json
@@ -89,9 +90,21 @@ def test_connect_with_a_goal_refuses_an_unsafe_objective(git_repo, capsys, tmp_p
 
 
 def test_every_writing_command_offers_redact(cli):
-    writers = [["connect"], ["goal", "create"], ["goal", "update"], ["agent", "register"], ["todo", "add"],
-               ["todo", "claim"], ["todo", "update"], ["todo", "complete"], ["todo", "supersede"], ["todo", "suggest"],
-               ["todo", "promote"], ["event", "append"], ["refresh-state"]]  # fmt: skip
+    writers = [
+        ["connect"],
+        ["goal", "create"],
+        ["goal", "update"],
+        ["agent", "register"],
+        ["todo", "add"],
+        ["todo", "claim"],
+        ["todo", "update"],
+        ["todo", "complete"],
+        ["todo", "supersede"],
+        ["todo", "suggest"],
+        ["todo", "promote"],
+        ["event", "append"],
+        ["refresh-state"],
+    ]
     for command in writers:
         assert "--redact" in cli(*command, "--help").out, command
 
@@ -103,7 +116,9 @@ def test_warnings_are_written_and_reported(cli):
 
 
 def test_allow_file_in_the_work_tree_lets_a_false_positive_through(cli, git_repo):
-    (git_repo / ".publicsafe-allow").write_text(f"home-path {fingerprint('/home/alice')}  # a fixture user, not a person\n")
+    (git_repo / ".publicsafe-allow").write_text(
+        f"home-path {fingerprint('/home/alice')}  # a fixture user, not a person\n"
+    )
     data = cli.json("todo", "add", "-g", GOAL, "--text", "see /home/alice/fixture")
     assert data["record"]["text"] == "see /home/alice/fixture"
 
@@ -146,7 +161,8 @@ def test_boundary_flags_stay_truthful_even_for_a_hand_built_write(repo, git_repo
 
     def build(state):
         event = EventMaker(state.goals[GOAL], "2026-03-01T11:00:00Z").make(
-            Note, goal_id=GOAL, summary="raw log attached", boundary={"raw_logs_recorded": True})
+            Note, goal_id=GOAL, summary="raw log attached", boundary={"raw_logs_recorded": True}
+        )
         return Write("event note", "raw log", GOAL, None, [event])
 
     tip = state_tip(git_repo)
@@ -164,10 +180,21 @@ def test_boundary_flags_stay_truthful_even_for_a_hand_built_write(repo, git_repo
 # rules are not allowlistable).
 UNSAFE_REFS = [
     (["todo", "complete", "-g", GOAL, "-t", "t0", "--evidence", "/etc/passwd"], "evidence[0]", "/etc/passwd"),
-    (["todo", "complete", "-g", GOAL, "-t", "t0", "--evidence", "docs/../../outside.md"], "evidence[0]", "docs/../../outside.md"),
-    (["refresh-state", "-g", GOAL, "--classification", "progress", "--evidence", "/etc/passwd"], "evidence[0]", "/etc/passwd"),
-    (["event", "append", "-g", GOAL, "--kind", "note", "--detail", "log_ref=/var/log/app.log"], "details.log_ref",
-     "/var/log/app.log"),
+    (
+        ["todo", "complete", "-g", GOAL, "-t", "t0", "--evidence", "docs/../../outside.md"],
+        "evidence[0]",
+        "docs/../../outside.md",
+    ),
+    (
+        ["refresh-state", "-g", GOAL, "--classification", "progress", "--evidence", "/etc/passwd"],
+        "evidence[0]",
+        "/etc/passwd",
+    ),
+    (
+        ["event", "append", "-g", GOAL, "--kind", "note", "--detail", "log_ref=/var/log/app.log"],
+        "details.log_ref",
+        "/var/log/app.log",
+    ),
 ]
 
 
@@ -217,8 +244,13 @@ def test_each_rule_hints_at_a_fix_that_works(seeded, git_repo):
     assert state_tip(git_repo) == tip
     # the fixes named work: --redact for the raw key and the large field, a digest for the raw key
     assert seeded("event", "append", "-g", GOAL, "--kind", "note", "--detail", "stdout=all of it", "--redact").code == 0
-    assert seeded("event", "append", "-g", GOAL, "--kind", "note", "--detail", "note=" + "a b" * 2000, "--redact").code == 0
-    (git_repo / ".publicsafe-allow").write_text(f"github-token {fingerprint(TOKEN)}  # a revoked token, shown on purpose\n")
+    assert (
+        seeded("event", "append", "-g", GOAL, "--kind", "note", "--detail", "note=" + "a b" * 2000, "--redact").code
+        == 0
+    )
+    (git_repo / ".publicsafe-allow").write_text(
+        f"github-token {fingerprint(TOKEN)}  # a revoked token, shown on purpose\n"
+    )
     assert seeded("todo", "add", "-g", GOAL, "--text", f"use {TOKEN}").code == 0
 
 

@@ -1,5 +1,6 @@
 """The loop ledger's iteration protocol: one action per iteration, evidence first, UNVERIFIABLE never
 inherits confidence, UNVERIFIABLE and ask_user stop the loop. Every refusal leaves the ref alone."""
+
 from __future__ import annotations
 
 import pytest
@@ -28,7 +29,10 @@ def refused(repo, git_repo, code, call):
 
 def test_next_selects_exactly_one_runnable_entry_oldest_first(ledger):
     contract = ledger.ledger_next(GOAL, agent_id="alice").record
-    assert contract["schema_version"] == "loopx_ledger_action_v0" and contract["ledger_schema"] == "project-telos.loop-ledger/v1"
+    assert (
+        contract["schema_version"] == "loopx_ledger_action_v0"
+        and contract["ledger_schema"] == "project-telos.loop-ledger/v1"
+    )
     assert contract["entry"]["id"] == "e1" and contract["entry"]["status"] == "active" and contract["iteration"] == 1
     assert ledger.ledger_entry(GOAL, "e1").selected_by == "alice"
     assert ledger.ledger_entry(GOAL, "e2").status == "pending"
@@ -42,31 +46,63 @@ def test_a_second_selection_before_the_write_back_is_refused(ledger, git_repo):
 
 def test_done_needs_evidence(ledger, git_repo):
     ledger.ledger_next(GOAL, agent_id="alice")
-    refused(ledger, git_repo, "evidence_missing", lambda: ledger.ledger_record(
-        GOAL, "e1", status="done", verdict="MATCH", next="resume", agent_id="alice"))
-    done = ledger.ledger_record(GOAL, "e1", status="done", verdict="MATCH", next="resume", agent_id="alice",
-                                evidence=["test_path:tests/test_assets.py", f"command_output:{DIGEST}"])  # fmt: skip
+    refused(
+        ledger,
+        git_repo,
+        "evidence_missing",
+        lambda: ledger.ledger_record(GOAL, "e1", status="done", verdict="MATCH", next="resume", agent_id="alice"),
+    )
+    done = ledger.ledger_record(
+        GOAL,
+        "e1",
+        status="done",
+        verdict="MATCH",
+        next="resume",
+        agent_id="alice",
+        evidence=["test_path:tests/test_assets.py", f"command_output:{DIGEST}"],
+    )
     assert [e.kind for e in done.record.evidence] == ["test_path", "command_output"]
     assert ledger.ledger_next(GOAL, agent_id="alice").record["entry"]["id"] == "e2"
 
 
 def test_unverifiable_never_inherits_confidence_and_stops_the_loop(ledger, git_repo):
     ledger.ledger_next(GOAL, agent_id="alice")
-    ledger.ledger_record(GOAL, "e1", status="blocked", verdict="UNVERIFIABLE", next="retry", agent_id="alice",
-                         evidence=["url:https://ci.example.com/runs/1"])  # fmt: skip
+    ledger.ledger_record(
+        GOAL,
+        "e1",
+        status="blocked",
+        verdict="UNVERIFIABLE",
+        next="retry",
+        agent_id="alice",
+        evidence=["url:https://ci.example.com/runs/1"],
+    )
     refused(ledger, git_repo, "needs_attention", lambda: ledger.ledger_next(GOAL, agent_id="alice"))
-    refused(ledger, git_repo, "unverifiable_inherited_confidence", lambda: ledger.ledger_record(
-        GOAL, "e1", status="blocked", verdict="MATCH", next="resume", evidence=["url:https://ci.example.com/runs/1"]))
-    answered = ledger.ledger_record(GOAL, "e1", status="pending", verdict="MATCH", next="resume",
-                                    evidence=["artifact_id:ci-run-2"])  # fmt: skip
+    refused(
+        ledger,
+        git_repo,
+        "unverifiable_inherited_confidence",
+        lambda: ledger.ledger_record(
+            GOAL, "e1", status="blocked", verdict="MATCH", next="resume", evidence=["url:https://ci.example.com/runs/1"]
+        ),
+    )
+    answered = ledger.ledger_record(
+        GOAL, "e1", status="pending", verdict="MATCH", next="resume", evidence=["artifact_id:ci-run-2"]
+    )
     assert answered.record.verdict == "MATCH" and len(answered.record.evidence) == 2
     assert ledger.ledger_next(GOAL, agent_id="alice").record["entry"]["id"] == "e1"
 
 
 def test_ask_user_stops_the_loop_until_a_person_answers(ledger, git_repo):
     ledger.ledger_next(GOAL, agent_id="alice")
-    ledger.ledger_record(GOAL, "e1", status="blocked", verdict="DRIFT", next="ask_user", agent_id="alice",
-                         question="which asset is the new hero image?")  # fmt: skip
+    ledger.ledger_record(
+        GOAL,
+        "e1",
+        status="blocked",
+        verdict="DRIFT",
+        next="ask_user",
+        agent_id="alice",
+        question="which asset is the new hero image?",
+    )
     err = refused(ledger, git_repo, "needs_attention", lambda: ledger.ledger_next(GOAL, agent_id="bob"))
     assert "'e1'" in err.message and "ask_user" in err.message
     ledger.ledger_record(GOAL, "e1", status="pending", verdict="DRIFT", next="resume")  # the person's answer
@@ -74,25 +110,50 @@ def test_ask_user_stops_the_loop_until_a_person_answers(ledger, git_repo):
 
 
 def test_writing_back_an_entry_nobody_selected_is_refused(ledger, git_repo):
-    refused(ledger, git_repo, "not-selected", lambda: ledger.ledger_record(
-        GOAL, "e1", status="done", verdict="MATCH", next="resume", evidence=["test_path:tests/x.py"]))
+    refused(
+        ledger,
+        git_repo,
+        "not-selected",
+        lambda: ledger.ledger_record(
+            GOAL, "e1", status="done", verdict="MATCH", next="resume", evidence=["test_path:tests/x.py"]
+        ),
+    )
     ledger.ledger_next(GOAL, agent_id="alice")
-    refused(ledger, git_repo, "not-selected", lambda: ledger.ledger_record(
-        GOAL, "e1", status="done", verdict="MATCH", next="resume", agent_id="bob", evidence=["test_path:tests/x.py"]))
+    refused(
+        ledger,
+        git_repo,
+        "not-selected",
+        lambda: ledger.ledger_record(
+            GOAL, "e1", status="done", verdict="MATCH", next="resume", agent_id="bob", evidence=["test_path:tests/x.py"]
+        ),
+    )
 
 
-@pytest.mark.parametrize("evidence, problem", [
-    ("command_output:all 11 tests passed", "digest"), ("url:not a url", "http(s) URL"),
-    ("test_path:/abs/tests/x.py", "relative"), ("screenshot:shot.png", "KIND:REF"),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    "evidence, problem",
+    [
+        ("command_output:all 11 tests passed", "digest"),
+        ("url:not a url", "http(s) URL"),
+        ("test_path:/abs/tests/x.py", "relative"),
+        ("screenshot:shot.png", "KIND:REF"),
+    ],
+)
 def test_evidence_is_typed_and_public_safe(ledger, git_repo, evidence, problem):
     ledger.ledger_next(GOAL, agent_id="alice")
-    err = refused(ledger, git_repo, "invalid-field", lambda: ledger.ledger_record(
-        GOAL, "e1", status="done", verdict="MATCH", next="resume", agent_id="alice", evidence=[evidence]))
+    err = refused(
+        ledger,
+        git_repo,
+        "invalid-field",
+        lambda: ledger.ledger_record(
+            GOAL, "e1", status="done", verdict="MATCH", next="resume", agent_id="alice", evidence=[evidence]
+        ),
+    )
     assert "field 'evidence'" in err.message and problem in err.message
 
 
-@pytest.mark.parametrize("field, value", [("status", "finished"), ("verdict", "OK"), ("next", "later"), ("status", "active")])
+@pytest.mark.parametrize(
+    "field, value", [("status", "finished"), ("verdict", "OK"), ("next", "later"), ("status", "active")]
+)
 def test_closed_vocabularies(ledger, git_repo, field, value):
     ledger.ledger_next(GOAL, agent_id="alice")
     args = {"status": "blocked", "verdict": "DRIFT", "next": "retry", field: value}
@@ -104,8 +165,24 @@ def test_the_cli_prints_the_action_contract_and_documents_are_written(ledger, gi
     cli = Cli(git_repo, capsys)
     contract = cli.json("ledger", "next", "-g", GOAL, "--agent-id", "alice")
     assert contract["entry"]["id"] == "e1"
-    result = cli("ledger", "record", "-g", GOAL, "--entry-id", "e1", "--status", "done", "--verdict", "MATCH", "--next",
-                 "resume", "--evidence", "test_path:tests/test_assets.py", "--agent-id", "alice")  # fmt: skip
+    result = cli(
+        "ledger",
+        "record",
+        "-g",
+        GOAL,
+        "--entry-id",
+        "e1",
+        "--status",
+        "done",
+        "--verdict",
+        "MATCH",
+        "--next",
+        "resume",
+        "--evidence",
+        "test_path:tests/test_assets.py",
+        "--agent-id",
+        "alice",
+    )
     assert result.code == 0, result.err
     doc = git(git_repo, "show", f"loopx/state:goals/{GOAL}/ledger/e1.yaml")
     assert "status: done" in doc and "verdict: MATCH" in doc and "tests/test_assets.py" in doc

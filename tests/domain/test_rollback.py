@@ -1,5 +1,6 @@
 """Rollback as compensation: every reversible transition is restored, verify stays clean, history
 stays, and protected steps are never executed."""
+
 from __future__ import annotations
 
 import json
@@ -15,7 +16,9 @@ from tests.conftest import GOAL, Cli, git, state_tip
 # A copy of upstream LoopX's public example (Apache-2.0), so that the tests run in any clone; the
 # upstream file itself is checked only where the shared folder sits beside the repository.
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "upstream-loopx" / "rollback-packet.public.json"
-UPSTREAM = Path(__file__).resolve().parents[3] / "shared" / "fixtures" / "upstream-loopx" / "rollback-packet.public.json"
+UPSTREAM = (
+    Path(__file__).resolve().parents[3] / "shared" / "fixtures" / "upstream-loopx" / "rollback-packet.public.json"
+)
 
 
 def last_event(repo, **filters):
@@ -73,8 +76,10 @@ def test_a_superseded_todo_is_restored_with_its_successor(todo):
     assert snapshot(todo, "t2") == before_t2 and todo.todo(GOAL, "t2").supersedes == []
 
 
-@pytest.mark.parametrize("status, extra", [("blocked", {"reason": "waiting"}),
-                                           ("deferred", {"reason": "later", "resume_when": "todo_done:t2"})])
+@pytest.mark.parametrize(
+    "status, extra",
+    [("blocked", {"reason": "waiting"}), ("deferred", {"reason": "later", "resume_when": "todo_done:t2"})],
+)
 def test_a_blocked_or_deferred_todo_is_put_back(todo, status, extra):
     before = snapshot(todo, "t1")
     update = todo.todo_update(GOAL, "t1", status, **extra)
@@ -114,7 +119,9 @@ def test_later_changes_refuse_unless_forced_and_are_listed(todo, git_repo):
     tip = state_tip(git_repo)
     with pytest.raises(RuleError) as err:
         todo.rollback(GOAL, event_id=claim)
-    assert err.value.code == "later-changes" and later in err.value.message and "--force-later-changes" in err.value.hint
+    assert (
+        err.value.code == "later-changes" and later in err.value.message and "--force-later-changes" in err.value.hint
+    )
     assert state_tip(git_repo) == tip
     rollback_and_check(todo, claim, force_later_changes=True)
     assert todo.todo(GOAL, "t1").claimed_by is None and todo.todo(GOAL, "t1").status == "blocked"
@@ -150,8 +157,9 @@ def test_a_state_commit_is_compensated_whole(todo, git_repo, capsys):
 
 def test_a_project_commit_gets_a_gated_revert_plan_and_a_todo(repo, git_repo, capsys):
     head = git(git_repo, "rev-parse", "HEAD").strip()
-    out = Cli(git_repo, capsys).json("rollback", "-g", GOAL, "--commit", "HEAD", "--reason", "broke the build",
-                                     "--trigger", "regression")  # fmt: skip
+    out = Cli(git_repo, capsys).json(
+        "rollback", "-g", GOAL, "--commit", "HEAD", "--reason", "broke the build", "--trigger", "regression"
+    )
     packet = RollbackPacket.model_validate(out["record"])
     assert [s.kind for s in packet.plan] == ["git_revert", "validation"] and packet.plan[0].requires_gate
     assert packet.scope.repository_refs.commit_refs == [head] and packet.decision.required
@@ -178,8 +186,11 @@ def test_the_upstream_packet_loads_unchanged_and_its_history_rewrite_never_runs(
     assert repo.verify().ok
 
 
-@pytest.mark.skipif(not UPSTREAM.is_file(), reason="no ../shared/fixtures beside the repository (a plain clone): "
-                    "the copy in tests/fixtures/upstream-loopx is what the other tests use")  # fmt: skip
+@pytest.mark.skipif(
+    not UPSTREAM.is_file(),
+    reason="no ../shared/fixtures beside the repository (a plain clone): "
+    "the copy in tests/fixtures/upstream-loopx is what the other tests use",
+)
 def test_the_upstream_file_itself_loads_unchanged_and_matches_the_copy():
     data = json.loads(UPSTREAM.read_text())
     assert RollbackPacket.model_validate(data).model_dump(mode="json") == data
@@ -197,8 +208,12 @@ def test_bad_rollback_input_is_refused_and_writes_nothing(todo, git_repo, capsys
     cli = Cli(git_repo, capsys)
     claim = todo.todo_claim(GOAL, "t1", "alice").event_ids[0]
     tip = state_tip(git_repo)
-    for args, code in ((["--event", "evt_nope"], "not-found"), (["--commit", "no-such-rev"], "not-found"),
-                       (["--event", claim, "--trigger", "bad_luck"], "invalid-field"), ([], "invalid-field")):  # fmt: skip
+    for args, code in (
+        (["--event", "evt_nope"], "not-found"),
+        (["--commit", "no-such-rev"], "not-found"),
+        (["--event", claim, "--trigger", "bad_luck"], "invalid-field"),
+        ([], "invalid-field"),
+    ):
         result = cli("rollback", "-g", GOAL, *args)
         assert result.code == 1 and result.err.startswith(f"error[{code}]"), (args, result.err)
     bad = git_repo / "bad.json"
@@ -225,5 +240,3 @@ def test_rollback_survives_a_cold_read(todo, git_repo):
         cache.unlink()
     fresh = loopx_git.open(git_repo)
     assert fresh.todo(GOAL, "t1").claimed_by is None and len(fresh.rollbacks(GOAL)) == 1
-
-

@@ -1,4 +1,5 @@
 """Every todo transition rule, and every refusal: the message names field and rule, the ref stays."""
+
 from __future__ import annotations
 
 import pytest
@@ -120,7 +121,13 @@ def test_claim_by_unregistered_agent_is_refused(repo):
 def test_claim_not_runnable_is_refused(repo, status):
     add(repo, "t1")
     repo.todo_update(GOAL, "t1", status, reason="waiting on vendor", now=NOW)
-    refused(repo, lambda: repo.todo_claim(GOAL, "t1", "alice", now=NOW), "not-runnable", f"is {status}", "claim only an open")
+    refused(
+        repo,
+        lambda: repo.todo_claim(GOAL, "t1", "alice", now=NOW),
+        "not-runnable",
+        f"is {status}",
+        "claim only an open",
+    )
 
 
 def test_claim_done_or_superseded_is_refused(repo):
@@ -164,17 +171,29 @@ def test_update_block_then_reopen_and_clear_claim(repo):
 def test_update_by_other_agent_of_claimed_todo_is_refused(repo):
     add(repo, "t1")
     repo.todo_claim(GOAL, "t1", "alice", now=NOW)
-    refused(repo, lambda: repo.todo_update(GOAL, "t1", "blocked", reason="x", actor="bob", now=NOW), "claim-held",
-            "claimed by 'alice'")
+    refused(
+        repo,
+        lambda: repo.todo_update(GOAL, "t1", "blocked", reason="x", actor="bob", now=NOW),
+        "claim-held",
+        "claimed by 'alice'",
+    )
 
 
 def test_resume_when_only_for_waiting_status(repo):
     add(repo, "a")
     add(repo, "b")
-    refused(repo, lambda: repo.todo_update(GOAL, "b", "open", resume_when="todo_done:a", now=NOW), "invalid-field",
-            "'resume_when'")
-    refused(repo, lambda: repo.todo_update(GOAL, "b", "deferred", reason="x", resume_when="todo_done:b", now=NOW),
-            "invalid-dependency", "wait for itself")
+    refused(
+        repo,
+        lambda: repo.todo_update(GOAL, "b", "open", resume_when="todo_done:a", now=NOW),
+        "invalid-field",
+        "'resume_when'",
+    )
+    refused(
+        repo,
+        lambda: repo.todo_update(GOAL, "b", "deferred", reason="x", resume_when="todo_done:b", now=NOW),
+        "invalid-dependency",
+        "wait for itself",
+    )
 
 
 # --- complete -----------------------------------------------------------------------------
@@ -195,15 +214,21 @@ def test_complete_without_evidence_needs_no_follow_up_and_reason(repo):
 def test_complete_records_evidence_and_successors(repo):
     add(repo, "t1")
     add(repo, "t2")
-    done = repo.todo_complete(GOAL, "t1", evidence=["tests/test_x.py", "org/repo#3"], successor_todo_ids=["t2"], now=NOW).record
+    done = repo.todo_complete(
+        GOAL, "t1", evidence=["tests/test_x.py", "org/repo#3"], successor_todo_ids=["t2"], now=NOW
+    ).record
     assert done.evidence == ["tests/test_x.py", "org/repo#3"] and done.successor_todo_ids == ["t2"]
     refused(repo, lambda: repo.todo_complete(GOAL, "t1", evidence=["x"], now=NOW), "todo-closed", "done is final")
 
 
 def test_complete_refuses_unknown_successor_and_other_claimant(repo):
     add(repo, "t1")
-    refused(repo, lambda: repo.todo_complete(GOAL, "t1", evidence=["e"], successor_todo_ids=["ghost"], now=NOW),
-            "not-found", "successor_todo_ids 'ghost'")
+    refused(
+        repo,
+        lambda: repo.todo_complete(GOAL, "t1", evidence=["e"], successor_todo_ids=["ghost"], now=NOW),
+        "not-found",
+        "successor_todo_ids 'ghost'",
+    )
     repo.todo_claim(GOAL, "t1", "alice", now=NOW)
     refused(repo, lambda: repo.todo_complete(GOAL, "t1", evidence=["e"], actor="bob", now=NOW), "claim-held", "'alice'")
 

@@ -2,6 +2,7 @@
 
 The suite must pass with the venv's ``bin`` off PATH, so no test relies on finding ``loopx`` there:
 a test that wants one puts a ``loopx`` running this interpreter into a PATH of its own."""
+
 from __future__ import annotations
 
 import os
@@ -62,7 +63,8 @@ def remote(connected, tmp_path) -> Path:
     bare = tmp_path / "remote.git"
     git(tmp_path, "init", "-q", "--bare", str(bare))
     git(connected, "remote", "add", "origin", str(bare))
-    pushed = subprocess.run(["git", "-C", str(connected), "push", "-q", "origin", "main", "loopx/state"],
-                            capture_output=True, text=True)  # fmt: skip
+    pushed = subprocess.run(
+        ["git", "-C", str(connected), "push", "-q", "origin", "main", "loopx/state"], capture_output=True, text=True
+    )
     assert pushed.returncode == 0, pushed.stderr
     return bare

@@ -1,5 +1,6 @@
 """The hooks end to end: `loopx connect` installs them into real repositories, and real `git
 commit` / `git push` (to a bare remote on disk) run them."""
+
 from __future__ import annotations
 
 import json
@@ -289,7 +290,11 @@ def test_check_reports_tracked_and_unignored_local_state_and_secrets(git_repo, c
     result = cli("check", fmt="json")
     assert result.code == 1
     found = {(f["path"], f["rule"]) for f in json.loads(result.out)["findings"]}
-    assert found == {(".codex/goals/g.md", "local-state"), ("raw-run.log", "local-state"), ("conf.yaml", "github-token")}
+    assert found == {
+        (".codex/goals/g.md", "local-state"),
+        ("raw-run.log", "local-state"),
+        ("conf.yaml", "github-token"),
+    }
     text = cli("check")
     assert "raw-run.log:0:0: local-state (block)" in text.out and "not ignored" in text.out
     git(git_repo, "rm", "-q", "--cached", ".codex/goals/g.md", "conf.yaml")

@@ -3,6 +3,7 @@ try-repo` installs this package into its own environment and runs each hook on a
 
 The first try-repo builds a virtual environment with pip (about half a minute); the rest reuse it.
 """
+
 from __future__ import annotations
 
 import os
@@ -27,8 +28,9 @@ def pre_commit(*args: str, cwd: Path, env: dict) -> subprocess.CompletedProcess:
 
 
 def test_the_manifest_validates():
-    result = subprocess.run([*PRE_COMMIT, "validate-manifest", str(SOURCE / ".pre-commit-hooks.yaml")],
-                            capture_output=True, text=True)  # fmt: skip
+    result = subprocess.run(
+        [*PRE_COMMIT, "validate-manifest", str(SOURCE / ".pre-commit-hooks.yaml")], capture_output=True, text=True
+    )
     assert result.returncode == 0, result.stdout + result.stderr
 
 
@@ -43,11 +45,19 @@ def hook_repo(tmp_path_factory) -> tuple[Path, str]:
             shutil.copytree(src, repo / name, ignore=shutil.ignore_patterns("__pycache__"))
         else:
             shutil.copy2(src, repo / name)
-    env = {**os.environ, "GIT_CONFIG_GLOBAL": os.devnull, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.invalid",
-           "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.invalid"}  # fmt: skip
+    env = {
+        **os.environ,
+        "GIT_CONFIG_GLOBAL": os.devnull,
+        "GIT_AUTHOR_NAME": "t",
+        "GIT_AUTHOR_EMAIL": "t@example.invalid",
+        "GIT_COMMITTER_NAME": "t",
+        "GIT_COMMITTER_EMAIL": "t@example.invalid",
+    }
     for args in (["init", "-q"], ["add", "-A"], ["commit", "-q", "-m", "hooks"]):
         subprocess.run(["git", "-C", str(repo), *args], check=True, env=env, capture_output=True)
-    rev = subprocess.run(["git", "-C", str(repo), "rev-parse", "HEAD"], check=True, capture_output=True, text=True).stdout.strip()
+    rev = subprocess.run(
+        ["git", "-C", str(repo), "rev-parse", "HEAD"], check=True, capture_output=True, text=True
+    ).stdout.strip()
     return repo, rev
 
 
@@ -61,21 +71,27 @@ def test_try_repo_runs_each_hook(git_repo, hook_repo, env):
     source, rev = hook_repo
     (git_repo / "notes.jsonl").write_text('{"note": "clean"}\n')
     git(git_repo, "add", "notes.jsonl")
-    clean = pre_commit("try-repo", str(source), "loopx-public-safety", "--ref", rev, "--files", "notes.jsonl", cwd=git_repo, env=env)
+    clean = pre_commit(
+        "try-repo", str(source), "loopx-public-safety", "--ref", rev, "--files", "notes.jsonl", cwd=git_repo, env=env
+    )
     assert clean.returncode == 0, clean.stdout + clean.stderr
 
-    (git_repo / "notes.jsonl").write_text('{"note": "token %s"}\n' % FAKE_TOKEN)
+    (git_repo / "notes.jsonl").write_text(f'{{"note": "token {FAKE_TOKEN}"}}\n')
     git(git_repo, "add", "notes.jsonl")
     (git_repo / "link").symlink_to("/home/alice/private/notes.txt")
     git(git_repo, "add", "link")
-    dirty = pre_commit("try-repo", str(source), "loopx-public-safety", "--ref", rev, "--all-files", cwd=git_repo, env=env)
+    dirty = pre_commit(
+        "try-repo", str(source), "loopx-public-safety", "--ref", rev, "--all-files", cwd=git_repo, env=env
+    )
     assert dirty.returncode == 1
     assert "notes.jsonl:1:17: github-token (block) fp=" in dirty.stdout
     assert "link:1:1: home-path (block) fp=" in dirty.stdout
     assert FAKE_TOKEN not in dirty.stdout
 
     git(git_repo, "commit", "-q", "--no-verify", "-m", "committed before the hooks")  # --all-files still finds it
-    again = pre_commit("try-repo", str(source), "loopx-public-safety", "--ref", rev, "--all-files", cwd=git_repo, env=env)
+    again = pre_commit(
+        "try-repo", str(source), "loopx-public-safety", "--ref", rev, "--all-files", cwd=git_repo, env=env
+    )
     assert again.returncode == 1 and "notes.jsonl:1:17: github-token (block)" in again.stdout
 
     (git_repo / ".loopx").mkdir()

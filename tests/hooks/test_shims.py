@@ -1,6 +1,7 @@
 """The shims fail closed: with no ``loopx`` on PATH a shim under ``.git/`` still runs the loopx that
 installed it; when that is gone the commit or push is refused with a fix and ``--no-verify`` named,
 and ``loopx doctor`` says so. Real repositories, real ``git commit`` / ``git push``."""
+
 from __future__ import annotations
 
 import json
@@ -77,7 +78,9 @@ def test_a_staged_token_is_refused_through_a_git_dir_shim_without_loopx_on_path(
     assert git(connected, "rev-parse", "HEAD") == head
 
 
-def test_a_forced_push_or_deletion_of_the_state_branch_is_refused_without_loopx_on_path(connected, remote, no_loopx_env):
+def test_a_forced_push_or_deletion_of_the_state_branch_is_refused_without_loopx_on_path(
+    connected, remote, no_loopx_env
+):
     import loopx_git
 
     loopx_git.open(connected).todo_add("g1", "first")
@@ -93,7 +96,9 @@ def test_a_forced_push_or_deletion_of_the_state_branch_is_refused_without_loopx_
 # --- (c), (d): the installation is gone ------------------------------------------------------
 
 
-def test_a_shim_whose_loopx_is_gone_refuses_with_the_fix_and_no_verify_still_commits(git_repo, doomed_install, no_loopx_env):
+def test_a_shim_whose_loopx_is_gone_refuses_with_the_fix_and_no_verify_still_commits(
+    git_repo, doomed_install, no_loopx_env
+):
     install_target(git_repo, doomed_install)
     stage_token(git_repo)
     assert run_git(git_repo, "commit", "-m", "x", env=no_loopx_env).returncode == 1  # the check runs while it exists
@@ -156,8 +161,10 @@ def test_doctor_reports_a_shim_whose_loopx_is_gone(connected, doomed_install, ca
     assert result.code == 1
     report = json.loads(result.out)
     assert [(h["target"], h["target_missing"]) for h in report["hooks"]] == [(doomed_install.script, True)] * 2
-    assert report["problems"][0] == (f"pre-commit hook runs {doomed_install.script}, which is not found, so it refuses: "
-                                     "install loopx-git or activate its environment, then run `loopx connect`")  # fmt: skip
+    assert report["problems"][0] == (
+        f"pre-commit hook runs {doomed_install.script}, which is not found, so it refuses: "
+        "install loopx-git or activate its environment, then run `loopx connect`"
+    )
     assert "runs " + doomed_install.script + " (not found)" in cli("doctor", "--offline").out
     assert cli("connect").code == 0
     healed = cli.json("doctor", "--offline")
@@ -177,10 +184,15 @@ def test_a_committed_hooks_folder_gets_a_portable_shim(git_repo, capsys, loopx_e
     found = run_git(git_repo, "commit", "-m", "x", env=loopx_env)
     assert found.returncode == 1 and "settings.py:1:10: github-token (block)" in found.stderr
     nothing = run_git(git_repo, "commit", "-m", "x", env=no_loopx_env)
-    assert nothing.returncode == 1 and "(tried `loopx` on PATH, then python3 -m loopx_git); the commit is refused" in nothing.stderr
+    assert (
+        nothing.returncode == 1
+        and "(tried `loopx` on PATH, then python3 -m loopx_git); the commit is refused" in nothing.stderr
+    )
     git(git_repo, "reset", "-q")
     git(git_repo, "add", ".githooks")
-    assert run_git(git_repo, "commit", "-m", "share the hooks", env=loopx_env).returncode == 0  # the shims are public-safe
+    assert (
+        run_git(git_repo, "commit", "-m", "share the hooks", env=loopx_env).returncode == 0
+    )  # the shims are public-safe
 
 
 @pytest.mark.parametrize("where", [".git/hooks", ".git/custom-hooks"])
@@ -208,7 +220,9 @@ def test_a_v1_shim_is_outdated_and_connect_upgrades_it_in_place(git_repo, capsys
     assert "pre-commit hook outdated: run `loopx connect`" in report["problems"]
     assert cli.json("connect")["hooks"]["pre-commit"] == "updated"
     text = hook.read_text()
-    assert text.count("# >>> loopx pre-commit hook") == 1 and f"hook v{shim.VERSION} " in text and "loopx_bin" not in text
+    assert (
+        text.count("# >>> loopx pre-commit hook") == 1 and f"hook v{shim.VERSION} " in text and "loopx_bin" not in text
+    )
     assert cli.json("doctor", "--offline")["problems"] == []
     stage_token(git_repo)
     assert run_git(git_repo, "commit", "-m", "x", env=no_loopx_env).returncode == 1
@@ -218,8 +232,12 @@ def test_a_v1_shim_is_outdated_and_connect_upgrades_it_in_place(git_repo, capsys
 
 
 def test_python_m_loopx_git_takes_the_hook_fast_path(git_repo):
-    result = subprocess.run([sys.executable, "-X", "importtime", "-m", "loopx_git", "hook", "run", "pre-commit"],
-                            cwd=git_repo, capture_output=True, text=True)  # fmt: skip
+    result = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "loopx_git", "hook", "run", "pre-commit"],
+        cwd=git_repo,
+        capture_output=True,
+        text=True,
+    )
     assert result.returncode == 0, result.stderr
     imported = {line.rsplit("|", 1)[-1].strip().split(".")[0] for line in result.stderr.splitlines() if "|" in line}
     assert "loopx_git" in imported and not imported & {"typer", "rich", "pydantic", "click", "ruamel"}

@@ -1,4 +1,5 @@
 """Every event kind: registered, JSON round-trip, and a fold step."""
+
 from __future__ import annotations
 
 import json
@@ -11,8 +12,11 @@ from loopx_git.model.state import digest, fold
 from loopx_git.store.records import encode, parse_event
 
 BASE = {"goal_id": "g1", "recorded_at": "2026-03-01T10:00:00Z", "lamport": 1}
-GOAL_FIELDS = [{"field": "objective", "after": "ship"}, {"field": "created_at", "after": BASE["recorded_at"]},
-               {"field": "updated_at", "after": BASE["recorded_at"]}]  # fmt: skip
+GOAL_FIELDS = [
+    {"field": "objective", "after": "ship"},
+    {"field": "created_at", "after": BASE["recorded_at"]},
+    {"field": "updated_at", "after": BASE["recorded_at"]},
+]
 TODO_FIELDS = [{"field": "text", "after": "do it"}, {"field": "updated_at", "after": BASE["recorded_at"]}]
 SUGGEST_FIELDS = TODO_FIELDS + [{"field": "created_at", "after": BASE["recorded_at"]}]
 
@@ -36,37 +40,90 @@ PAYLOADS = {
     "repair": {"summary": "re-derived documents"},
     "failure": {"summary": "CI failed", "labels": ["ci"]},
     "note": {},
-    "rollback_plan": {"packet": {"packet_id": "rb1", "goal_id": "g1", "created_at": BASE["recorded_at"],
-                                 "trigger": {"kind": "operator_request", "summary": "undo a claim"},
-                                 "decision": {"owner": "user", "required": False, "reason": "mistake",
-                                              "default_safe_action": "apply_state_compensation"},
-                                 "plan": [{"step_id": "s1", "kind": "state_compensation", "action": "release",
-                                           "requires_gate": False, "destructive": False,
-                                           "automatable_by_agent": True}]}},
-    "todo_compensate": {"todo_id": "t1", "compensates": "evt_1", "packet_id": "rb1",
-                        "changes": [{"field": "claimed_by", "before": "alice", "after": None}]},
-    "goal_compensate": {"compensates": "evt_2", "packet_id": "rb1",
-                        "changes": [{"field": "status", "before": "paused", "after": "active"}]},
-    "fire": {"fire": {"fire_id": "fire_1", "terminal_status": "ok", "stop_condition": "ledger_empty",
-                      "iterations_run": 0, "max_iterations": 3, "timeout_seconds": 60.0,
-                      "iteration_timeout_seconds": 60.0, "approver_ceiling": "read_only", "command": "agent-step",
-                      "duration_seconds": 0.1, "started_at": BASE["recorded_at"], "ended_at": BASE["recorded_at"]}},
-    "ledger_add": {"entry_id": "e1", "changes": [{"field": "claim", "after": "CI is red because of X"},
-                                                 {"field": "action", "after": "fix_x"},
-                                                 {"field": "created_at", "after": BASE["recorded_at"]},
-                                                 {"field": "updated_at", "after": BASE["recorded_at"]}]},
-    "ledger_select": {"entry_id": "e1", "agent_id": "alice",
-                      "changes": [{"field": "status", "before": "pending", "after": "active"},
-                                  {"field": "selected_by", "after": "alice"}]},
-    "ledger_record": {"entry_id": "e1", "evidence": [{"kind": "test_path", "ref": "tests/test_x.py"}],
-                      "changes": [{"field": "status", "before": "active", "after": "done"},
-                                  {"field": "verdict", "after": "MATCH"}, {"field": "next", "after": "resume"}]},
+    "rollback_plan": {
+        "packet": {
+            "packet_id": "rb1",
+            "goal_id": "g1",
+            "created_at": BASE["recorded_at"],
+            "trigger": {"kind": "operator_request", "summary": "undo a claim"},
+            "decision": {
+                "owner": "user",
+                "required": False,
+                "reason": "mistake",
+                "default_safe_action": "apply_state_compensation",
+            },
+            "plan": [
+                {
+                    "step_id": "s1",
+                    "kind": "state_compensation",
+                    "action": "release",
+                    "requires_gate": False,
+                    "destructive": False,
+                    "automatable_by_agent": True,
+                }
+            ],
+        }
+    },
+    "todo_compensate": {
+        "todo_id": "t1",
+        "compensates": "evt_1",
+        "packet_id": "rb1",
+        "changes": [{"field": "claimed_by", "before": "alice", "after": None}],
+    },
+    "goal_compensate": {
+        "compensates": "evt_2",
+        "packet_id": "rb1",
+        "changes": [{"field": "status", "before": "paused", "after": "active"}],
+    },
+    "fire": {
+        "fire": {
+            "fire_id": "fire_1",
+            "terminal_status": "ok",
+            "stop_condition": "ledger_empty",
+            "iterations_run": 0,
+            "max_iterations": 3,
+            "timeout_seconds": 60.0,
+            "iteration_timeout_seconds": 60.0,
+            "approver_ceiling": "read_only",
+            "command": "agent-step",
+            "duration_seconds": 0.1,
+            "started_at": BASE["recorded_at"],
+            "ended_at": BASE["recorded_at"],
+        }
+    },
+    "ledger_add": {
+        "entry_id": "e1",
+        "changes": [
+            {"field": "claim", "after": "CI is red because of X"},
+            {"field": "action", "after": "fix_x"},
+            {"field": "created_at", "after": BASE["recorded_at"]},
+            {"field": "updated_at", "after": BASE["recorded_at"]},
+        ],
+    },
+    "ledger_select": {
+        "entry_id": "e1",
+        "agent_id": "alice",
+        "changes": [
+            {"field": "status", "before": "pending", "after": "active"},
+            {"field": "selected_by", "after": "alice"},
+        ],
+    },
+    "ledger_record": {
+        "entry_id": "e1",
+        "evidence": [{"kind": "test_path", "ref": "tests/test_x.py"}],
+        "changes": [
+            {"field": "status", "before": "active", "after": "done"},
+            {"field": "verdict", "after": "MATCH"},
+            {"field": "next", "after": "resume"},
+        ],
+    },
 }
 
 
 def make(kind: str, n: int = 1, **extra):
-    return EVENT_ADAPTER.validate_python({**BASE, "event_id": f"evt_{kind}_{n}", "event_kind": kind, "lamport": n,
-                                          **PAYLOADS[kind], **extra})  # fmt: skip
+    return EVENT_ADAPTER.validate_python(
+        {**BASE, "event_id": f"evt_{kind}_{n}", "event_kind": kind, "lamport": n, **PAYLOADS[kind], **extra}
+    )
 
 
 def test_every_kind_is_registered_and_has_a_test_payload():
@@ -85,12 +142,18 @@ def test_json_round_trip(kind):
 
 
 PRE = {
-    "goal_update": ["goal_create"], "todo_claim": ["todo_add"], "todo_update": ["todo_add"],
-    "todo_resume": ["todo_add"], "todo_complete": ["todo_add"], "todo_supersede": ["todo_add"],
-    "todo_promote": ["todo_suggest"], "todo_compensate": ["todo_add", "todo_claim"],
-    "goal_compensate": ["goal_create", "goal_update"], "ledger_select": ["ledger_add"],
+    "goal_update": ["goal_create"],
+    "todo_claim": ["todo_add"],
+    "todo_update": ["todo_add"],
+    "todo_resume": ["todo_add"],
+    "todo_complete": ["todo_add"],
+    "todo_supersede": ["todo_add"],
+    "todo_promote": ["todo_suggest"],
+    "todo_compensate": ["todo_add", "todo_claim"],
+    "goal_compensate": ["goal_create", "goal_update"],
+    "ledger_select": ["ledger_add"],
     "ledger_record": ["ledger_add", "ledger_select"],
-}  # fmt: skip
+}
 
 
 @pytest.mark.parametrize("kind", sorted(PAYLOADS))
@@ -129,8 +192,11 @@ def test_fold_order_does_not_depend_on_arrival_order():
 
 
 def test_second_claim_in_fold_order_becomes_a_recorded_conflict():
-    events = [make("todo_add", 1), make("todo_claim", 2), make("todo_claim", 3, agent_id="bob",
-                                                                changes=[{"field": "claimed_by", "after": "bob"}])]
+    events = [
+        make("todo_add", 1),
+        make("todo_claim", 2),
+        make("todo_claim", 3, agent_id="bob", changes=[{"field": "claimed_by", "after": "bob"}]),
+    ]
     goal = fold(events).goals["g1"]
     assert goal.todos["t1"].claimed_by == "alice"
     assert [c.kind for c in goal.conflicts] == ["claim_conflict"] and goal.conflicts[0].agent_id == "bob"
@@ -144,7 +210,9 @@ def test_unknown_kind_is_a_format_error_with_upgrade_hint():
 
 
 def test_newer_schema_version_is_a_format_error():
-    data = json.dumps({**BASE, "event_id": "evt_1", "event_kind": "note", "schema_version": "loopx_rollout_event_v9"}).encode()
+    data = json.dumps(
+        {**BASE, "event_id": "evt_1", "event_kind": "note", "schema_version": "loopx_rollout_event_v9"}
+    ).encode()
     with pytest.raises(FormatError):
         parse_event(data, "goals/g1/events/2026/03/01/10/evt_1.json")
 
@@ -220,12 +288,19 @@ def test_fold_reads_only_the_head_of_other_facts_and_verify_checks_the_rest():
     head = fold_read({"summary": "ok", "artifact_refs": ["/etc/passwd"]})
     assert head.summary == "ok" and not hasattr(head, "artifact_refs")
     with pytest.raises(ValidationError, match="artifact_refs"):
-        parse_event(json.dumps({**BASE, "event_id": "evt_1", "event_kind": "note", "artifact_refs": ["/x"]}).encode(),
-                    FOLD_PATH)
+        parse_event(
+            json.dumps({**BASE, "event_id": "evt_1", "event_kind": "note", "artifact_refs": ["/x"]}).encode(), FOLD_PATH
+        )
 
 
-@pytest.mark.parametrize("extra, error", [({"lamport": 0}, ValidationError), ({"goal_id": "a/b"}, ValidationError),
-                                          ({"schema_version": "loopx_rollout_event_v9"}, FormatError)])
+@pytest.mark.parametrize(
+    "extra, error",
+    [
+        ({"lamport": 0}, ValidationError),
+        ({"goal_id": "a/b"}, ValidationError),
+        ({"schema_version": "loopx_rollout_event_v9"}, FormatError),
+    ],
+)
 def test_fold_still_refuses_a_bad_head(extra, error):
     with pytest.raises(error):
         fold_read(extra)

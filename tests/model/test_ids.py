@@ -41,8 +41,19 @@ def test_unqualified_pr_binds_to_task_repository():
     assert ResumeCondition.parse("pr_merged:x/y#1").bound_to("org/repo").repository == "x/y"
 
 
-@pytest.mark.parametrize("bad", ["todo_done:", "pr_merged:12", "pr_merged:#0", "soon", "capacity_available:GPU",
-                                 "todo_done:t1\n", "pr_merged:o/r#1\n", "capacity_available:gpu\n"])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        "todo_done:",
+        "pr_merged:12",
+        "pr_merged:#0",
+        "soon",
+        "capacity_available:GPU",
+        "todo_done:t1\n",
+        "pr_merged:o/r#1\n",
+        "capacity_available:gpu\n",
+    ],
+)
 def test_bad_resume_conditions(bad):
     with pytest.raises(ValueError):
         ResumeCondition.parse(bad)
@@ -56,8 +67,13 @@ def test_a_final_newline_is_read_from_old_records_but_never_written():
     from loopx_git.model.record import WRITE_CONTEXT
     from loopx_git.model.todo import TodoItem
 
-    data = {"todo_id": "t1", "text": "x", "updated_at": "2026-01-01T00:00:00Z", "task_repository": "owner/repo\n",
-            "resume_when": "todo_done:t0\n"}
+    data = {
+        "todo_id": "t1",
+        "text": "x",
+        "updated_at": "2026-01-01T00:00:00Z",
+        "task_repository": "owner/repo\n",
+        "resume_when": "todo_done:t0\n",
+    }
     assert TodoItem.model_validate(data).resume_condition == ResumeCondition("todo_done", todo_id="t0")
     with pytest.raises(pydantic.ValidationError):
         TodoItem.model_validate(data, context=WRITE_CONTEXT)

@@ -1,4 +1,5 @@
 """RecordTable: a dict of records that pickles as rows and builds records on demand."""
+
 from __future__ import annotations
 
 import pickle

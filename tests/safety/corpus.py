@@ -6,13 +6,14 @@ seeded random generator, so the file itself passes the rules (and secret scanner
 
 Run it to print recall per rule and false positives:  python -m tests.safety.corpus
 """
+
 from __future__ import annotations
 
 import json
 import random
 import string
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 ALNUM = string.ascii_letters + string.digits
 UPPER_DIGITS = string.ascii_uppercase + string.digits
@@ -42,7 +43,12 @@ def _jwt(rng: random.Random) -> str:
 # rule id -> shapes; each shape makes one text holding one planted value
 Shape = Callable[[random.Random], str]
 SHAPES: dict[str, list[Shape]] = {
-    "private-key": [lambda r: _pem(r, "RSA"), lambda r: _pem(r, "OPENSSH"), lambda r: _pem(r, "EC"), lambda r: _pem(r, "")],
+    "private-key": [
+        lambda r: _pem(r, "RSA"),
+        lambda r: _pem(r, "OPENSSH"),
+        lambda r: _pem(r, "EC"),
+        lambda r: _pem(r, ""),
+    ],
     "aws-access-key-id": [
         lambda r: _cat("AK", "IA", _r(r, 16, UPPER_DIGITS)),
         lambda r: _cat("aws_access_key_id = AS", "IA", _r(r, 16, UPPER_DIGITS)),
@@ -70,9 +76,33 @@ SHAPES: dict[str, list[Shape]] = {
         lambda r: _cat("xa", "pp-1-", _r(r, 11, UPPER_DIGITS), "-", _r(r, 13, string.digits), "-", _r(r, 40)),
     ],
     "slack-webhook": [
-        lambda r: _cat("https://hooks.", "slack.com/services/T", _r(r, 8, UPPER_DIGITS), "/B", _r(r, 8, UPPER_DIGITS), "/", _r(r, 24)),
-        lambda r: _cat("url: https://hooks.", "slack.com/workflows/T", _r(r, 8, UPPER_DIGITS), "/A", _r(r, 10, UPPER_DIGITS), "/", _r(r, 20)),
-        lambda r: _cat("post to hooks.", "slack.com/triggers/T", _r(r, 8, UPPER_DIGITS), "/", _r(r, 12, string.digits), "/", _r(r, 32)),
+        lambda r: _cat(
+            "https://hooks.",
+            "slack.com/services/T",
+            _r(r, 8, UPPER_DIGITS),
+            "/B",
+            _r(r, 8, UPPER_DIGITS),
+            "/",
+            _r(r, 24),
+        ),
+        lambda r: _cat(
+            "url: https://hooks.",
+            "slack.com/workflows/T",
+            _r(r, 8, UPPER_DIGITS),
+            "/A",
+            _r(r, 10, UPPER_DIGITS),
+            "/",
+            _r(r, 20),
+        ),
+        lambda r: _cat(
+            "post to hooks.",
+            "slack.com/triggers/T",
+            _r(r, 8, UPPER_DIGITS),
+            "/",
+            _r(r, 12, string.digits),
+            "/",
+            _r(r, 32),
+        ),
     ],
     "openai-api-key": [
         lambda r: _cat("s", "k-proj-", _r(r, 48, URLSAFE)),
@@ -176,20 +206,50 @@ SHAPES: dict[str, list[Shape]] = {
 }
 
 BENIGN: list[str] = [
-    "token = ${GITHUB_TOKEN}", "password: $DB_PASSWORD", "api_key = <token>", "secret: {{ vault_secret }}",
-    "password = changeme", "api_key: example-key-goes-here", "token: xxxxxxxxxxxxxxxxxxxx",
-    _cat("AK", "IAIOSFODNN7EXAMPLE"), "password = aaaaaaaaaaaa", "token: 1234567890123456", "secret = abcabcabcabc",
-    "max_tokens: 4096", "/tmp/x", "~/work/project", "https://example.com/home/index.html",
-    "git@github.com:org/repo.git", "commit 3f786850e387550fdab836ed7e6dc881de23001b",
-    "id 123e4567-e89b-12d3-a456-426614174000", "/home/runner/work/app/app", "version 10.2.0.1.5",
-    "api_key = os.environ['API_KEY']", "token = get_token(scope)", "password: ${{ secrets.DB_PASSWORD }}",
-    "Authorization: Bearer $TOKEN", "Authorization: Bearer <token>", "https://user@host.example.net/x",
-    "tokenizer: sentencepiece", "secret_name: prod-database", "-----BEGIN PUBLIC KEY-----",
-    "sha256:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08", "python 3.10.2 on 10.0 build",
-    "password_hint: ask the operator", "see /home/<user>/.config", "git clone https://github.com/org/repo.git",
-    "postgres://app:${DB_PASSWORD}@db:5432/app", "user@example.com", "image@2x.png", "noreply@users.noreply.github.com",
-    "the auth token is stored in the keychain", "Bearer tokens expire after one hour", "cookie: see the docs",
-    "ssh://git@github.com:22/org/repo.git", "/home/user/project", "C:\\Users\\Public\\Documents",
+    "token = ${GITHUB_TOKEN}",
+    "password: $DB_PASSWORD",
+    "api_key = <token>",
+    "secret: {{ vault_secret }}",
+    "password = changeme",
+    "api_key: example-key-goes-here",
+    "token: xxxxxxxxxxxxxxxxxxxx",
+    _cat("AK", "IAIOSFODNN7EXAMPLE"),
+    "password = aaaaaaaaaaaa",
+    "token: 1234567890123456",
+    "secret = abcabcabcabc",
+    "max_tokens: 4096",
+    "/tmp/x",
+    "~/work/project",
+    "https://example.com/home/index.html",
+    "git@github.com:org/repo.git",
+    "commit 3f786850e387550fdab836ed7e6dc881de23001b",
+    "id 123e4567-e89b-12d3-a456-426614174000",
+    "/home/runner/work/app/app",
+    "version 10.2.0.1.5",
+    "api_key = os.environ['API_KEY']",
+    "token = get_token(scope)",
+    "password: ${{ secrets.DB_PASSWORD }}",
+    "Authorization: Bearer $TOKEN",
+    "Authorization: Bearer <token>",
+    "https://user@host.example.net/x",
+    "tokenizer: sentencepiece",
+    "secret_name: prod-database",
+    "-----BEGIN PUBLIC KEY-----",
+    "sha256:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+    "python 3.10.2 on 10.0 build",
+    "password_hint: ask the operator",
+    "see /home/<user>/.config",
+    "git clone https://github.com/org/repo.git",
+    "postgres://app:${DB_PASSWORD}@db:5432/app",
+    "user@example.com",
+    "image@2x.png",
+    "noreply@users.noreply.github.com",
+    "the auth token is stored in the keychain",
+    "Bearer tokens expire after one hour",
+    "cookie: see the docs",
+    "ssh://git@github.com:22/org/repo.git",
+    "/home/user/project",
+    "C:\\Users\\Public\\Documents",
 ]
 
 FORMATS = ("json", "yaml", "python", "shell", "markdown")

@@ -1,5 +1,6 @@
 """safety/mask.py: what a review prints never carries a flagged value; and the allow file refuses
 entries that could never take effect (structural rules)."""
+
 from __future__ import annotations
 
 import json
@@ -18,7 +19,10 @@ EMAIL = "ops" + "@" + "acme-corp.io"
 
 def test_text_rule_values_are_masked_with_their_fingerprint_whatever_the_severity():
     text = f"use {TOKEN} and mail {EMAIL}"
-    assert masked(text) == f"use [REDACTED:github-token] fp={fingerprint(TOKEN)} and mail [REDACTED:email-address] fp={fingerprint(EMAIL)}"
+    assert (
+        masked(text)
+        == f"use [REDACTED:github-token] fp={fingerprint(TOKEN)} and mail [REDACTED:email-address] fp={fingerprint(EMAIL)}"
+    )
     assert masked(masked(text)) == masked(text)  # a fixed point
     assert masked("write the tokenizer") == "write the tokenizer"
 
@@ -33,9 +37,14 @@ def test_structural_values_are_learned_from_records_and_masked_where_shown():
     record = {"evidence": ["/etc/passwd"], "details": {"stdout": "the whole raw run output"}, "text": f"a {TOKEN}"}
     findings, own = masker.learn(record)
     assert {f.rule for f in findings} == {"unsafe-ref", "raw-material-key", "github-token"}
-    assert masker.mask("evidence: /etc/passwd", own) == f"evidence: [REDACTED:unsafe-ref] fp={fingerprint('/etc/passwd')}"
+    assert (
+        masker.mask("evidence: /etc/passwd", own) == f"evidence: [REDACTED:unsafe-ref] fp={fingerprint('/etc/passwd')}"
+    )
     # long values are masked in every string from now on (a commit subject repeating them)
-    assert masker.mask("log: the whole raw run output") == f"log: {shown('raw-material-key', fingerprint('the whole raw run output'))}"
+    assert (
+        masker.mask("log: the whole raw run output")
+        == f"log: {shown('raw-material-key', fingerprint('the whole raw run output'))}"
+    )
 
 
 def test_a_short_structural_value_is_masked_only_in_its_own_row():

@@ -1,10 +1,19 @@
 """Structural rules for records, and the local-state boundary with its .gitignore block."""
+
 from __future__ import annotations
 
 import pytest
 
 from loopx_git.safety import policy as policies
-from loopx_git.safety.boundary import BLOCK_BEGIN, BLOCK_END, DEFAULT_PATTERNS, Boundary, has_ignore_block, matches, with_ignore_block
+from loopx_git.safety.boundary import (
+    BLOCK_BEGIN,
+    BLOCK_END,
+    DEFAULT_PATTERNS,
+    Boundary,
+    has_ignore_block,
+    matches,
+    with_ignore_block,
+)
 from loopx_git.safety.records import check, is_raw_key
 
 DIGEST = "sha256:" + "ab" * 32
@@ -22,7 +31,9 @@ def test_raw_material_keys_hold_only_digests_or_relative_refs(key):
 @pytest.mark.parametrize("key", ["password", "api_key", "github_token", "session_token", "client_secret", "cookie"])
 def test_credential_keys_hold_only_digests(key):
     for value in ("S3cret.Pass", "vault/prod/db", "hunter2"):
-        assert [(f.field, f.rule) for f in check({"details": {key: value}})[1]] == [(f"details.{key}", "raw-material-key")]
+        assert [(f.field, f.rule) for f in check({"details": {key: value}})[1]] == [
+            (f"details.{key}", "raw-material-key")
+        ]
     assert check({"details": {key: DIGEST}})[1] == []
 
 
@@ -38,9 +49,19 @@ def test_one_field_is_capped_and_the_cap_is_configurable():
     assert check({"summary": big}, roomy)[1] == []
 
 
-@pytest.mark.parametrize("ref, problem", [("/etc/passwd", True), ("~/notes.md", True), ("C:\\x\\y", True),
-                                          ("../outside.txt", True), ("docs/../../x", True), ("docs/guide.md", False),
-                                          ("https://example.com/run/12", False), ("org/repo#12", False)])  # fmt: skip
+@pytest.mark.parametrize(
+    "ref, problem",
+    [
+        ("/etc/passwd", True),
+        ("~/notes.md", True),
+        ("C:\\x\\y", True),
+        ("../outside.txt", True),
+        ("docs/../../x", True),
+        ("docs/guide.md", False),
+        ("https://example.com/run/12", False),
+        ("org/repo#12", False),
+    ],
+)
 def test_refs_are_relative_without_dotdot(ref, problem):
     found = check({"artifact_refs": [ref], "code_refs": {"commit_ref": ref}})[1]
     assert bool(found) == problem
@@ -63,17 +84,35 @@ def test_boundary_flags_may_not_claim_raw_material():
 # --- the local-state boundary -------------------------------------------------------------
 
 
-@pytest.mark.parametrize("path, pattern", [
-    (".loopx/state.json", ".loopx/"), ("sub/.loopx/x", ".loopx/"), (".local/cache/a", ".local/"),
-    (".codex/goals/g1.md", ".codex/goals/"), ("raw.log", "raw*.log"), ("logs/raw-run-1.jsonl", "raw*.jsonl"),
-    ("chat.transcript.txt", "*.transcript*"), ("notes/session.transcript", "*.transcript*"),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    "path, pattern",
+    [
+        (".loopx/state.json", ".loopx/"),
+        ("sub/.loopx/x", ".loopx/"),
+        (".local/cache/a", ".local/"),
+        (".codex/goals/g1.md", ".codex/goals/"),
+        ("raw.log", "raw*.log"),
+        ("logs/raw-run-1.jsonl", "raw*.jsonl"),
+        ("chat.transcript.txt", "*.transcript*"),
+        ("notes/session.transcript", "*.transcript*"),
+    ],
+)
 def test_local_state_paths_are_caught(path, pattern):
     assert Boundary().violates(path) == pattern
 
 
-@pytest.mark.parametrize("path", [".loopx", "docs/loopx.md", ".codex/config.toml", "sub/.codex/goals/x", "rawdata.csv",
-                                  "draw.log", "src/local/x.py"])  # fmt: skip
+@pytest.mark.parametrize(
+    "path",
+    [
+        ".loopx",
+        "docs/loopx.md",
+        ".codex/config.toml",
+        "sub/.codex/goals/x",
+        "rawdata.csv",
+        "draw.log",
+        "src/local/x.py",
+    ],
+)
 def test_ordinary_paths_pass(path):
     assert Boundary().violates(path) is None
 
@@ -102,9 +141,30 @@ def test_ignore_block_is_updated_where_it_stands():
 
 def test_the_compiled_boundary_agrees_with_each_pattern():
     boundary = Boundary(["secrets.local/", "/private/*.md", "**/cache/*.bin"])
-    paths = [".loopx/x", "a/.loopx/b", ".loopx", "x/.local", "x/.local/y", ".codex/goals/a", "a/.codex/goals/b",
-             "raw.log", "d/raw1.log", "draw.log", "raw.jsonl", "x.transcript", "x.transcript.txt", "a/b.transcript/c",
-             "private/x.md", "a/private/x.md", "secrets.local/k", "a/secrets.local/k", "secrets.local",
-             "cache/a.bin", "x/y/cache/a.bin", "x/cache/a.txt", "src/app.py"]  # fmt: skip
+    paths = [
+        ".loopx/x",
+        "a/.loopx/b",
+        ".loopx",
+        "x/.local",
+        "x/.local/y",
+        ".codex/goals/a",
+        "a/.codex/goals/b",
+        "raw.log",
+        "d/raw1.log",
+        "draw.log",
+        "raw.jsonl",
+        "x.transcript",
+        "x.transcript.txt",
+        "a/b.transcript/c",
+        "private/x.md",
+        "a/private/x.md",
+        "secrets.local/k",
+        "a/secrets.local/k",
+        "secrets.local",
+        "cache/a.bin",
+        "x/y/cache/a.bin",
+        "x/cache/a.txt",
+        "src/app.py",
+    ]
     for path in paths:
         assert boundary.violates(path) == next((p for p in boundary.patterns if matches(p, path)), None), path

@@ -1,5 +1,6 @@
 """The safety rules on text: recall on the planted corpus, no false positives on look-alikes,
 redaction as a fixed point, fingerprints instead of values, and every way of allowlisting."""
+
 from __future__ import annotations
 
 import json
@@ -44,14 +45,16 @@ def test_redaction_is_a_fixed_point_and_keeps_json_valid():
         assert not [f for f in scan(out) if f.blocks], (sample.rule, sample.fmt)
         assert redact(out)[0] == out
         for finding in replaced:
-            assert sample.text[finding.start:finding.end] not in out
+            assert sample.text[finding.start : finding.end] not in out
         if sample.fmt == "json":
             json.loads(out)
 
 
 def test_redact_replaces_only_the_secret_part():
     cases = {
-        "Authorization: Basic " + "dXNlcjpw" + "YXNzd29yZDEyMw==": "Authorization: Basic [REDACTED:authorization-header]",
+        "Authorization: Basic "
+        + "dXNlcjpw"
+        + "YXNzd29yZDEyMw==": "Authorization: Basic [REDACTED:authorization-header]",
         "https://user:pass@host.example.net/x": "https://[REDACTED:url-credentials]@host.example.net/x",
         "/home/alice/projects/app/main.py": "[REDACTED:home-path]/projects/app/main.py",
         '{"p": "C:\\\\Users\\\\erin\\\\x"}': '{"p": "[REDACTED:windows-user-path]\\\\x"}',
@@ -90,8 +93,10 @@ def embed_key() -> str:
 # --- allowlisting ---------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("comment", ["# publicsafe: allow", "# publicsafe: allow[home-path]", "# pragma: allowlist secret",
-                                     "// gitleaks:allow"])  # fmt: skip
+@pytest.mark.parametrize(
+    "comment",
+    ["# publicsafe: allow", "# publicsafe: allow[home-path]", "# pragma: allowlist secret", "// gitleaks:allow"],
+)
 def test_inline_comments_allow_ordinary_rules(comment):
     assert scan(f"path = '/home/alice/x'  {comment}") == []
 
@@ -116,11 +121,14 @@ def test_allow_file_allows_by_fingerprint_and_path_glob():
     assert [f.rule for f in scan(_gh("other"), everywhere)] == ["github-token"]
 
 
-@pytest.mark.parametrize("line, problem", [
-    ("github-token", "expected '<rule-id> <fingerprint> [path-glob]'"),
-    ("no-such-rule 0123456789abcdef", "unknown rule id 'no-such-rule'"),
-    ("github-token notafingerprint", "the second field is not a 16-hex fingerprint"),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    "line, problem",
+    [
+        ("github-token", "expected '<rule-id> <fingerprint> [path-glob]'"),
+        ("no-such-rule 0123456789abcdef", "unknown rule id 'no-such-rule'"),
+        ("github-token notafingerprint", "the second field is not a 16-hex fingerprint"),
+    ],
+)
 def test_allow_file_errors_name_the_line_and_the_rule(line, problem):
     with pytest.raises(ValidationError) as err:
         policies.load(None, f"# header\n{line}\n")
@@ -147,14 +155,17 @@ local_state = ["secrets.local/"]
     assert policy.max_field_bytes == 1024 and policy.local_state == ("secrets.local/",)
 
 
-@pytest.mark.parametrize("config, problem", [
-    ('disabled_rules = ["github-token"]', "cannot be disabled or downgraded"),
-    ('severity = { "openai-api-key" = "warn" }', "cannot be disabled or downgraded"),
-    ('severity = { "home-path" = "maybe" }', "must map rule ids to 'block' or 'warn'"),
-    ('disabled_rules = ["nope"]', "unknown rule id 'nope'"),
-    ("colour = true", "unknown key"),
-    ("max_field_bytes = 3", "out of range"),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    "config, problem",
+    [
+        ('disabled_rules = ["github-token"]', "cannot be disabled or downgraded"),
+        ('severity = { "openai-api-key" = "warn" }', "cannot be disabled or downgraded"),
+        ('severity = { "home-path" = "maybe" }', "must map rule ids to 'block' or 'warn'"),
+        ('disabled_rules = ["nope"]', "unknown rule id 'nope'"),
+        ("colour = true", "unknown key"),
+        ("max_field_bytes = 3", "out of range"),
+    ],
+)
 def test_pyproject_config_errors_name_the_key_and_the_rule(config, problem):
     with pytest.raises(ValidationError) as err:
         policies.load(f"[tool.loopx.safety]\n{config}\n", None)
@@ -169,9 +180,22 @@ def test_every_rule_has_a_prefilter_keyword_that_its_corpus_contains():
 
 
 def test_benign_list_holds_the_look_alikes_named_in_the_issue():
-    for value in ("${VAR}", "$VAR", "<token>", "{{x}}", "changeme", "example", "xxxx", "max_tokens: 4096", "/tmp/x",
-                  "~/work", "https://example.com/home/index.html", "git@github.com:org/repo.git", "/home/runner",
-                  "10.2.0.1.5"):  # fmt: skip
+    for value in (
+        "${VAR}",
+        "$VAR",
+        "<token>",
+        "{{x}}",
+        "changeme",
+        "example",
+        "xxxx",
+        "max_tokens: 4096",
+        "/tmp/x",
+        "~/work",
+        "https://example.com/home/index.html",
+        "git@github.com:org/repo.git",
+        "/home/runner",
+        "10.2.0.1.5",
+    ):
         pattern = re.escape(value).replace("VAR", "[A-Z_]+").replace("x\\}\\}", ".+\\}\\}").replace("token", "[a-z]+")
         assert any(re.search(pattern, b) for b in BENIGN), value
     assert len(benign()) == len(BENIGN) * len(FORMATS)

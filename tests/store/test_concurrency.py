@@ -1,5 +1,6 @@
 """Two processes appending to one state branch at once: nothing lost, nothing duplicated, no work
 thrown away in a lost race."""
+
 from __future__ import annotations
 
 import multiprocessing

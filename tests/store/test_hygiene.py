@@ -1,6 +1,7 @@
 """Packing without storms: one packer at a time, a bounded number of packs, lost-race objects
 counted, kept through the grace period and pruned after it, and git's gc.log cleared or reported
 (issue 9, item 6). The concurrency run itself is in benchmarks/concurrency.py."""
+
 from __future__ import annotations
 
 import hashlib
@@ -24,8 +25,16 @@ def unreachable_blobs(path: Path, count: int) -> list[str]:
         data = f"lost race {n}\n".encode()
         n += 1
         if hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest().startswith("17"):
-            oid = subprocess.run(["git", "-C", str(path), "hash-object", "-w", "--stdin"], input=data,
-                                 capture_output=True, check=True).stdout.decode().strip()  # fmt: skip
+            oid = (
+                subprocess.run(
+                    ["git", "-C", str(path), "hash-object", "-w", "--stdin"],
+                    input=data,
+                    capture_output=True,
+                    check=True,
+                )
+                .stdout.decode()
+                .strip()
+            )
             made.append(oid)
     return made
 
@@ -36,10 +45,14 @@ def exists(path: Path, oid: str) -> bool:
 
 def hold_pack_lock(git_dir: Path) -> subprocess.Popen:
     """Another process holding the packing lock (an flock) until it is killed."""
-    code = ("import fcntl, os, sys, time; fd = os.open(sys.argv[1], os.O_RDWR | os.O_CREAT); "
-            "fcntl.flock(fd, fcntl.LOCK_EX); print('held', flush=True); time.sleep(600)")  # fmt: skip
+    code = (
+        "import fcntl, os, sys, time; fd = os.open(sys.argv[1], os.O_RDWR | os.O_CREAT); "
+        "fcntl.flock(fd, fcntl.LOCK_EX); print('held', flush=True); time.sleep(600)"
+    )
     (git_dir / "loopx").mkdir(exist_ok=True)
-    holder = subprocess.Popen([sys.executable, "-c", code, str(git_dir / "loopx" / "pack.lock")], stdout=subprocess.PIPE, text=True)
+    holder = subprocess.Popen(
+        [sys.executable, "-c", code, str(git_dir / "loopx" / "pack.lock")], stdout=subprocess.PIPE, text=True
+    )
     assert holder.stdout.readline().strip() == "held"
     return holder
 
@@ -77,8 +90,16 @@ def test_lost_race_objects_are_pruned_once_past_the_grace_period_and_not_before(
         data = f"lost just now {n}\n".encode()
         n += 1
         if hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest().startswith("17"):
-            young.append(subprocess.run(["git", "-C", str(git_repo), "hash-object", "-w", "--stdin"], input=data,
-                                        capture_output=True, check=True).stdout.decode().strip())  # fmt: skip
+            young.append(
+                subprocess.run(
+                    ["git", "-C", str(git_repo), "hash-object", "-w", "--stdin"],
+                    input=data,
+                    capture_output=True,
+                    check=True,
+                )
+                .stdout.decode()
+                .strip()
+            )
     assert hygiene.maybe_pack(repo.git, threshold=1000) is True
     assert not any(exists(git_repo, oid) for oid in old), "older than loopx.pruneExpire (1.hour.ago): pruned"
     assert all(exists(git_repo, oid) for oid in young), "younger: kept, still loose (their age kept)"
@@ -137,8 +158,8 @@ def test_gc_waits_for_a_running_packer_then_refuses(cli, git_repo, monkeypatch):
 
 
 def test_a_linked_worktree_shares_the_object_store_the_caches_and_the_locks(repo, git_repo, tmp_path):
-    from loopx_git.store.cache import VerifiedMark
     import loopx_git
+    from loopx_git.store.cache import VerifiedMark
 
     worktree = tmp_path / "second-worktree"
     git(git_repo, "worktree", "add", "-q", "-b", "side", str(worktree))

@@ -1,6 +1,7 @@
 """The state branch holds only what the layout defines, and nothing is built on a branch that fails:
 ref names checked before anything is written, hostile trees found by verify and refused by sync,
 writes refused on a branch edited by hand (issue 9, items 7-9 and the SHA-256 case of 10)."""
+
 from __future__ import annotations
 
 import json
@@ -31,12 +32,19 @@ def refs(path: Path) -> str:
 def mktree(path: Path, entries: list[tuple[str, str, str, str]]) -> str:
     """A tree object from (mode, type, id, name) lines, as `git mktree` takes them: any name."""
     text = "".join(f"{mode} {kind} {oid}\t{name}\n" for mode, kind, oid, name in entries)
-    return subprocess.run(["git", "-C", str(path), "mktree"], input=text, capture_output=True, text=True, check=True).stdout.strip()
+    return subprocess.run(
+        ["git", "-C", str(path), "mktree"], input=text, capture_output=True, text=True, check=True
+    ).stdout.strip()
 
 
 def blob(path: Path, data: bytes) -> str:
-    return subprocess.run(["git", "-C", str(path), "hash-object", "-w", "--stdin"], input=data, capture_output=True,
-                          check=True).stdout.decode().strip()  # fmt: skip
+    return (
+        subprocess.run(
+            ["git", "-C", str(path), "hash-object", "-w", "--stdin"], input=data, capture_output=True, check=True
+        )
+        .stdout.decode()
+        .strip()
+    )
 
 
 def with_entry(path: Path, parent: str, folder: str, mode: str, kind: str, oid: str, name: str) -> str:
@@ -44,7 +52,7 @@ def with_entry(path: Path, parent: str, folder: str, mode: str, kind: str, oid: 
 
     def build(tree: str | None, parts: list[str]) -> str:
         entries = []
-        for line in (git(path, "ls-tree", tree).splitlines() if tree else []):
+        for line in git(path, "ls-tree", tree).splitlines() if tree else []:
             meta, entry_name = line.split("\t", 1)
             entries.append((*meta.split(), entry_name))
         if not parts:
@@ -142,8 +150,17 @@ def test_a_dotdot_entry_is_reported_not_accepted(seeded):
     assert ("goals/g1/..", "bad-name") in found and ("goals/g1/..", "stray-file") in found
 
 
-@pytest.mark.parametrize("where", [".publicsafe-allow", "goals/g1/notes.txt", "goals/g1/todos/t1.yml",
-                                   "goals/g1/events/2026/03/01/10/readme.md", "goals/other/anything.json", "README"])  # fmt: skip
+@pytest.mark.parametrize(
+    "where",
+    [
+        ".publicsafe-allow",
+        "goals/g1/notes.txt",
+        "goals/g1/todos/t1.yml",
+        "goals/g1/events/2026/03/01/10/readme.md",
+        "goals/other/anything.json",
+        "README",
+    ],
+)
 def test_stray_files_anywhere_are_reported(seeded, where):
     advance(seeded, plain_commit(seeded, STATE, "a stray", {where: "stray\n"}))
     report = loopx_git.open(seeded).verify()
@@ -161,8 +178,11 @@ def test_an_oversized_blob_in_an_events_folder_is_reported_without_being_read(se
     assert found and found[0].path == "goals/g1/events/2026/03/01/10/evt_big.json" and found[0].commit == commit
 
 
-@pytest.mark.parametrize("mode,kind", [("100755", "blob"), ("120000", "blob"), ("160000", "commit")],
-                         ids=["executable", "symlink", "submodule"])  # fmt: skip
+@pytest.mark.parametrize(
+    "mode,kind",
+    [("100755", "blob"), ("120000", "blob"), ("160000", "commit")],
+    ids=["executable", "symlink", "submodule"],
+)
 def test_only_regular_files_are_accepted(seeded, mode, kind):
     oid = git(seeded, "rev-parse", "HEAD").strip() if kind == "commit" else blob(seeded, b"goals/g1/goal.yaml")
     advance(seeded, with_entry(seeded, STATE, "goals/g1/todos", mode, kind, oid, "t9.yaml"))
@@ -211,7 +231,7 @@ def pair(tmp_path):
 
 @pytest.mark.parametrize("attack", ["stray", "oversized", "dotdot"])
 def test_sync_refuses_a_hostile_incoming_tree_naming_commit_and_path(pair, attack):
-    remote, alice, bob = pair
+    _remote, alice, bob = pair
     if attack == "stray":
         bad, path = plain_commit(alice, STATE, "stray", {"goals/g1/todos/notes.txt": "x\n"}), "goals/g1/todos/notes.txt"
     elif attack == "oversized":
@@ -223,9 +243,8 @@ def test_sync_refuses_a_hostile_incoming_tree_naming_commit_and_path(pair, attac
         path = "goals/.."
     git(alice, "push", "-q", "--no-verify", "origin", f"{bad}:{STATE}")
     before = state_tip(bob)
-    with loopx_git.open(bob) as repo:
-        with pytest.raises(LoopxError) as refused:
-            repo.pull()
+    with loopx_git.open(bob) as repo, pytest.raises(LoopxError) as refused:
+        repo.pull()
     assert refused.value.code == "remote-refused"
     assert bad[:12] in refused.value.message and path in refused.value.message
     assert state_tip(bob) == before
@@ -286,14 +305,15 @@ def test_a_secret_written_by_plain_git_blocks_writes(cli, git_repo):
     data["summary"] = f"token {token}"
     data["lamport"] = data["lamport"] + 1
     path = events[-1].rsplit("/", 1)[0] + f"/{data['event_id']}.json"
-    advance(git_repo, plain_commit(git_repo, STATE, "a note", {path: json.dumps(data, indent=2, sort_keys=True) + "\n"}))
+    advance(
+        git_repo, plain_commit(git_repo, STATE, "a note", {path: json.dumps(data, indent=2, sort_keys=True) + "\n"})
+    )
     tip = state_tip(git_repo)
     result = cli("todo", "add", "--goal-id", GOAL, "--text", "on top")
     assert result.code == 1 and "safety:github-token" in result.err and token not in result.err
     assert state_tip(git_repo) == tip
     verify = cli("verify")
     assert verify.code == 1 and "safety:github-token" in verify.out and token not in verify.out
-
 
 
 def test_a_well_formed_event_that_breaks_a_todo_is_refused_by_writes_reviews_and_pulls(tmp_path):
@@ -315,7 +335,12 @@ def test_a_well_formed_event_that_breaks_a_todo_is_refused_by_writes_reviews_and
             change["after"] = "bogus"
     data["event_id"] = "evt_01zzzzzzzzzzzzzzzzzzzzzzzy"
     bad_path = path.rsplit("/", 1)[0] + f"/{data['event_id']}.json"
-    advance(alice, plain_commit(alice, base, "a status that does not exist", {bad_path: json.dumps(data, indent=2, sort_keys=True) + "\n"}))
+    advance(
+        alice,
+        plain_commit(
+            alice, base, "a status that does not exist", {bad_path: json.dumps(data, indent=2, sort_keys=True) + "\n"}
+        ),
+    )
     with loopx_git.open(alice) as repo:
         repo.repair()  # the documents rendered from the fold: only the folded todo is wrong now
         tip = repo.tip
@@ -323,9 +348,8 @@ def test_a_well_formed_event_that_breaks_a_todo_is_refused_by_writes_reviews_and
     mark = alice / ".git" / "loopx"
     for stale in mark.glob("verified-*"):
         stale.write_text(base + "\n")  # as if this clone had verified only up to the base
-    with loopx_git.open(alice) as repo:
-        with pytest.raises(LoopxError) as refused:
-            repo.todo_add(GOAL, "on top")
+    with loopx_git.open(alice) as repo, pytest.raises(LoopxError) as refused:
+        repo.todo_add(GOAL, "on top")
     assert refused.value.code == "broken-branch" and "invalid-entity" in refused.value.message
     assert state_tip(alice) == tip
     from loopx_git.store.git import GitRepo
@@ -349,7 +373,10 @@ def test_verify_never_prints_a_secret_a_record_holds_where_it_does_not_parse(cli
     data = json.loads(git(git_repo, "show", f"{STATE}:{events[-1]}"))
     data["recorded_at"], data["event_id"] = token, "evt_01zzzzzzzzzzzzzzzzzzzzzzzx"
     path = events[-1].rsplit("/", 1)[0] + f"/{data['event_id']}.json"
-    advance(git_repo, plain_commit(git_repo, STATE, "a bad record", {path: json.dumps(data, indent=2, sort_keys=True) + "\n"}))
+    advance(
+        git_repo,
+        plain_commit(git_repo, STATE, "a bad record", {path: json.dumps(data, indent=2, sort_keys=True) + "\n"}),
+    )
     for fmt in (None, "json"):
         shown = cli("verify", fmt=fmt)
         assert shown.code == 1 and "invalid-record" in shown.out

@@ -1,4 +1,5 @@
 """The store against real repositories: CAS, append-only, work tree untouched, cache, packing."""
+
 from __future__ import annotations
 
 import pytest

@@ -2,6 +2,7 @@
 that fails after the commit is a warning, never a failure, and a read never fails because the cache
 cannot be written (issue 9, item 5). The disk-full case mounts a small tmpfs: it needs root and is
 skipped with the reason otherwise (``.ci/run`` runs as root)."""
+
 from __future__ import annotations
 
 import json
@@ -82,7 +83,9 @@ def full_disk(repo, git_repo):
     folder.mkdir()
     if os.geteuid() != 0 or shutil.which("mount") is None:
         pytest.skip("mounting a small tmpfs needs root (CI runs as root)")
-    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(folder)], capture_output=True, text=True)
+    mounted = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(folder)], capture_output=True, text=True
+    )
     if mounted.returncode != 0:
         pytest.skip(f"cannot mount a tmpfs here: {mounted.stderr.strip()}")
     try:

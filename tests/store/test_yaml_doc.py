@@ -1,4 +1,5 @@
 """Documents render the same from many threads at once (the demo's claim race does this)."""
+
 from __future__ import annotations
 
 import threading

@@ -1,4 +1,5 @@
 """Clones of one project meeting through a remote: real repositories in temporary folders."""
+
 from __future__ import annotations
 
 import subprocess

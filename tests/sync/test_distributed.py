@@ -1,6 +1,7 @@
 """Clones on different "machines": a claim race between two processes through one remote, two
 clones syncing over git's own network protocol (a `git daemon` on 127.0.0.1), and random
 interleavings of writes and syncs on three clones that must converge."""
+
 from __future__ import annotations
 
 import multiprocessing
@@ -58,7 +59,9 @@ def test_two_machines_racing_for_one_todo_get_exactly_one_winner(tmp_path, round
     a, b = _seeded(tmp_path, str(remote), ("machine-a", "machine-b"))
     ctx = multiprocessing.get_context("spawn")
     start, results = ctx.Barrier(2), ctx.Queue()
-    procs = [ctx.Process(target=_claimer, args=(str(p), agent, start, results)) for p, agent in ((a, "alice"), (b, "bob"))]
+    procs = [
+        ctx.Process(target=_claimer, args=(str(p), agent, start, results)) for p, agent in ((a, "alice"), (b, "bob"))
+    ]
     for p in procs:
         p.start()
     outcome = dict(results.get(timeout=120) for _ in procs)
@@ -93,9 +96,21 @@ def daemon(tmp_path):
     root.mkdir()
     bare(root / "project.git")
     port = _free_port()
-    proc = subprocess.Popen(["git", "daemon", "--reuseaddr", "--export-all", "--enable=receive-pack",
-                             f"--base-path={root}", "--listen=127.0.0.1", f"--port={port}", str(root)],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
+    proc = subprocess.Popen(
+        [
+            "git",
+            "daemon",
+            "--reuseaddr",
+            "--export-all",
+            "--enable=receive-pack",
+            f"--base-path={root}",
+            "--listen=127.0.0.1",
+            f"--port={port}",
+            str(root),
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     deadline = time.monotonic() + 20
     while time.monotonic() < deadline:
         try:
@@ -125,7 +140,9 @@ def test_two_clones_sync_through_a_git_daemon(tmp_path, daemon):
         rb.sync()
         ra.sync()
     assert tree_of(a) == tree_of(b)
-    assert git(a, "ls-remote", daemon, "refs/heads/loopx/state").split()[0] == git(a, "rev-parse", "loopx/state").strip()
+    assert (
+        git(a, "ls-remote", daemon, "refs/heads/loopx/state").split()[0] == git(a, "rev-parse", "loopx/state").strip()
+    )
 
 
 # --- convergence under random interleavings ------------------------------------------------------------

@@ -1,4 +1,5 @@
 """Sync through a bare remote on disk: fast-forward, merge, convergence, conflicts and refusals."""
+
 from __future__ import annotations
 
 import json
@@ -57,7 +58,9 @@ def test_diverged_clones_merge_and_converge(alice, bob, remote):
         assert a.verify().ok and b.verify().ok
     parents = git(bob, "log", "-1", "--format=%P", "loopx/state").split()
     assert len(parents) == 2
-    assert git(bob, "log", "-1", "--format=%s", "loopx/state").startswith("loopx: merge origin (1 events from the remote")
+    assert git(bob, "log", "-1", "--format=%s", "loopx/state").startswith(
+        "loopx: merge origin (1 events from the remote"
+    )
 
 
 def test_merge_is_the_same_either_way_round(alice, bob):
@@ -138,8 +141,15 @@ def test_a_reused_record_id_with_other_content_is_refused(alice, bob, tmp_path):
     git(alice, "worktree", "add", "-q", str(work), "loopx/state")
     path = sorted(work.glob("goals/g1/events/**/*.json"))[-1]
     data = json.loads(path.read_text())
-    target = work / "goals/g1/events" / bob_event.recorded_at[:4] / bob_event.recorded_at[5:7] / \
-        bob_event.recorded_at[8:10] / bob_event.recorded_at[11:13] / f"{bob_event.event_id}.json"
+    target = (
+        work
+        / "goals/g1/events"
+        / bob_event.recorded_at[:4]
+        / bob_event.recorded_at[5:7]
+        / bob_event.recorded_at[8:10]
+        / bob_event.recorded_at[11:13]
+        / f"{bob_event.event_id}.json"
+    )
     target.parent.mkdir(parents=True, exist_ok=True)
     data["event_id"] = bob_event.event_id
     target.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n")

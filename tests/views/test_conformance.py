@@ -1,5 +1,6 @@
 """`loopx ledger conformance`: the seed's fixtures pass, each negative case yields exactly its failure
 code, and a fire recorded by `loopx fire` conforms."""
+
 from __future__ import annotations
 
 import json
@@ -18,8 +19,12 @@ NEGATIVE = sorted((ROOT / "tests" / "fixtures" / "ledger").glob("*.json"))
 
 def test_the_seed_and_its_positive_fixtures_pass():
     report = check(json.loads(SEED.read_text()))
-    assert report["ok"] and report["cases"] == {"contract": [], "headless_scheduled_fire": [], "happy_path": [],
-                                                 "ask_user_escape": []}  # fmt: skip
+    assert report["ok"] and report["cases"] == {
+        "contract": [],
+        "headless_scheduled_fire": [],
+        "happy_path": [],
+        "ask_user_escape": [],
+    }
 
 
 def test_there_is_one_negative_fixture_per_seed_case():
@@ -47,13 +52,27 @@ def test_a_seed_with_a_weakened_contract_fails(tmp_path):
 def test_a_recorded_fire_conforms(repo, git_repo, tmp_path, capsys):
     repo.ledger_add(GOAL, "claim", "act", entry_id="e1")
     step = tmp_path / "step.py"
-    step.write_text(f"#!{sys.executable}\nimport json, sys\njson.load(sys.stdin)\n"
-                    "print(json.dumps({'status': 'done', 'verdict': 'MATCH', 'next': 'resume', "
-                    "'evidence': [{'kind': 'test_path', 'ref': 'tests/test_step.py'}]}))\n")  # fmt: skip
+    step.write_text(
+        f"#!{sys.executable}\nimport json, sys\njson.load(sys.stdin)\n"
+        "print(json.dumps({'status': 'done', 'verdict': 'MATCH', 'next': 'resume', "
+        "'evidence': [{'kind': 'test_path', 'ref': 'tests/test_step.py'}]}))\n"
+    )
     step.chmod(0o755)
     cli = Cli(git_repo, capsys)
-    fired = cli("fire", "-g", GOAL, "--max-iterations", "2", "--timeout", "30", "--approver-ceiling", "read_only", "--",
-                str(step), fmt="json")  # fmt: skip
+    fired = cli(
+        "fire",
+        "-g",
+        GOAL,
+        "--max-iterations",
+        "2",
+        "--timeout",
+        "30",
+        "--approver-ceiling",
+        "read_only",
+        "--",
+        str(step),
+        fmt="json",
+    )
     record = tmp_path / "fire.json"
     record.write_text(fired.out)
     result = cli("ledger", "conformance", str(record))
@@ -71,8 +90,9 @@ def test_unreadable_input_is_a_clear_error(cli, tmp_path):
 def test_the_unverifiable_fixture_is_inherited_confidence_only():
     """Item 14: the previous verdict was UNVERIFIABLE, the entry says MATCH with no new evidence — the
     more specific code wins, and evidence_missing is never reported beside it."""
-    fixture = json.loads((ROOT / "tests" / "fixtures" / "ledger" / "unverifiable_previous_verdict_treated_as_match.json")
-                         .read_text())  # fmt: skip
+    fixture = json.loads(
+        (ROOT / "tests" / "fixtures" / "ledger" / "unverifiable_previous_verdict_treated_as_match.json").read_text()
+    )
     case = fixture["case"]
     assert case["previous_entry"]["verdict"] == "UNVERIFIABLE" and case["entry"]["verdict"] == "MATCH"
     assert case["entry"]["status"] == "done" and case["entry"]["evidence"] == case["previous_entry"]["evidence"]

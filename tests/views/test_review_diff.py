@@ -1,5 +1,6 @@
 """`loopx review-diff`: the markdown of a scripted scenario against a golden file, the JSON shape,
 and issues that fail the review."""
+
 from __future__ import annotations
 
 import json
@@ -25,12 +26,23 @@ def scenario(repo) -> str:
     blocked = repo.todo_update(GOAL, "t2", "blocked", reason="waiting for the grammar review", actor="bob", now=next(t))
     repo.rollback(GOAL, event_id=blocked.event_ids[0], reason="the review was already done", now=next(t))
     repo.todo_supersede(GOAL, "t3", "t2", "the generated parser replaces it", now=next(t))
-    repo.event_append(GOAL, "pr_merge", pr_ref="example/parser#12", summary="tokenizer merged", agent_id="alice", now=next(t))
-    repo.event_append(GOAL, "handoff", agent_id="alice", to_agent_id="bob", summary="grammar notes are in docs/grammar.md",
-                      now=next(t))  # fmt: skip
-    repo.event_append(GOAL, "note", gate_id="gate_grammar", summary="grammar review approved; ask ops@example.org",
-                      now=next(t))  # fmt: skip
-    repo.refresh_state(GOAL, "progress", agent_id="alice", todo_id="t1", delivery_outcome="outcome_progress", now=next(t))
+    repo.event_append(
+        GOAL, "pr_merge", pr_ref="example/parser#12", summary="tokenizer merged", agent_id="alice", now=next(t)
+    )
+    repo.event_append(
+        GOAL,
+        "handoff",
+        agent_id="alice",
+        to_agent_id="bob",
+        summary="grammar notes are in docs/grammar.md",
+        now=next(t),
+    )
+    repo.event_append(
+        GOAL, "note", gate_id="gate_grammar", summary="grammar review approved; ask ops@example.org", now=next(t)
+    )
+    repo.refresh_state(
+        GOAL, "progress", agent_id="alice", todo_id="t1", delivery_outcome="outcome_progress", now=next(t)
+    )
     repo.goal_update(GOAL, add_acceptance=["the parser handles the whole grammar"], now=next(t))
     return base
 
@@ -57,7 +69,15 @@ def test_json_groups_changes_and_lists_warnings(repo, git_repo, capsys):
     assert data["schema_version"] == "loopx_review_diff_v0" and data["ok"] is True
     todos = [(c["change"], c["todo_id"]) for c in data["changes"] if c["section"] == "todos"]
     assert ("completed", "t1") in todos and ("blocked", "t2") in todos and ("superseded", "t3") in todos
-    assert {c["section"] for c in data["changes"]} == {"todos", "goal", "gates", "handoffs", "rollbacks", "runs", "facts"}
+    assert {c["section"] for c in data["changes"]} == {
+        "todos",
+        "goal",
+        "gates",
+        "handoffs",
+        "rollbacks",
+        "runs",
+        "facts",
+    }
     assert [i["code"] for i in data["issues"]] == []  # example.org is an example domain: no finding
     assert len(data["commits"]) == 14
 

@@ -2,11 +2,11 @@
 change under review: a proposal that carries a token and a `.publicsafe-allow` entry for it (in its
 state tree, or in the work tree CI checks out from it) still fails, and the policy change itself is
 an issue. Tokens are assembled at run time; commits outside loopx are made with git plumbing."""
+
 from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Optional
 
 import pytest
 
@@ -31,7 +31,9 @@ def allow(*values: str) -> str:
     return "".join(f"github-token {fingerprint(v)}  # mine, honest\n" for v in values)
 
 
-def propose(repo, git_repo: Path, files: Optional[dict[str, str]] = None, branch: str = "loopx/proposals/a") -> tuple[str, str]:
+def propose(
+    repo, git_repo: Path, files: dict[str, str] | None = None, branch: str = "loopx/proposals/a"
+) -> tuple[str, str]:
     """An agent's proposal: two todos written through the API while the author's own work-tree
     policy allowed their tokens, then a commit by plain git (token in its subject, ``files`` in
     its tree). The commits go to ``branch``; loopx/state stays at the base. Returns (base, head)."""
@@ -75,7 +77,9 @@ def test_no_format_prints_a_flagged_value(repo, git_repo, capsys):
     assert data["commits"][-1]["subject"] == f"ship it with [REDACTED:github-token] fp={fingerprint(T_SUBJECT)}"
     issues = {(i["code"], i["path"], i["commit"]) for i in data["issues"]}
     assert ("safety:github-token", "<commit message>", data["head_sha"]) in issues  # plain git wrote it: still an issue
-    assert {i["message"].rsplit("fp=", 1)[1] for i in data["issues"]} >= {fingerprint(v) for v in (T_TEXT, T_ID, T_SUBJECT)}
+    assert {i["message"].rsplit("fp=", 1)[1] for i in data["issues"]} >= {
+        fingerprint(v) for v in (T_TEXT, T_ID, T_SUBJECT)
+    }
     assert data["ok"] is False
 
 
@@ -106,8 +110,10 @@ def test_a_ref_that_names_no_commit_is_not_echoed(cli, git_repo):
 
 SELF_ALLOWED = {  # where the proposal puts an allowlist for its own tokens
     "state tree": {".publicsafe-allow": allow(*TOKENS)},
-    "state tree, nested": {"goals/g1/.publicsafe-allow": allow(*TOKENS),
-                           "goals/g1/pyproject.toml": '[tool.loopx.safety]\nseverity = { "home-path" = "warn" }\n'},
+    "state tree, nested": {
+        "goals/g1/.publicsafe-allow": allow(*TOKENS),
+        "goals/g1/pyproject.toml": '[tool.loopx.safety]\nseverity = { "home-path" = "warn" }\n',
+    },
     "work tree": None,
     "both": {".publicsafe-allow": allow(*TOKENS)},
 }
@@ -138,13 +144,22 @@ def test_a_proposal_cannot_allowlist_its_own_secret(repo, git_repo, capsys, wher
 
 def test_a_policy_change_alone_fails_the_review_and_is_named(repo, git_repo, capsys):
     base = repo.tip
-    first = plain_commit(git_repo, base, "relax", {"pyproject.toml": "[tool.loopx.safety]\ndisabled_rules = ['email-address']\n"})
-    second = plain_commit(git_repo, first, "relax more", {"pyproject.toml": "[tool.loopx.safety]\nmax_field_bytes = 8192\n"})
+    first = plain_commit(
+        git_repo, base, "relax", {"pyproject.toml": "[tool.loopx.safety]\ndisabled_rules = ['email-address']\n"}
+    )
+    second = plain_commit(
+        git_repo, first, "relax more", {"pyproject.toml": "[tool.loopx.safety]\nmax_field_bytes = 8192\n"}
+    )
     git(git_repo, "update-ref", "refs/heads/loopx/proposals/a", second)
     result = Cli(git_repo, capsys)("review-diff", f"{base}..loopx/proposals/a", "--format", "markdown")
     assert result.code == 1
-    assert "| policy-change | `pyproject.toml` | `" + first[:7] + "` | this commit adds a safety policy file" in result.out
-    assert "| policy-change | `pyproject.toml` | `" + second[:7] + "` | this commit changes a safety policy file" in result.out
+    assert (
+        "| policy-change | `pyproject.toml` | `" + first[:7] + "` | this commit adds a safety policy file" in result.out
+    )
+    assert (
+        "| policy-change | `pyproject.toml` | `" + second[:7] + "` | this commit changes a safety policy file"
+        in result.out
+    )
 
 
 def test_an_allowlist_on_the_trusted_side_allows_it(repo, git_repo, capsys):
@@ -164,8 +179,13 @@ def test_an_allowlist_on_the_trusted_side_allows_it(repo, git_repo, capsys):
     policy = {".publicsafe-allow": allow(T_TEXT, T_ID, T_SUBJECT)}
     trusted = tip = plain_commit(git_repo, base, "policy", policy)
     for commit in git(git_repo, "rev-list", "--reverse", f"{base}..{head}").split():
-        tip = plain_commit(git_repo, tip, git(git_repo, "log", "-1", "--format=%B", commit), policy,
-                           tree=git(git_repo, "rev-parse", f"{commit}^{{tree}}").strip())  # fmt: skip
+        tip = plain_commit(
+            git_repo,
+            tip,
+            git(git_repo, "log", "-1", "--format=%B", commit),
+            policy,
+            tree=git(git_repo, "rev-parse", f"{commit}^{{tree}}").strip(),
+        )
     result = run("review-diff", f"{trusted}..{tip}", "--format", "json")
     data = json.loads(result.out)
     assert [i for i in data["issues"] if i["code"].startswith("safety:") or i["code"] == "policy-change"] == []

@@ -1,5 +1,6 @@
 """Which safety policy a check of the state branch uses (issue 9, item 3): never one from the change
 under review or from a checkout of it; the work tree's where the work tree is the project's own."""
+
 from __future__ import annotations
 
 from pathlib import Path

@@ -1,4 +1,5 @@
 """verify finds every broken invariant, with the commit and the path, after edits made by plain git."""
+
 from __future__ import annotations
 
 import json
@@ -92,8 +93,18 @@ def test_hand_edited_document_is_drift_naming_the_field(worktree, git_repo):
 
 def test_invalid_record_is_reported_with_the_commit_that_added_it(worktree, git_repo):
     shard = worktree / f"goals/{GOAL}/events/2026/03/01/10"
-    (shard / "evt_bad.json").write_text(json.dumps({"event_id": "evt_bad", "goal_id": GOAL, "event_kind": "note",
-                                                    "recorded_at": NOW, "lamport": 99, "artifact_refs": ["/etc/x"]}))
+    (shard / "evt_bad.json").write_text(
+        json.dumps(
+            {
+                "event_id": "evt_bad",
+                "goal_id": GOAL,
+                "event_kind": "note",
+                "recorded_at": NOW,
+                "lamport": 99,
+                "artifact_refs": ["/etc/x"],
+            }
+        )
+    )
     sha = commit_all(worktree, "add a bad event")
     found, _ = problems(git_repo)
     problem = found[("invalid-record", f"goals/{GOAL}/events/2026/03/01/10/evt_bad.json")]
@@ -109,8 +120,10 @@ def test_reused_event_id_is_reported(worktree, git_repo):
     copy.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n")
     commit_all(worktree, "copy an event")
     found, _ = problems(git_repo)
-    assert ("duplicate-event-id", str(copy.relative_to(worktree))) in found or \
-        ("duplicate-event-id", str(source.relative_to(worktree))) in found
+    assert ("duplicate-event-id", str(copy.relative_to(worktree))) in found or (
+        "duplicate-event-id",
+        str(source.relative_to(worktree)),
+    ) in found
 
 
 def test_missing_and_orphan_documents(worktree, git_repo):
