@@ -7,8 +7,9 @@ import pickle
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from loopx_git import defaults
 from loopx_git.domain import event as event_ops
 from loopx_git.domain import goal as goal_ops
 from loopx_git.domain import run as run_ops
@@ -26,6 +27,9 @@ from loopx_git.store.reader import StateReader
 from loopx_git.store.records import encode
 from loopx_git.store.yaml_doc import render
 from loopx_git.views.folded import state_reader
+
+if TYPE_CHECKING:
+    from loopx_git.safety.policy import Policy
 
 CONFIG_KEY = "loopx.stateRef"
 
@@ -66,7 +70,7 @@ class StateRepo:
         """What went wrong after a write had landed (upkeep), or is worth a word: never a failure."""
         self._reader = self._new_reader()
         self._integrity = Integrity(git, ref)
-        self._policy = None
+        self._policy: Policy | None = None
 
     def _new_reader(self) -> StateReader:
         return state_reader(self.git, self.ref)
@@ -86,7 +90,7 @@ class StateRepo:
             raise
 
     @property
-    def policy(self):
+    def policy(self) -> Policy:
         """The connected repository's safety policy (``[tool.loopx.safety]``, ``.publicsafe-allow``)."""
         if self._policy is None:
             from loopx_git.safety.policy import load_from
@@ -140,20 +144,36 @@ class StateRepo:
 
     # -- writing -------------------------------------------------------------------------------
 
-    def connect(self, *, state_branch: str | None = None) -> WriteResult:
+    def connect(
+        self, *, state_branch: str | None = None, remote: str | None = None, progress: Any = None
+    ) -> WriteResult:
         """Create the state branch if it is missing (idempotent), then remember its name: the
-        configuration never names a branch that does not exist."""
+        configuration never names a branch that does not exist.
+
+        In a clone whose remote already has the state branch (``git clone`` brought it to
+        ``refs/remotes/<remote>/<branch>``), the branch starts there, after the check a pull makes,
+        instead of at a new root that every later sync would have to merge: ``remote`` names the
+        remote to join (else origin, else the only one with a copy). ``record`` is then the
+        ``sync.Adopted`` copy; None for a new root or an existing branch."""
+        from loopx_git import sync
+
         if state_branch:
             self.ref = layout.state_ref(state_branch)
             self._reader = self._new_reader()
             self._integrity = Integrity(self.git, self.ref)
         self.require_writable()
+        if remote is not None:  # an unknown or malformed remote is refused before anything is written
+            self.remote(remote)
         empty = Write("connect", "state branch", "", None)
 
         def attempt() -> WriteResult:
             tip = self.tip
             if tip is not None:
                 return WriteResult(None, empty)
+            found = sync.adoptable(self, remote)
+            if found is not None:
+                adopted = sync.adopt(self, *found, progress=progress)
+                return WriteResult(adopted.tip, Write("connect", f"adopt {adopted}", "", None, result=adopted))
             txn = transaction.Transaction("connect", f"create {self.ref}")
             txn.add(layout.ROOT_DOCUMENT, render(root_document(State())))
             commit = transaction.commit(self.git, self.ref, None, txn)
@@ -161,6 +181,8 @@ class StateRepo:
             return WriteResult(commit, empty)
 
         result = transaction.retrying(self.locked(attempt))
+        if result.changed and result.record is None:  # a new root: say if a remote had one to join
+            self.note(sync.unfetched_copy(self, remote))
         if self.git.config_get(CONFIG_KEY) != self.ref:
             self.git.config_set(CONFIG_KEY, self.ref)
         self.named = True
@@ -458,6 +480,7 @@ class StateRepo:
             targets = [e for e in events if layout.event_path(e.goal_id, e.event_id, e.recorded_at) in added]
             refs = [sha]
         else:
+            assert event_id is not None  # exactly one of the two is given
             targets, refs = ops.targets_of(events, event_id), []
         later = ops.later_changes(targets, events)
         return self._write_or_preview(
@@ -569,6 +592,27 @@ class StateRepo:
     def goal_exists(self, goal_id: str) -> bool:
         found = self.state().goals.get(goal_id)
         return found is not None and found.goal is not None
+
+    def resolve_goal(self, goal_id: str | None = None, *, env: str | None = None) -> defaults.Resolved:
+        """The goal a caller means, with its source: ``goal_id`` when given, else ``env`` (what the
+        caller's LOOPX_GOAL_ID holds: the API reads no environment), else `git config loopx.goal`, else
+        the only goal; refused (``goal-required``) when none of them names one."""
+        return defaults.resolve_goal(self, goal_id, env=env)
+
+    def resolve_agent(
+        self, goal_id: str, agent_id: str | None = None, *, env: str | None = None
+    ) -> defaults.Resolved | None:
+        """The agent acting on ``goal_id``, with its source (given, ``env``, `git config loopx.agent`),
+        or None when none is named (a person acts)."""
+        return defaults.resolve_agent(self, goal_id, agent_id, env=env)
+
+    def set_default_goal(self, goal_id: str) -> bool:
+        """Make an existing goal this clone's default (`git config loopx.goal`); True when it changed."""
+        return defaults.set_goal(self, goal_id)
+
+    def set_default_agent(self, goal_id: str, agent_id: str) -> bool:
+        """Make a registered agent this clone's default (`git config loopx.agent`); True when it changed."""
+        return defaults.set_agent(self, goal_id, agent_id)
 
     def goal(self, goal_id: str):
         return require_goal(self.state(), goal_id).goal

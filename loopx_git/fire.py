@@ -14,22 +14,41 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
+import shutil
 import signal
 import subprocess
+import sys
+import threading
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from loopx_git.errors import LoopxError, ValidationError
-from loopx_git.model.fire import EXIT_CODES, FireSummary, IterationResult, IterationRow, judge
+from loopx_git.model.fire import (
+    EXIT_CODES,
+    STDERR_TAIL_BYTES,
+    STDERR_TAIL_LINES,
+    FireReason,
+    FireSummary,
+    IterationResult,
+    IterationRow,
+    judge,
+)
 from loopx_git.model.ids import new_id, utc_now
 
 if TYPE_CHECKING:
     from loopx_git.api import StateRepo
+    from loopx_git.safety.policy import Policy
 
 STDOUT_LIMIT = 1 << 20  # one JSON object; anything longer is not an answer
+STDERR_KEEP = 64 * 1024
+"""Bytes of COMMAND's stderr kept while it runs. Redaction runs over all of them before the last lines
+are cut out, so a secret spread over lines (a private key) is found whole unless it is longer than this."""
+LINE_CHARS = 400  # one line of the tail; a longer one is cut (its start says what it is)
 KILL_GRACE = 2.0
 MAX_SECONDS = 30 * 24 * 3600  # a bound must be one a timer can wait for: 30 days
 MAX_ITERATIONS = 1_000_000
@@ -83,6 +102,8 @@ class _Run:
     cancelled: bool = False
     rows: list = field(default_factory=list)
     denials: list = field(default_factory=list)
+    reason: FireReason | None = None
+    """Why the fire ended in error, once it has."""
 
     def cancel(self, signum: int, frame) -> None:  # a signal handler
         self.cancelled = True
@@ -102,33 +123,96 @@ def _stop(child: subprocess.Popen | None) -> None:
         pass
 
 
+class _StderrTail:
+    """COMMAND's stderr, passed on to ours as it comes — an operator watching a fire sees it live, as
+    when COMMAND wrote to the terminal itself — while its last bytes are kept for the fire's reason."""
+
+    def __init__(self, fd: int):
+        self._fd = fd
+        self._kept = bytearray()
+        self._thread = threading.Thread(target=self._pump, name="loopx-fire-stderr", daemon=True)
+        self._thread.start()
+
+    def _pump(self) -> None:
+        try:
+            while True:
+                try:
+                    chunk = os.read(self._fd, 65536)
+                except OSError:
+                    break
+                if not chunk:
+                    break
+                self._kept += chunk
+                del self._kept[:-STDERR_KEEP]
+                _echo(chunk)
+        finally:
+            os.close(self._fd)
+
+    def text(self, wait: float = 1.0) -> str:
+        """What was kept, once COMMAND closed its stderr; after ``wait`` seconds, what came so far
+        (something COMMAND started in the background may hold the pipe open)."""
+        self._thread.join(wait)
+        return bytes(self._kept).decode("utf-8", "replace")
+
+
+def _echo(chunk: bytes) -> None:
+    stream = sys.stderr
+    if stream is None:
+        return
+    try:
+        buffer = getattr(stream, "buffer", None)
+        if buffer is not None:
+            stream.flush()
+            buffer.write(chunk)
+            buffer.flush()
+        else:
+            stream.write(chunk.decode("utf-8", "replace"))
+            stream.flush()
+    except (OSError, ValueError):  # a closed or broken stderr must not stop the capture, nor the fire
+        pass
+
+
+@dataclass
+class _Ran:
+    """One run of COMMAND: ``outcome`` is ``ok``, ``timeout``, ``command_failed``, ``cannot_start`` or
+    ``cancelled``; ``stderr`` what it wrote there (raw: redacted before it is recorded)."""
+
+    outcome: str
+    out: bytes | None = None
+    exit_status: int | None = None
+    stderr: str = ""
+    error: str | None = None
+
+
 def _run_command(
     run: _Run, command: list[str], contract: dict, entry_id: str, goal_id: str, fire_id: str, timeout: float
-) -> tuple[str, bytes | None]:
-    """``(outcome, stdout)``: outcome is ``ok``, ``timeout``, ``command_failed`` or ``cancelled``."""
+) -> _Ran:
     env = {**os.environ, "LOOPX_LEDGER_ENTRY": entry_id, "LOOPX_GOAL_ID": goal_id, "LOOPX_FIRE_ID": fire_id}
+    read_end, write_end = os.pipe()
     try:
         run.child = subprocess.Popen(
-            command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env, start_new_session=True
+            command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=write_end, env=env, start_new_session=True
         )
-    except OSError as exc:
-        raise ValidationError(
-            f"field 'command': {command[0]!r} cannot be started ({exc.strerror})", code="invalid-field"
-        ) from exc
+    except OSError as exc:  # found when the fire began, gone or broken now (a bad interpreter line...)
+        os.close(read_end)
+        return _Ran("cannot_start", error=exc.strerror or type(exc).__name__)
+    finally:
+        os.close(write_end)  # COMMAND holds its own copy; ours would keep the pipe open forever
+    tail = _StderrTail(read_end)
     try:
         out, _ = run.child.communicate(json.dumps(contract).encode(), timeout=timeout)
     except subprocess.TimeoutExpired:
         _stop(run.child)
         run.child.communicate()
-        return "timeout", None
+        return _Ran("timeout", exit_status=run.child.poll(), stderr=tail.text())
     finally:
         code = run.child.poll()
         run.child = None
     if run.cancelled:
-        return "cancelled", None
+        return _Ran("cancelled", exit_status=code)
     if code != 0:
-        return "command_failed", None
-    return "ok", out[:STDOUT_LIMIT]
+        return _Ran("command_failed", exit_status=code, stderr=tail.text())
+    return _Ran("ok", out[:STDOUT_LIMIT], exit_status=code, stderr=tail.text())
 
 
 def _parse(out: bytes) -> IterationResult:
@@ -144,6 +228,12 @@ def fire(
     if not command:
         raise ValidationError("field 'command': give the command after --", code="invalid-field")
     _check_program_name(command[0])
+    if shutil.which(command[0]) is None:  # before a selection: an entry is never taken by a COMMAND that cannot run
+        raise ValidationError(
+            f"field 'command': {command[0][:200]!r} is not an executable program (not found on PATH, or "
+            "not executable); rule: COMMAND is a program a fire can start; nothing ran",
+            code="invalid-field",
+        )
     repo.goal(goal_id)  # a missing goal, or an agent that is not registered, is refused before anything runs
     if agent_id is not None:
         from loopx_git.domain.write import check_actor
@@ -216,7 +306,7 @@ def _fire_lock(repo, goal_id: str, agent_id: str | None):
             raise RuleError(
                 f"another fire for goal '{goal_id}' ({agent_id or 'no agent'}) is still running; rule: one "
                 "fire at a time per goal and agent",
-                code="fire_running",
+                code="fire-running",
             ) from None
         yield
 
@@ -224,8 +314,6 @@ def _fire_lock(repo, goal_id: str, agent_id: str | None):
 def _fire(repo: StateRepo, goal_id: str, command: list[str], bounds: Bounds, agent_id: str | None) -> FireSummary:
     fire_id = new_id("fire")
     run = _Run()
-    import threading
-
     # signals reach only the main thread; called from another, the caller owns cancellation
     in_main = threading.current_thread() is threading.main_thread()
     previous = {sig: signal.signal(sig, run.cancel) for sig in (signal.SIGINT, signal.SIGTERM)} if in_main else {}
@@ -238,6 +326,7 @@ def _fire(repo: StateRepo, goal_id: str, command: list[str], bounds: Bounds, age
         fire_id=fire_id,
         terminal_status=terminal,
         stop_condition=_slug(stop),
+        reason=run.reason if terminal == "error" else None,
         iterations_run=len(run.rows),
         max_iterations=bounds.max_iterations,
         timeout_seconds=bounds.timeout,
@@ -265,50 +354,193 @@ def _write_back(repo, goal_id: str, entry_id: str, agent_id: str | None, outcome
     )
 
 
-def _failed(repo, goal_id: str, entry_id: str, agent_id: str | None, outcome: str, run: _Run) -> None:
-    """The entry back to runnable-later: blocked, DRIFT, retry — never left active."""
-    _write_back(
-        repo,
-        goal_id,
-        entry_id,
-        agent_id,
-        outcome,
-        run,
-        status="blocked",
-        verdict="DRIFT",
-        next="retry",
-        question=None,
-        evidence=(),
+def _failed(
+    repo, goal_id: str, entry_id: str, agent_id: str | None, outcome: str, run: _Run, fire_id: str, why: str
+) -> None:
+    """The entry back to runnable-later: blocked, DRIFT, retry — never left active — with why (the next
+    iteration's contract carries it); ``why`` already passed the safety redaction."""
+    from loopx_git.domain.ledger import record_result
+    from loopx_git.safety.scan import redact
+
+    prefix = f"fire {fire_id}: "
+    failure = redact(prefix + _cut(why, _fits(repo.policy, 1000) - len(prefix)), repo.policy)[0]
+    repo.apply(
+        lambda s: record_result(
+            s,
+            goal_id=goal_id,
+            entry_id=entry_id,
+            status="blocked",
+            verdict="DRIFT",
+            next_="retry",
+            agent_id=agent_id,
+            failure=failure,
+            now=utc_now(),
+        )
     )
+    run.rows.append(IterationRow(entry_id=entry_id, outcome=outcome, status="blocked", verdict="DRIFT", next="retry"))
+
+
+# --- why a fire ended in error: what is recorded passed the safety redaction ------------------------
+
+_ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)")  # colours, titles
+_CONTROL = {code: f"\\x{code:02x}" for code in [*range(0x00, 0x09), *range(0x0B, 0x20), 0x7F, *range(0x80, 0xA0)]}
+
+
+def _fits(policy: Policy, chars: int) -> int:
+    """A length that fits one field under ``policy`` (``max_field_bytes`` may be as low as 256), with
+    room for a multi-byte character or two."""
+    return max(64, min(chars, policy.max_field_bytes // 2))
+
+
+def _cut(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _tail(stderr: str, policy: Policy) -> list[str]:
+    """The last lines of ``stderr``, redacted and bounded. Redaction runs over everything kept, before a
+    line is cut or dropped: a secret is found whole (a key over several lines too), never half."""
+    from loopx_git.safety.scan import redact
+
+    text = redact(_ANSI.sub("", stderr), policy)[0]
+    lines = [line.translate(_CONTROL).rstrip() for line in text.splitlines()]
+    lines = [_cut(line, _fits(policy, LINE_CHARS)) for line in lines if line.strip()][-STDERR_TAIL_LINES:]
+    kept: list[str] = []
+    size = 0
+    for line in reversed(lines):  # the last lines first: they say most
+        size += len(line.encode("utf-8")) + 1
+        if size > STDERR_TAIL_BYTES:
+            break
+        kept.append(line)
+    return kept[::-1]
+
+
+def _safe(reason: FireReason, policy: Policy) -> FireReason:
+    """``reason`` as the state branch may hold it: every string through the safety rules, with whatever
+    blocks redacted — it is diagnostic text, and a refusal here would lose the fire's record."""
+    from loopx_git.safety.records import check
+
+    clean, _ = check(reason.model_dump(mode="json"), policy, redact=True)
+    return FireReason.model_validate(clean)
+
+
+def _refused(exc: LoopxError, policy: Policy) -> FireReason:
+    """A refusal as a reason: its code, and the field and rule its message names."""
+    message = exc.message
+    named = re.search(r"field '([^']{1,200})'", message)
+    rule = message.rpartition("rule: ")[2].strip() if "rule: " in message else None
+    return _safe(
+        FireReason(
+            kind="refused",
+            message=_cut(message, _fits(policy, 1000)),
+            code=exc.code if re.fullmatch(r"[a-z][a-z0-9_-]{0,63}", exc.code) else None,
+            field=named.group(1) if named else None,
+            rule=_cut(rule, _fits(policy, 1000)) if rule else None,
+        ),
+        policy,
+    )
+
+
+def _bad_answer(exc: ValueError, ran: _Ran, program: str, policy: Policy) -> FireReason:
+    """An answer that is not a loopx_fire_result_v0 object: the field and the rule it broke."""
+    import pydantic
+
+    field, rule = None, "COMMAND answers with one JSON object (loopx_fire_result_v0) on the last line of its stdout"
+    if isinstance(exc, pydantic.ValidationError):
+        first = exc.errors(include_url=False)[0]
+        where = ".".join(str(p) for p in first["loc"])
+        if where:
+            field, rule = where, first["msg"]
+        else:
+            rule = f"{rule} ({first['msg']})"
+    name = repr(Path(program).name)
+    message = f"the answer of {name} is not valid: " + (f"field '{field}': {rule}" if field else rule)
+    return _safe(
+        FireReason(
+            kind="bad_output",
+            message=_cut(message, _fits(policy, 1000)),
+            field=field,
+            rule=_cut(rule, _fits(policy, 1000)),
+            stderr_tail=_tail(ran.stderr, policy),
+        ),
+        policy,
+    )
+
+
+def _command_reason(ran: _Ran, program: str, timeout: float, policy: Policy) -> FireReason:
+    """How a run of COMMAND failed: its exit status (or the signal that ended it) and its stderr's tail."""
+    name = repr(Path(program).name)  # the name only, as in the record: a path may be private
+    status = ran.exit_status
+    if ran.outcome == "cannot_start":
+        message = f"{name} could not be started: {ran.error}"
+    elif ran.outcome == "timeout":
+        message = f"{name} ran past the iteration timeout ({timeout:g} s) and was stopped"
+    elif status is not None and status < 0:
+        message = f"{name} was ended by signal {-status} ({_signal_name(-status)})"
+    else:
+        message = f"{name} exited with status {status}"
+    return _safe(
+        FireReason(
+            kind=ran.outcome,  # timeout, command_failed or cannot_start: the outcomes that end a fire in error
+            message=_cut(message, _fits(policy, 1000)),
+            exit_status=status,
+            stderr_tail=_tail(ran.stderr, policy),
+        ),
+        policy,
+    )
+
+
+def _signal_name(number: int) -> str:
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return "unknown signal"
+
+
+def _error(
+    repo, goal_id: str, entry_id: str, agent_id: str | None, run: _Run, fire_id: str, outcome: str, reason: FireReason
+) -> tuple[str, str]:
+    """End the fire in error with ``reason``; the entry it held is written back with it."""
+    run.reason = reason
+    why = reason.one_line(_fits(repo.policy, 1000) - len(f"fire {fire_id}: "))
+    _failed(repo, goal_id, entry_id, agent_id, outcome[:40], run, fire_id, why)
+    return "error", outcome
 
 
 def _loop(
     repo, goal_id: str, command: list[str], bounds: Bounds, agent_id: str | None, fire_id: str, run: _Run
 ) -> tuple[str, str]:
-    per_iteration = bounds.iteration_timeout or bounds.timeout
-    for _ in range(bounds.max_iterations):
+    max_iterations, budget, ceiling = bounds.max_iterations, bounds.timeout, bounds.ceiling
+    assert max_iterations is not None and budget is not None and ceiling is not None  # Bounds.check passed
+    per_iteration = bounds.iteration_timeout or budget
+    for _ in range(max_iterations):
         if run.cancelled:
             return "cancelled", "cancelled"
-        remaining = bounds.timeout - (time.monotonic() - run.started)
+        remaining = budget - (time.monotonic() - run.started)
         if remaining <= 0:
             return "ok", "budget_exhausted"
         try:
             contract = repo.ledger_next(goal_id, agent_id=agent_id).record
         except LoopxError as exc:
-            return ("needs_attention", "ask_user") if exc.code == "needs_attention" else ("error", exc.code)
+            if exc.code == "needs-attention":
+                return "needs_attention", "ask_user"
+            run.reason = _refused(exc, repo.policy)  # nothing was selected: no entry to write back
+            return "error", exc.code
         if contract is None:
             return "ok", "ledger_empty"
         entry_id = contract["entry"]["id"]
-        outcome, out = _run_command(run, command, contract, entry_id, goal_id, fire_id, min(per_iteration, remaining))
-        if outcome != "ok":
-            _failed(repo, goal_id, entry_id, agent_id, outcome, run)
-            return ("cancelled", "cancelled") if outcome == "cancelled" else ("error", outcome)
+        timeout = min(per_iteration, remaining)
+        ran = _run_command(run, command, contract, entry_id, goal_id, fire_id, timeout)
+        failed = partial(_error, repo, goal_id, entry_id, agent_id, run, fire_id)
+        if ran.outcome == "cancelled":
+            _failed(repo, goal_id, entry_id, agent_id, "cancelled", run, fire_id, "cancelled (SIGINT or SIGTERM)")
+            return "cancelled", "cancelled"
+        if ran.outcome != "ok":
+            return failed(ran.outcome, _command_reason(ran, command[0], timeout, repo.policy))
         try:
-            result = _parse(out or b"")
-        except ValueError:
-            _failed(repo, goal_id, entry_id, agent_id, "bad_output", run)
-            return "error", "bad_output"
-        denials = judge(result.requested_actions, bounds.ceiling)
+            result = _parse(ran.out or b"")
+        except ValueError as exc:
+            return failed("bad_output", _bad_answer(exc, ran, command[0], repo.policy))
+        denials = judge(result.requested_actions, ceiling)
         if denials:
             run.denials.extend(denials)
             reason = "dangerous_action" if any(d.reason == "dangerous_action" for d in denials) else "policy_denied"
@@ -342,8 +574,7 @@ def _loop(
                 question=result.question,
             )
         except LoopxError as exc:  # the protocol refused the result (no evidence for done, inherited confidence...)
-            _failed(repo, goal_id, entry_id, agent_id, exc.code, run)
-            return "error", exc.code
+            return failed(exc.code, _refused(exc, repo.policy))
         if result.next == "ask_user" or result.verdict == "UNVERIFIABLE":
             return "needs_attention", "ask_user" if result.next == "ask_user" else "UNVERIFIABLE"
         if result.next == "stop":

@@ -22,12 +22,12 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from loopx_git.errors import ConflictError, LoopxError
+from loopx_git.errors import ConflictError, LoopxError, Notice, ValidationError
 from loopx_git.model.state import extend, fold
 from loopx_git.store import layout
 from loopx_git.store.documents import render_touched, touched
 from loopx_git.store.git import RefMoved
-from loopx_git.store.remote import Remote
+from loopx_git.store.remote import PushResult, Remote, push_outcome
 
 if TYPE_CHECKING:
     from loopx_git.api import StateRepo, WriteResult
@@ -73,18 +73,20 @@ class SyncResult:
         }
 
 
-def _refuse_problems(report, side: str) -> None:
+def _refuse_problems(report, side: str, outcome: str = "nothing was merged") -> None:
     if report.problems:
         first = report.problems[0]
         more = f" (and {len(report.problems) - 1} more)" if len(report.problems) > 1 else ""
         where = f"commit {first.commit[:12]}, " if first.commit else ""
         raise SyncRefused(
-            f"{side}: {first.code} at {where}{first.path}: {first.message}{more}; nothing was merged",
+            f"{side}: {first.code} at {where}{first.path}: {first.message}{more}; {outcome}",
             hint="the other clone must fix its branch (`loopx verify` there says what is wrong)",
         )
 
 
-def _check_incoming(repo: StateRepo, tip: str, since: str | None, *, merging: bool, progress=None) -> None:
+def _check_incoming(
+    repo: StateRepo, tip: str, since: str | None, *, merging: bool, progress=None, outcome: str = "nothing was merged"
+) -> None:
     from loopx_git.views.verify import verify, verify_since
 
     policy = repo.policy  # incoming records pass the same safety rules as local writes
@@ -92,7 +94,7 @@ def _check_incoming(repo: StateRepo, tip: str, since: str | None, *, merging: bo
         report = verify(repo.git, repo.ref, progress or (lambda stage, done, total: None), tip=tip, policy=policy)
     else:  # a merge re-derives the documents; a fast-forward takes them as they are
         report = verify_since(repo.git, repo.ref, tip, since, documents=not merging, policy=policy)
-    _refuse_problems(report, "the remote state branch")
+    _refuse_problems(report, "the remote state branch", outcome)
 
 
 def pull(repo: StateRepo, remote: Remote, progress=None) -> PullResult:
@@ -118,18 +120,94 @@ def pull(repo: StateRepo, remote: Remote, progress=None) -> PullResult:
     return merge(repo, ours, theirs, remote.name)
 
 
+@dataclass(frozen=True)
+class Adopted:
+    """A remote's copy of the state branch that a clone without one started from."""
+
+    remote: str
+    branch: str
+    tip: str
+
+    def __str__(self) -> str:
+        return f"{self.remote}/{self.branch}"
+
+
+def adoptable(repo: StateRepo, named: str | None) -> tuple[str, str] | None:
+    """``(remote, tip)`` of the remote-tracking copy of the state branch a clone without one should
+    start from (``git clone`` leaves it at ``refs/remotes/<remote>/<branch>``): the named remote's,
+    else origin's, else the only one. Copies that differ and no name: refused, not guessed."""
+    git, branch = repo.git, repo.ref.removeprefix("refs/heads/")
+    copies = {}
+    for name in [named] if named else git.remotes():
+        tip = git.ref_target(f"refs/remotes/{name}/{branch}")
+        if tip is not None:
+            copies[name] = tip
+    if not copies:
+        return None
+    choice = named or ("origin" if "origin" in copies else None)
+    if choice is None and len(set(copies.values())) == 1:
+        choice = sorted(copies)[0]
+    if choice is None:
+        listed = ", ".join(f"{name}/{branch} at {tip[:12]}" for name, tip in sorted(copies.items()))
+        raise ValidationError(
+            f"field 'remote': several remotes have a different copy of {branch} ({listed}) and none was named; "
+            "rule: a new state branch starts from one remote's history",
+            code="ambiguous-remote",
+            hint="name the one to join: `loopx connect --remote NAME`",
+        )
+    return choice, copies[choice]
+
+
+def adopt(repo: StateRepo, remote: str, tip: str, progress=None) -> Adopted:
+    """Start the (missing) local state branch at a remote's copy, checked as a pull checks what a
+    remote brings: a copy that fails verification is refused and no branch is created."""
+    adopted = Adopted(remote, repo.ref.removeprefix("refs/heads/"), tip)
+    _check_incoming(repo, tip, None, merging=False, progress=progress, outcome=f"nothing was created from {adopted}")
+    repo.git.move_ref(repo.ref, tip, None)
+    repo.mark_built(tip, None)
+    return adopted
+
+
+def unfetched_copy(repo: StateRepo, named: str | None) -> Notice | None:
+    """A notice when the remote a new state branch would have joined has one that this clone never
+    fetched (a ``--single-branch`` clone): asked with ``git ls-remote``, nothing is fetched."""
+    names = repo.git.remotes()
+    name = named or ("origin" if "origin" in names else names[0] if len(names) == 1 else None)
+    if name is None:
+        return None
+    try:  # after the branch was made: nothing here may fail the command
+        remote = repo.remote(name)
+        if remote.brings_state_branch():
+            return None  # fetched with the state branch in its refspec: the remote had none then
+        tip = remote.remote_tip()
+    except LoopxError:
+        return None  # unreachable, or no URL: connect works offline, and says nothing it does not know
+    if tip is None:
+        return None
+    branch = repo.ref.removeprefix("refs/heads/")
+    return Notice(
+        "remote-not-fetched",
+        f"remote {name} has a state branch ({branch} at {tip[:12]}) that this clone has not fetched (a "
+        "--single-branch clone, or a remote not fetched yet), so a new one was started here; "
+        f"`loopx connect --remote {name}` makes `git fetch {name}` bring it and `loopx sync` then joins the "
+        "two histories",
+    )
+
+
 def merge(repo: StateRepo, ours: str, theirs: str, label: str) -> PullResult:
     """One merge commit (parents: ours, theirs) whose tree is the union of both sides' records and
     the re-derived documents of every entity either side's new events touch."""
     git = repo.git
     ours_tree, theirs_tree = git.commit(ours).tree, git.commit(theirs).tree
-    incoming, outgoing, clashes = [], [], []
+    incoming: list[tuple[str, str]] = []  # (path, blob id) of the records only theirs has
+    outgoing: list[tuple[str, str]] = []
+    clashes: list[str] = []
     for change in git.changes(ours_tree, theirs_tree):
         if layout.record_kind(change.path) is None:
             continue
-        if change.old is None:
+        if change.old is None and change.new is not None:
             incoming.append((change.path, change.new))
-        elif change.new is None:
+        elif change.new is None and change.old is not None:
             outgoing.append((change.path, change.old))
         else:
             clashes.append(change.path)
@@ -165,20 +243,71 @@ def merge(repo: StateRepo, ours: str, theirs: str, label: str) -> PullResult:
     return PullResult("merged", theirs, commit, len(their_events) + len(their_runs), conflicts)
 
 
-_LOST_RACE = ("stale info", "fetch first", "non-fast-forward", "cannot lock ref", "atomic transaction failed")
-
-
 @dataclass(frozen=True)
 class Pushed:
     ok: bool
     pushed: bool = False
     reason: str = ""
 
-    @property
-    def lost_race(self) -> bool:
-        # a remote that moved: refused by the lease, by git's fast-forward rule, or (two pushes at
-        # once) by the remote's own ref lock
-        return not self.ok and any(r in self.reason for r in _LOST_RACE)
+
+class PushRefused(ConflictError):
+    """A push refused — by the remote (its hooks, its rules) or by this clone's own pre-push hook —
+    rather than lost to another clone: never retried, reported with what the refusing side printed
+    (redacted: a server's message may quote a secret)."""
+
+    code = "push-refused"
+
+    def __init__(self, message: str, *, remote: str, refused_by: str, messages: list[str], hint: str):
+        super().__init__(message, hint=hint)
+        self.remote, self.refused_by, self.messages = remote, refused_by, messages
+
+    def to_json(self) -> dict:
+        return {
+            "code": self.code,
+            "message": self.message,
+            "hint": self.hint,
+            "remote": self.remote,
+            "refused_by": self.refused_by,
+            "messages": self.messages,
+        }
+
+
+MAX_LINE = 300
+_CONTROL = {c: f"\\x{c:02x}" for c in [*range(0x00, 0x09), *range(0x0A, 0x20), 0x7F, *range(0x80, 0xA0)]}
+_APPEND_ONLY = "the state branch is append-only: never rewrite or force-push it"
+
+
+def _shown(repo: StateRepo, text: str) -> str:
+    from loopx_git.safety.mask import masked
+
+    return masked(text, repo.policy).translate(_CONTROL) if text else text
+
+
+def refusal(repo: StateRepo, remote: str, branch: str, result: PushResult) -> PushRefused:
+    """The error for a refused push: which side refused, its last lines (masked whole before they
+    are split and cut, so a key that spans lines or a cut through a token cannot slip out; control
+    characters escaped, so a server cannot drive the terminal) and what to do."""
+    from loopx_git.safety.mask import masked
+
+    said = masked("\n".join(result.messages), repo.policy) if result.messages else ""
+    lines = [line.translate(_CONTROL) for line in said.splitlines()]
+    lines = [line if len(line) <= MAX_LINE else line[:MAX_LINE] + "..." for line in lines]
+    if result.refused_by == "local-hook":
+        message = f"the local pre-push hook refused the push of {branch} to {remote}; nothing was sent"
+        hint = (
+            "nothing was lost: the local state branch keeps its commits; fix what the hook reports (the hook is "
+            "`git rev-parse --git-path hooks/pre-push`; `loopx doctor` checks loopx's part of it), then run "
+            f"`loopx sync` again; {_APPEND_ONLY}"
+        )
+    else:
+        message = f"remote {remote} refused the push of {branch} ({_shown(repo, result.reason)})"
+        hint = (
+            "nothing was lost: the local state branch keeps its commits, and `loopx sync` pushes them once the "
+            f"remote accepts them (its own lines say why; whoever runs {remote} can tell more); {_APPEND_ONLY}"
+        )
+    if lines:
+        message += "; it said:\n" + "\n".join(f"  {line}" for line in lines)
+    return PushRefused(message, remote=remote, refused_by=result.refused_by or "remote", messages=lines, hint=hint)
 
 
 def push(repo: StateRepo, remote: Remote) -> Pushed:
@@ -195,10 +324,9 @@ def push(repo: StateRepo, remote: Remote) -> Pushed:
             hint="run `loopx pull` (or `loopx sync`) first",
         )
     result = remote.push(ours, seen)
-    outcome = Pushed(result.ok, result.ok, result.reason)
-    if not outcome.ok and not outcome.lost_race:
-        raise ConflictError(f"the remote refused the push: {result.reason}", code="push-refused")
-    return outcome
+    if not result.ok and not result.lost_race:
+        raise refusal(repo, remote.name, repo.ref.removeprefix("refs/heads/"), result)
+    return Pushed(result.ok, result.ok, _shown(repo, result.reason))
 
 
 def _backoff(attempt: int) -> None:
@@ -234,6 +362,7 @@ def claim_synced(
         if push(repo, remote).ok:
             return result
         if result.changed:
+            assert base is not None  # a claim is written on a tip: its goal is on the branch
             try:
                 repo.git.move_ref(repo.ref, base, result.commit)
             except RefMoved as exc:
@@ -255,10 +384,12 @@ def propose(repo: StateRepo, remote: Remote, branch: str | None) -> dict:
     if tip is None:
         raise NotFoundError("there is no state branch to propose", code="no-state", hint="run `loopx connect`")
     ref = layout.state_ref(branch or f"loopx/proposals/{tip[:12]}", field="branch")
-    proc = repo.git.git_command("push", "--porcelain", remote.name, f"{tip}:{ref}")
-    if proc.returncode != 0:
+    result = push_outcome(repo.git.git_command("push", "--porcelain", remote.name, f"{tip}:{ref}"))
+    if result.refused_by is not None:
+        raise refusal(repo, remote.name, ref.removeprefix("refs/heads/"), result)
+    if not result.ok:
         raise ConflictError(
-            f"the remote refused the proposal push to {ref}: {proc.stderr.strip()}",
+            f"the remote refused the proposal push to {ref}: {_shown(repo, result.reason)}",
             code="push-refused",
             hint="pick another --branch, or pull the proposal first",
         )

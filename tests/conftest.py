@@ -26,6 +26,8 @@ def hermetic_git(tmp_path_factory, monkeypatch):
         monkeypatch.setenv(f"GIT_{var}_NAME", "Test Person")
         monkeypatch.setenv(f"GIT_{var}_EMAIL", "test@example.invalid")
     monkeypatch.delenv("GIT_DIR", raising=False)
+    for var in ("LOOPX_GOAL_ID", "LOOPX_AGENT_ID"):  # the caller's defaults must not reach a test
+        monkeypatch.delenv(var, raising=False)
 
 
 def git(path: Path, *args: str) -> str:

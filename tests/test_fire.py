@@ -254,7 +254,8 @@ def test_an_unbounded_fire_is_refused_and_writes_nothing(ledger, git_repo, tmp_p
 
 def test_a_missing_or_unknown_ceiling_is_refused(ledger, git_repo, tmp_path, capsys):
     tip = state_tip(git_repo)
-    for extra in ([], ["--approver-ceiling", "root"]):
+    # missing: the fire refuses (exit 1); a value outside the set is a malformed command line (exit 2)
+    for extra, code in (([], 1), (["--approver-ceiling", "root"], 2)):
         result = Cli(git_repo, capsys)(
             "fire",
             "-g",
@@ -267,7 +268,7 @@ def test_a_missing_or_unknown_ceiling_is_refused(ledger, git_repo, tmp_path, cap
             "--",
             script(tmp_path, "done.py", DONE),
         )
-        assert result.code == 1 and "approver_ceiling" in result.err
+        assert result.code == code and "approver" in result.err and "ceiling" in result.err, result.err
     assert state_tip(git_repo) == tip
 
 
@@ -298,4 +299,4 @@ def test_a_second_fire_while_one_runs_is_refused(ledger, git_repo, tmp_path, cap
     second = Cli(git_repo, capsys)("fire", "-g", GOAL, *BOUNDS, "--", script(tmp_path, "done.py", DONE))
     first.send_signal(signal.SIGTERM)
     first.communicate(timeout=60)
-    assert second.code == 1 and second.err.startswith("error[fire_running]")
+    assert second.code == 1 and second.err.startswith("error[fire-running]")

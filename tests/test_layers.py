@@ -22,6 +22,7 @@ RANK = {
     "fire": 6,
     "integrity": 6,
     "upkeep": 6,
+    "defaults": 6,
     "cli": 7,
 }
 

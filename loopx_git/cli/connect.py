@@ -14,13 +14,11 @@ def register(root: typer.Typer) -> None:
         state_branch: str | None = typer.Option(
             None, "--state-branch", help="Branch to keep state on (default loopx/state)."
         ),
-        goal_id: str | None = typer.Option(None, "--goal-id", help="Also create this goal (with --objective)."),
-        objective: str | None = typer.Option(None, "--objective"),
+        goal_id: str | None = context.DEFAULT_GOAL,
+        objective: str | None = typer.Option(None, "--objective", help="Create the -g goal with this objective."),
         hooks: bool = typer.Option(True, "--hooks/--no-hooks", help="Install the pre-commit and pre-push shims."),
         ignore: bool = typer.Option(True, "--ignore/--no-ignore", help="Keep the local-state block in .gitignore."),
-        remote: str | None = typer.Option(
-            None, "--remote", help="Also make `git fetch REMOTE` bring the state branch."
-        ),
+        remote: str | None = context.TRACK_REMOTE,
         redact: bool = context.REDACT,
     ) -> None:
         """Connect this repository: the state branch, the safety hooks and the .gitignore block.
@@ -31,20 +29,30 @@ def register(root: typer.Typer) -> None:
 
         Under the pre-commit framework (.pre-commit-config.yaml present) it prints the hooks to add instead.
 
+        With -g it also makes that goal the default of this clone (git config loopx.goal), so later commands
+        may leave -g out; with -g and --objective it first creates the goal when it does not exist.
+
         Examples:
-          loopx connect --goal-id parser --objective 'A streaming JSON parser'
+          loopx connect -g parser --objective 'A streaming JSON parser'
+          loopx connect -g parser          # an existing goal: only make it the default
           loopx connect --no-hooks
           loopx connect --remote origin && loopx sync
         """
         from loopx_git.errors import StoreError, ValidationError
 
         c = context.get(ctx)
-        if (goal_id is None) != (objective is None):
-            raise ValidationError("fields 'goal_id' and 'objective': give both or neither", code="invalid-field")
+        if objective is not None and goal_id is None:
+            raise ValidationError(
+                "field 'goal_id': --objective creates a goal, so it needs -g/--goal-id; rule: give both",
+                code="invalid-field",
+            )
         with c.session(redact=redact) as repo:
-            if remote:  # an unknown or malformed remote is refused before anything is written
-                repo.remote(remote)
-            result = repo.connect(state_branch=state_branch or c.state_branch)
+            if goal_id is not None and objective is None and not state_branch:  # before any write
+                _require_existing(repo, goal_id, remote)
+            with render.Progress() as progress:  # adopting a remote's copy checks all of it first
+                result = repo.connect(state_branch=state_branch or c.state_branch, remote=remote, progress=progress)
+            if goal_id is not None and objective is None:  # --state-branch: known only once it is connected
+                _require_existing(repo, goal_id, remote)
             created = None
             if goal_id and not repo.goal_exists(goal_id):
                 created = repo.goal_create(goal_id, objective or "")
@@ -59,9 +67,12 @@ def register(root: typer.Typer) -> None:
                     hint=exc.hint,
                 ) from exc
             tracked = repo.track(remote) if remote else None
+            if goal_id is not None:  # last: the default names a goal that exists on a connected branch
+                repo.set_default_goal(goal_id)
             data = {
                 "state_ref": repo.ref,
                 "created": result.changed,
+                "adopted_from": str(result.record) if result.record else None,
                 "tip": repo.tip,
                 "goal_created": created.record.goal_id if created else None,
                 **worktree.to_json(),
@@ -70,7 +81,10 @@ def register(root: typer.Typer) -> None:
             }
 
         def text(d: dict) -> None:
-            render.line(("created " if d["created"] else "already connected: ") + d["state_ref"])
+            if d["adopted_from"]:
+                render.line(f"created {d['state_ref']} from {d['adopted_from']} (tip {d['tip'][:12]}, verified)")
+            else:
+                render.line(("created " if d["created"] else "already connected: ") + d["state_ref"])
             if d["goal_created"]:
                 render.line(f"created goal {d['goal_created']}")
             for name, did in d["hooks"].items():
@@ -88,6 +102,8 @@ def register(root: typer.Typer) -> None:
                 render.line(d["framework_snippet"].rstrip())
 
         render.emit(c, data, text)
+        if goal_id is not None and c.format == context.OutputFormat.text:
+            render.note(f"default goal of this clone: {goal_id} (git config loopx.goal)")
 
     @root.command("disconnect")
     def disconnect(ctx: typer.Context) -> None:
@@ -100,4 +116,31 @@ def register(root: typer.Typer) -> None:
         c = context.get(ctx)
         with c.session() as repo:
             done = repo.disconnect()
-        render.emit(c, {"hooks": done}, lambda d: [render.line(f"{n} hook: {what}") for n, what in d["hooks"].items()])
+
+        def text(d: dict[str, dict[str, str]]) -> None:
+            for name, what in d["hooks"].items():
+                render.line(f"{name} hook: {what}")
+
+        render.emit(c, {"hooks": done}, text)
+
+
+def _require_existing(repo, goal_id: str, remote: str | None) -> None:
+    """``connect -g G`` without --objective only makes G the default: G must exist, on the branch or,
+    in a clone that has none yet, on the remote's copy that connect is about to adopt."""
+    from loopx_git import sync
+    from loopx_git.errors import ValidationError
+    from loopx_git.store import layout
+
+    if repo.tip is not None:
+        exists = repo.goal_exists(goal_id)
+    else:
+        found = sync.adoptable(repo, remote)
+        tree = repo.git.commit(found[1]).tree if found else None
+        exists = tree is not None and repo.git.leaf(tree, layout.goal_document(goal_id)) is not None
+    if not exists:
+        raise ValidationError(
+            f"field 'objective': goal '{goal_id}' does not exist, so connecting to it needs --objective to "
+            "create it; rule: connect -g names an existing goal, or creates it with --objective",
+            code="invalid-field",
+            hint=f"loopx connect -g {goal_id} --objective TEXT",
+        )

@@ -25,9 +25,30 @@ class Ctx:
     repo: str = "."
     format: OutputFormat = OutputFormat.text
     state_branch: str | None = None
+    goal_env: str | None = None
+    """``LOOPX_GOAL_ID`` as the command started (read here, in the CLI, and passed down)."""
+    agent_env: str | None = None
+    """``LOOPX_AGENT_ID`` as the command started."""
     notices: list = field(default_factory=list, compare=False)
     """Notices (``errors.Notice``) a command's repository handed back when it closed: a write's
     JSON envelope carries them as ``warnings``; whatever is left is printed to stderr at the end."""
+
+    def goal(self, repo: StateRepo, goal_id: str | None) -> str:
+        """The goal a command means: -g, then LOOPX_GOAL_ID, `git config loopx.goal`, the only goal."""
+        return repo.resolve_goal(goal_id, env=self.goal_env).value
+
+    def actor(self, repo: StateRepo, goal_id: str, agent_id: str | None) -> str | None:
+        """The agent a command acts as: -a, then LOOPX_AGENT_ID, `git config loopx.agent`; None is a
+        person. Only for commands that act: a read's --agent-id filter never takes a default."""
+        found = repo.resolve_agent(goal_id, agent_id, env=self.agent_env)
+        return found.value if found else None
+
+    def agent(self, repo: StateRepo, goal_id: str, agent_id: str | None) -> str:
+        """The agent of a command that only an agent runs (``todo claim``): as ``actor``, but refused
+        (``agent-required``) when none is named."""
+        from loopx_git.defaults import require_agent_id
+
+        return require_agent_id(repo.resolve_agent(goal_id, agent_id, env=self.agent_env))
 
     def open(self, *, redact: bool = False) -> StateRepo:
         from loopx_git.api import StateRepo  # lazy: `loopx --help` must not load git
@@ -55,6 +76,89 @@ REDACT = typer.Option(
     False, "--redact", help="Write secrets and private paths as [REDACTED:<rule>] instead of refusing."
 )
 """Every writing command takes it: refusing is the default, redacting is asked for."""
+
+# The options many commands share, declared once so each long option has the same short one everywhere
+# (docs/cli.md has the table; tests/cli/test_options.py checks every command against it).
+GOAL_ID = typer.Option(
+    None, "--goal-id", "-g", help="Goal id (default: LOOPX_GOAL_ID, git config loopx.goal, or the only goal)."
+)
+NEW_GOAL_ID = typer.Option(..., "--goal-id", "-g", help="Goal id.")
+"""Where the goal is created, so never a default: ``goal create``."""
+DEFAULT_GOAL = typer.Option(
+    None,
+    "--goal-id",
+    "-g",
+    help="Make this goal the clone's default (git config loopx.goal); with --objective, create it first.",
+)
+"""``connect``: the goal it sets as the default, so never a default itself."""
+AGENT_ID = typer.Option(
+    None,
+    "--agent-id",
+    "-a",
+    help="The agent acting (default: LOOPX_AGENT_ID or git config loopx.agent; none: a person acts).",
+)
+"""The actor of a write: takes the agent default."""
+CLAIMANT = typer.Option(
+    None,
+    "--agent-id",
+    "-a",
+    help="The registered agent acting; required (default: LOOPX_AGENT_ID or git config loopx.agent).",
+)
+"""The agent of a command that only an agent runs (``todo claim``)."""
+AGENT_FILTER = typer.Option(None, "--agent-id", "-a", help="Only this agent (a read is never scoped by default).")
+"""A read's filter: never takes the agent default, so a person reading the whole card gets all of it."""
+CREATOR = typer.Option(None, "--agent-id", "-a", help="Who is acting (default: a person; a new goal has no agents).")
+NAMED_AGENT = typer.Option(..., "--agent-id", "-a", help="Agent id.")
+TODO_ID = typer.Option(..., "--todo-id", "-t", help="Todo id.")
+NEW_TODO_ID = typer.Option(None, "--todo-id", "-t", help="Choose the id (default: generated).")
+TODO_REF = typer.Option(None, "--todo-id", "-t", help="The todo it concerns.")
+TODO_FILTER = typer.Option(None, "--todo-id", "-t", help="Only this todo.")
+REMOTE = typer.Option("origin", "--remote", "-r", help="The git remote.")
+TRACK_REMOTE = typer.Option(None, "--remote", "-r", help="Also make `git fetch REMOTE` bring the state branch.")
+LIMIT = typer.Option(None, "--limit", "-n", min=1, max=1_000_000, help="Only the newest N.")
+
+
+def _format_given(ctx: typer.Context, value: OutputFormat | None) -> None:
+    if value is not None:
+        _set_format(ctx, value)
+
+
+def _json_given(ctx: typer.Context, value: bool) -> None:
+    if value:
+        _set_format(ctx, OutputFormat.json)
+
+
+def _set_format(ctx: typer.Context, value: OutputFormat) -> None:
+    from dataclasses import replace
+
+    root = ctx.find_root()
+    if isinstance(root.obj, Ctx):  # the root callback runs before a command's options (not while completing)
+        root.obj = replace(root.obj, format=value)
+
+
+def output_options() -> list:
+    """``--format/-f`` and ``--json`` as click parameters, which main.py attaches to every command: the
+    format may follow the command (``loopx status -g G --format json``, as gh and the seeds write it),
+    and there it wins over one given before the command. Built through typer, like every other option."""
+    holder = typer.Typer(add_completion=False)
+
+    @holder.command()
+    def options(
+        fmt: OutputFormat | None = typer.Option(
+            None,
+            "--format",
+            "-f",
+            help="Output: text for people, json/yaml for scripts (here or before the command).",
+            callback=_format_given,
+            expose_value=False,
+        ),
+        as_json: bool = typer.Option(
+            False, "--json", help="Shorthand for --format json.", callback=_json_given, expose_value=False
+        ),
+    ) -> None:
+        """Never run: it only carries the options."""
+
+    return list(typer.main.get_command(holder).params)
 
 
 def get(ctx: typer.Context) -> Ctx:

@@ -1,4 +1,5 @@
-"""``loopx demo``: a scripted walk through a temporary repository, printed as it goes."""
+"""``loopx demo``: a scripted walk through a temporary repository, printed as it goes (or, with
+``--format json``, one report of the steps and what each showed)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from pathlib import Path
 
 from loopx_git.cli import render
 from loopx_git.cli.status import show_card
+from loopx_git.views.outputs import DemoReport
 
 GOAL = "demo-parser"
 
@@ -18,9 +20,24 @@ def _git(repo: Path, *args: str) -> str:
     return subprocess.run(["git", "-C", str(repo), *args], capture_output=True, text=True, check=True).stdout
 
 
-def _step(title: str) -> None:
-    render.line("")
-    render.line(f"== {title}", style="bold cyan")
+class Narrator:
+    """The walk, printed as it goes (text), or kept for one report at the end (``--format json``)."""
+
+    def __init__(self, live: bool = True):
+        self.live = live
+        self.steps: list[dict] = []
+
+    def step(self, title: str) -> None:
+        self.steps.append({"title": title, "said": []})
+        if self.live:
+            render.line("")
+            render.line(f"== {title}", style="bold cyan")
+
+    def say(self, text: str, style: str | None = None) -> None:
+        if self.steps:
+            self.steps[-1]["said"].extend(text.splitlines() or [""])
+        if self.live:
+            render.line(text, style=style)
 
 
 def _race(path: Path) -> dict:
@@ -48,36 +65,38 @@ def _race(path: Path) -> dict:
     return outcome
 
 
-def _safety(path: Path, repo) -> None:
+def _safety(path: Path, repo, say: Narrator) -> None:
     """A token in a note is refused (or redacted on request); a token in a commit is refused by the hook."""
     from loopx_git.api import StateRepo
     from loopx_git.errors import LoopxError
 
     token = "gh" + "p_" + "Demo0nly0N0tARealT0ken0aB3dE5fG7hJ9k"  # assembled: a fake, for the demo only
-    _step("public safety: a token in a note is refused, nothing is written")
+    say.step("public safety: a token in a note is refused, nothing is written")
     try:
         repo.event_append(GOAL, "note", summary=f"deploy with {token}")
     except LoopxError as exc:
-        render.line(f"refused: {exc.message}")
+        say.say(f"refused: {exc.message}")
     written = StateRepo.open(path, redact=True).event_append(GOAL, "note", summary=f"deploy with {token}")
-    render.line(f"with --redact the note says: {written.record.summary}")
+    say.say(f"with --redact the note says: {written.record.summary}")
 
-    _step("hooks: connect installs them; a commit holding the token is refused")
+    say.step("hooks: connect installs them; a commit holding the token is refused")
     for name, did in repo.connect_worktree().hooks.items():
-        render.line(f"{name} hook: {did}")
+        say.say(f"{name} hook: {did}")
     (path / "settings.py").write_text(f"GITHUB_TOKEN = '{token}'\n")
     _git(path, "add", "settings.py")
     refused = subprocess.run(["git", "-C", str(path), "commit", "-m", "add settings"], capture_output=True, text=True)
-    render.line(f"git commit exited {refused.returncode}:")
+    say.say(f"git commit exited {refused.returncode}:")
     for line in refused.stderr.splitlines()[:2]:
-        render.line(f"  {line}")
+        say.say(f"  {line}")
     _git(path, "rm", "-q", "--cached", "settings.py")
     (path / "settings.py").unlink()
 
 
-def run_demo(*, keep: bool = False) -> int:
+def run_demo(*, keep: bool = False, live: bool = True) -> DemoReport:
+    """The walk; ``live`` prints it as it goes, else it is only in the report (steps and what each said)."""
     from loopx_git.api import StateRepo
 
+    say = Narrator(live)
     path = Path(tempfile.mkdtemp(prefix="loopx-demo-"))
     try:
         _git(path, "init", "-q")
@@ -86,17 +105,17 @@ def run_demo(*, keep: bool = False) -> int:
         _git(path, "commit", "-q", "--allow-empty", "-m", "project start")
         repo = StateRepo.open(path)
 
-        _step("connect: create the state branch and a goal")
+        say.step("connect: create the state branch and a goal")
         repo.connect()
         repo.goal_create(GOAL, "Ship a streaming JSON parser", acceptance_criteria=["the test suite passes"])
-        render.line(f"state branch {repo.ref}; goal {GOAL}")
+        say.say(f"state branch {repo.ref}; goal {GOAL}")
 
-        _step("two agents register")
+        say.step("two agents register")
         repo.agent_register(GOAL, "alice", lane="core")
         repo.agent_register(GOAL, "bob", lane="docs")
-        render.line("alice (lane core), bob (lane docs)")
+        say.say("alice (lane core), bob (lane docs)")
 
-        _step("todos: one runnable, one waiting for it, one waiting for a PR, one for the user")
+        say.step("todos: one runnable, one waiting for it, one waiting for a PR, one for the user")
         repo.todo_add(GOAL, "Write the tokenizer", todo_id="todo-parser", priority="P1")
         repo.todo_add(GOAL, "Document the tokenizer API", todo_id="todo-docs", resume_when="todo_done:todo-parser")
         repo.todo_add(
@@ -108,28 +127,28 @@ def run_demo(*, keep: bool = False) -> int:
         )
         repo.todo_add(GOAL, "Approve the release plan", todo_id="todo-approve", role="user", task_class="user_gate")
         for todo in repo.todos(GOAL):
-            render.line(
+            say.say(
                 f"{todo.todo_id:14} {todo.status:9} {todo.text}"
                 + (f"  [{todo.resume_when}]" if todo.resume_when else "")
             )
 
-        _step("claim race: alice and bob claim todo-parser at the same instant")
+        say.step("claim race: alice and bob claim todo-parser at the same instant")
         outcome = _race(path)
         for agent, said in sorted(outcome.items()):
-            render.line(f"{agent}: {said}")
+            say.say(f"{agent}: {said}")
         winner = next(a for a, said in outcome.items() if said == "won")
 
-        _step(f"{winner} completes todo-parser with evidence; todo-docs wakes up")
+        say.step(f"{winner} completes todo-parser with evidence; todo-docs wakes up")
         done = repo.todo_complete(GOAL, "todo-parser", evidence=["tests/test_tokenizer.py"], actor=winner)
         for event in done.write.events[1:]:
-            render.line(f"woke {event.todo_id}: {event.summary}")
+            say.say(f"woke {event.todo_id}: {event.summary}")
 
-        _step("a PR merge is recorded; todo-release wakes up")
+        say.step("a PR merge is recorded; todo-release wakes up")
         merged = repo.event_append(
             GOAL, "pr_merge", pr_ref="example/parser#7", summary="release branch merged", agent_id=winner
         )
         for event in merged.write.events[1:]:
-            render.line(f"woke {event.todo_id}: {event.summary}")
+            say.say(f"woke {event.todo_id}: {event.summary}")
         repo.refresh_state(
             GOAL,
             "progress",
@@ -139,25 +158,32 @@ def run_demo(*, keep: bool = False) -> int:
             recommended_action="claim todo-docs next",
         )
 
-        _safety(path, repo)
+        _safety(path, repo, say)
 
-        _step("status")
-        show_card(repo.status(GOAL))
+        say.step("status")
+        card = repo.status(GOAL)
+        if say.live:
+            show_card(card)
+        else:
+            n = card.counts
+            say.say(f"todos: {n.open} open ({n.claimed} claimed), {n.deferred} deferred, {n.done} done")
+            for action in card.next_actions:
+                say.say(f"next for {action.agent_id}: {action.todo_id or '-'} ({action.basis})")
 
-        _step("verify")
+        say.step("verify")
         report = repo.verify()
-        render.line(
+        say.say(
             f"{'ok' if report.ok else 'PROBLEMS'}: {report.commits_checked} commits, {report.records_checked} records, "
             f"{report.documents_checked} documents"
         )
 
-        _step("git log loopx/state: the history of what happened")
-        render.line(_git(path, "log", "--format=%h %s", "loopx/state").rstrip())
+        say.step("git log loopx/state: the history of what happened")
+        say.say(_git(path, "log", "--format=%h %s", "loopx/state").rstrip())
         repo.close()
-        if keep:
+        if keep and say.live:
             render.line("")
             render.line(f"kept the demo repository: {path}")
-        return 0 if report.ok else 1
+        return DemoReport(ok=report.ok, steps=say.steps, kept=str(path) if keep else None)
     finally:
         if not keep:
             shutil.rmtree(path, ignore_errors=True)

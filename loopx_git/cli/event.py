@@ -5,6 +5,8 @@ from __future__ import annotations
 import typer
 
 from loopx_git.cli import context, render
+from loopx_git.cli.choices import AppendableKind, EventKind
+from loopx_git.cli.context import AGENT_FILTER, AGENT_ID, GOAL_ID, LIMIT, TODO_FILTER, TODO_REF
 
 app = typer.Typer(help="Append facts to the rollout event log.", no_args_is_help=True)
 
@@ -18,15 +20,15 @@ def _details(pairs: list[str]) -> dict:
 @app.command("append")
 def append(
     ctx: typer.Context,
-    goal_id: str = typer.Option(..., "--goal-id", "-g"),
-    kind: str = typer.Option(..., "--kind", help="pr_merge | validation | handoff | quota | repair | failure | note"),
-    agent_id: str | None = typer.Option(None, "--agent-id"),
-    todo_id: str | None = typer.Option(None, "--todo-id"),
+    goal_id: str | None = GOAL_ID,
+    kind: AppendableKind = typer.Option(..., "--kind", help="The kind of fact."),
+    agent_id: str | None = AGENT_ID,
+    todo_id: str | None = TODO_REF,
     run_id: str | None = typer.Option(None, "--run-id"),
     case_id: str | None = typer.Option(None, "--case-id"),
     lane_id: str | None = typer.Option(None, "--lane-id"),
     summary: str | None = typer.Option(None, "--summary"),
-    pr_ref: str | None = typer.Option(None, "--pr-ref", help="#N or owner/repo#N (pr_merge needs owner/repo#N)."),
+    pr_ref: str | None = typer.Option(None, "--pr-ref", help="#N, owner/repo#N or a GitHub PR URL."),
     commit_ref: str | None = typer.Option(None, "--commit-ref"),
     revert_of: str | None = typer.Option(None, "--revert-of"),
     to_agent_id: str | None = typer.Option(None, "--to-agent-id", help="Handoff target."),
@@ -43,10 +45,12 @@ def append(
 
     Examples:
       loopx event append -g parser --kind pr_merge --pr-ref org/parser#12 --summary 'tokenizer merged'
-      loopx event append -g parser --kind validation --agent-id alice --todo-id todo-tok --artifact-ref tests/test_tok.py
+      loopx event append -g parser --kind validation -a alice -t todo-tok --artifact-ref tests/test_tok.py
     """
     c = context.get(ctx)
     with c.session(redact=redact) as repo:
+        goal_id = c.goal(repo, goal_id)
+        agent_id = c.actor(repo, goal_id, agent_id)
         result = repo.event_append(
             goal_id,
             kind,
@@ -79,10 +83,11 @@ def append(
 
 def event_rows(events) -> None:
     render.table(
-        ["#", "recorded", "kind", "agent", "todo", "summary"],
+        ["#", "event", "recorded", "kind", "agent", "todo", "summary"],  # the id: what `rollback --event` takes
         [
             (
                 e.lamport,
+                e.event_id,
                 e.recorded_at,
                 e.event_kind,
                 e.agent_id,
@@ -98,23 +103,23 @@ def register(root: typer.Typer) -> None:
     @root.command("events")
     def events(
         ctx: typer.Context,
-        goal_id: str = typer.Option(..., "--goal-id", "-g"),
-        agent_id: str | None = typer.Option(None, "--agent-id"),
-        todo_id: str | None = typer.Option(None, "--todo-id"),
-        run_id: str | None = typer.Option(None, "--run-id"),
-        case_id: str | None = typer.Option(None, "--case-id"),
-        kind: str | None = typer.Option(None, "--kind"),
+        goal_id: str | None = GOAL_ID,
+        agent_id: str | None = AGENT_FILTER,
+        todo_id: str | None = TODO_FILTER,
+        run_id: str | None = typer.Option(None, "--run-id", help="Only this run."),
+        case_id: str | None = typer.Option(None, "--case-id", help="Only this case."),
+        kind: EventKind | None = typer.Option(None, "--kind", help="Only this kind."),
         since: str | None = typer.Option(None, "--since", help="2026-01-31 or 2026-01-31T12:00:00Z (UTC)."),
-        limit: int | None = typer.Option(None, "--limit", min=1, help="Only the newest N."),
+        limit: int | None = LIMIT,
     ) -> None:
         """List rollout events in fold order (Lamport clock, time, id).
 
-        Example: loopx --format json events -g parser --todo-id todo-tok --limit 20
+        Example: loopx events -g parser -t todo-tok -n 20 --format json
         """
         c = context.get(ctx)
         with c.session() as repo:
             items = repo.events(
-                goal_id,
+                c.goal(repo, goal_id),
                 agent_id=agent_id,
                 todo_id=todo_id,
                 run_id=run_id,

@@ -5,11 +5,11 @@ from __future__ import annotations
 import typer
 
 from loopx_git.cli import context, render
+from loopx_git.cli.choices import AgentRole, GoalStatus
+from loopx_git.cli.context import AGENT_ID, CREATOR, GOAL_ID, NAMED_AGENT, NEW_GOAL_ID
 
 goal_app = typer.Typer(help="Create, show and change goals.", no_args_is_help=True)
 agent_app = typer.Typer(help="Register the agents that work on a goal.", no_args_is_help=True)
-
-GOAL_ID = typer.Option(..., "--goal-id", "-g", help="Goal id.")
 
 
 def _show_goal(goal) -> None:
@@ -29,11 +29,11 @@ def _show_goal(goal) -> None:
 @goal_app.command("create")
 def create(
     ctx: typer.Context,
-    goal_id: str = GOAL_ID,
+    goal_id: str = NEW_GOAL_ID,
     objective: str = typer.Option(..., help="What the goal achieves."),
     acceptance: list[str] = typer.Option([], "--acceptance", help="An acceptance criterion (repeatable)."),
     non_goal: list[str] = typer.Option([], "--non-goal", help="Something out of scope (repeatable)."),
-    agent_id: str | None = typer.Option(None, "--agent-id", help="Who is acting (default: a person)."),
+    agent_id: str | None = CREATOR,
     redact: bool = context.REDACT,
 ) -> None:
     """Create a goal.
@@ -51,20 +51,22 @@ def create(
 @goal_app.command("update")
 def update(
     ctx: typer.Context,
-    goal_id: str = GOAL_ID,
+    goal_id: str | None = GOAL_ID,
     objective: str | None = typer.Option(None, help="New objective."),
     add_acceptance: list[str] = typer.Option([], "--add-acceptance", help="Add an acceptance criterion."),
     add_non_goal: list[str] = typer.Option([], "--add-non-goal", help="Add a non-goal."),
-    status: str | None = typer.Option(None, help="active | paused | completed | abandoned"),
-    agent_id: str | None = typer.Option(None, "--agent-id", help="Who is acting."),
+    status: GoalStatus | None = typer.Option(None, "--status", help="The new status."),
+    agent_id: str | None = AGENT_ID,
     redact: bool = context.REDACT,
 ) -> None:
     """Change a goal's objective, criteria or status.
 
-    Example: loopx goal update --goal-id parser --status paused
+    Example: loopx goal update -g parser --status paused
     """
     c = context.get(ctx)
     with c.session(redact=redact) as repo:
+        goal_id = c.goal(repo, goal_id)
+        agent_id = c.actor(repo, goal_id, agent_id)
         result = repo.goal_update(
             goal_id,
             objective=objective,
@@ -77,11 +79,11 @@ def update(
 
 
 @goal_app.command("show")
-def show(ctx: typer.Context, goal_id: str = GOAL_ID) -> None:
-    """Show a goal. Example: loopx goal show --goal-id parser"""
+def show(ctx: typer.Context, goal_id: str | None = GOAL_ID) -> None:
+    """Show a goal. Example: loopx goal show -g parser"""
     c = context.get(ctx)
     with c.session() as repo:
-        goal = repo.goal(goal_id)
+        goal = repo.goal(c.goal(repo, goal_id))
     render.emit(c, goal, _show_goal)
 
 
@@ -101,19 +103,29 @@ def list_goals(ctx: typer.Context) -> None:
 @agent_app.command("register")
 def register(
     ctx: typer.Context,
-    goal_id: str = GOAL_ID,
-    agent_id: str = typer.Option(..., "--agent-id", help="Agent id."),
+    goal_id: str | None = GOAL_ID,
+    agent_id: str = NAMED_AGENT,
     lane: str | None = typer.Option(None, "--lane", help="The lane the agent works in."),
-    role: str = typer.Option("worker", "--role", help="worker | reviewer | controller | observer"),
+    role: AgentRole = typer.Option("worker", "--role", help="What the agent does."),
+    default: bool = typer.Option(
+        False, "--default", help="Also make it this clone's default agent (git config loopx.agent)."
+    ),
     redact: bool = context.REDACT,
 ) -> None:
     """Register (or re-register) an agent on a goal.
 
-    Example: loopx agent register --goal-id parser --agent-id alice --lane core
+    With --default, commands run in this clone act as this agent when they name none (docs/cli.md).
+
+    Examples:
+      loopx agent register -g parser -a alice --lane core
+      loopx agent register -g parser -a alice --default && loopx todo claim -t todo-tok
     """
     c = context.get(ctx)
     with c.session(redact=redact) as repo:
+        goal_id = c.goal(repo, goal_id)
         result = repo.agent_register(goal_id, agent_id, lane=lane, role=role)
+        if default:  # after the registration: the default never names an agent that is not registered
+            repo.set_default_agent(goal_id, agent_id)
     render.write_result(
         c,
         result,
@@ -121,14 +133,16 @@ def register(
             f"agent {r.record.agent_id} registered on {goal_id}" + (f" (lane {r.record.lane})" if r.record.lane else "")
         ),
     )
+    if default and c.format == context.OutputFormat.text:
+        render.note(f"default agent of this clone: {agent_id} (git config loopx.agent)")
 
 
 @agent_app.command("list")
-def list_agents(ctx: typer.Context, goal_id: str = GOAL_ID) -> None:
+def list_agents(ctx: typer.Context, goal_id: str | None = GOAL_ID) -> None:
     """List a goal's registered agents."""
     c = context.get(ctx)
     with c.session() as repo:
-        agents = repo.agents(goal_id)
+        agents = repo.agents(c.goal(repo, goal_id))
     render.emit(
         c,
         agents,

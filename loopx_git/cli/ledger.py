@@ -5,13 +5,13 @@ from __future__ import annotations
 import typer
 
 from loopx_git.cli import context, render
+from loopx_git.cli.choices import ApproverCeiling, LedgerNext, LedgerWriteBack, Verdict
+from loopx_git.cli.context import AGENT_ID, GOAL_ID
 
 app = typer.Typer(
     help="The loop ledger: durable memory of fresh-context iterations (one action each, evidence first).",
     no_args_is_help=True,
 )
-
-GOAL_ID = typer.Option(..., "--goal-id", "-g", help="Goal id.")
 
 
 def _entry_rows(entries) -> None:
@@ -26,63 +26,78 @@ def _show(entry) -> None:
     data["evidence"] = [
         f"{e['kind']}:{e['ref']}" + (f" ({e['summary']})" if e.get("summary") else "") for e in data["evidence"]
     ]
-    render.kv(list(data.items()))
+    render.fields(data)
 
 
 @app.command("add")
 def add(
     ctx: typer.Context,
-    goal_id: str = GOAL_ID,
-    claim: str = typer.Option(..., "--claim", help="What is believed and must be verified."),
+    goal_id: str | None = GOAL_ID,
+    belief: str | None = typer.Option(
+        None, "--belief", help="Required: what is believed and must be verified (the entry's claim)."
+    ),
+    claim: str | None = typer.Option(None, "--claim", hidden=True, help="The old name of --belief."),
     action: str = typer.Option(..., "--action", help="The one action an iteration takes for it."),
     entry_id: str | None = typer.Option(None, "--entry-id", help="Choose the id (default: generated)."),
-    agent_id: str | None = typer.Option(None, "--agent-id"),
+    agent_id: str | None = AGENT_ID,
     redact: bool = context.REDACT,
 ) -> None:
     """Add a pending ledger entry.
 
-    Example: loopx ledger add -g parser --entry-id fix-ci --claim 'CI fails on a stale asset check' --action update_asset_check
+    Example: loopx ledger add -g parser --entry-id fix-ci --belief 'CI fails on a stale asset check' --action update_asset_check
     """
+    # --belief, not --claim: a ledger claim is a belief to verify, nothing like `todo claim`; the old
+    # name still works, hidden, so scripts written against it do not break
+    if belief is not None and claim is not None and belief != claim:
+        raise typer.BadParameter("give --belief once (--claim is its old name)", param_hint="'--belief'")
+    belief = belief if belief is not None else claim
+    if belief is None:
+        raise typer.BadParameter("missing: what is believed and must be verified", param_hint="'--belief'")
     c = context.get(ctx)
     with c.session(redact=redact) as repo:
-        result = repo.ledger_add(goal_id, claim, action, entry_id=entry_id, actor=agent_id)
+        goal_id = c.goal(repo, goal_id)
+        agent_id = c.actor(repo, goal_id, agent_id)
+        result = repo.ledger_add(goal_id, belief, action, entry_id=entry_id, actor=agent_id)
     render.write_result(c, result, lambda r: render.line(f"added {r.record.id} (pending): {r.record.action}"))
 
 
 @app.command("list")
-def list_entries(ctx: typer.Context, goal_id: str = GOAL_ID) -> None:
+def list_entries(ctx: typer.Context, goal_id: str | None = GOAL_ID) -> None:
     """Ledger entries, oldest first. Example: loopx ledger list -g parser"""
     c = context.get(ctx)
     with c.session() as repo:
-        entries = repo.ledger(goal_id)
+        entries = repo.ledger(c.goal(repo, goal_id))
     render.emit(c, entries, _entry_rows)
 
 
 @app.command("show")
-def show(ctx: typer.Context, goal_id: str = GOAL_ID, entry_id: str = typer.Option(..., "--entry-id")) -> None:
+def show(
+    ctx: typer.Context, goal_id: str | None = GOAL_ID, entry_id: str = typer.Option(..., "--entry-id", help="Entry id.")
+) -> None:
     """One ledger entry. Example: loopx ledger show -g parser --entry-id fix-ci"""
     c = context.get(ctx)
     with c.session() as repo:
-        entry = repo.ledger_entry(goal_id, entry_id)
+        entry = repo.ledger_entry(c.goal(repo, goal_id), entry_id)
     render.emit(c, entry, _show)
 
 
 @app.command("next")
 def next_(
     ctx: typer.Context,
-    goal_id: str = GOAL_ID,
-    agent_id: str | None = typer.Option(None, "--agent-id"),
+    goal_id: str | None = GOAL_ID,
+    agent_id: str | None = AGENT_ID,
     redact: bool = context.REDACT,
 ) -> None:
     """Select exactly one runnable entry (pending, or next=resume|retry), mark it active and print its action
     contract. Refused while this agent's previous selection has no write-back, or while an entry waits for a
     person (UNVERIFIABLE or ask_user).
 
-    Example: loopx --format json ledger next -g parser --agent-id alice
+    Example: loopx ledger next -g parser -a alice --format json
     """
     c = context.get(ctx)
     with c.session(redact=redact) as repo:
-        result = repo.ledger_next(goal_id, agent_id=agent_id)
+        goal_id = c.goal(repo, goal_id)
+        result = repo.ledger_next(goal_id, agent_id=c.actor(repo, goal_id, agent_id))
     if result.record is None:
         render.emit(c, {"selected": None}, lambda d: render.line("nothing runnable in the ledger"))
         return
@@ -100,11 +115,11 @@ def next_(
 @app.command("record")
 def record(
     ctx: typer.Context,
-    goal_id: str = GOAL_ID,
-    entry_id: str = typer.Option(..., "--entry-id"),
-    status: str = typer.Option(..., "--status", help="pending | blocked | done"),
-    verdict: str = typer.Option(..., "--verdict", help="MATCH | DRIFT | UNVERIFIABLE"),
-    next_: str = typer.Option(..., "--next", help="resume | ask_user | retry | stop"),
+    goal_id: str | None = GOAL_ID,
+    entry_id: str = typer.Option(..., "--entry-id", help="Entry id."),
+    status: LedgerWriteBack = typer.Option(..., "--status", help="Where the entry stands after this iteration."),
+    verdict: Verdict = typer.Option(..., "--verdict", help="What the evidence says about the belief."),
+    next_: LedgerNext = typer.Option(..., "--next", help="What the loop does next."),
     evidence: list[str] = typer.Option(
         [],
         "--evidence",
@@ -112,7 +127,7 @@ def record(
         "command_output (sha256:<hex>), url, artifact_id or receipt_hash.",
     ),
     question: str | None = typer.Option(None, "--question", help="With --next ask_user: what the person must answer."),
-    agent_id: str | None = typer.Option(None, "--agent-id"),
+    agent_id: str | None = AGENT_ID,
     redact: bool = context.REDACT,
 ) -> None:
     """Write an iteration's result back. `done` needs evidence; an UNVERIFIABLE entry becomes MATCH only with new
@@ -124,6 +139,8 @@ def record(
     """
     c = context.get(ctx)
     with c.session(redact=redact) as repo:
+        goal_id = c.goal(repo, goal_id)
+        agent_id = c.actor(repo, goal_id, agent_id)
         result = repo.ledger_record(
             goal_id,
             entry_id,
@@ -141,7 +158,7 @@ def register_fire(root: typer.Typer) -> None:
     @root.command("fire", context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
     def fire_cmd(
         ctx: typer.Context,
-        goal_id: str = GOAL_ID,
+        goal_id: str | None = GOAL_ID,
         max_iterations: int | None = typer.Option(
             None, "--max-iterations", help="Required: at most this many iterations."
         ),
@@ -149,10 +166,10 @@ def register_fire(root: typer.Typer) -> None:
         iteration_timeout: float | None = typer.Option(
             None, "--iteration-timeout", help="Seconds for one run of COMMAND (default: --timeout)."
         ),
-        approver_ceiling: str | None = typer.Option(
-            None, "--approver-ceiling", help="Required: read_only | workspace_write | repo_push."
+        approver_ceiling: ApproverCeiling | None = typer.Option(
+            None, "--approver-ceiling", help="Required: the most the iterations may approve."
         ),
-        agent_id: str | None = typer.Option(None, "--agent-id", help="The agent the iterations act as."),
+        agent_id: str | None = AGENT_ID,
         command: list[str] = typer.Argument(None, metavar="-- COMMAND [ARGS]...", help="Run once per iteration."),
     ) -> None:
         """One bounded headless run of the loop, for a scheduler: each iteration selects one ledger entry, runs
@@ -170,6 +187,8 @@ def register_fire(root: typer.Typer) -> None:
         c = context.get(ctx)
         bounds = Bounds(max_iterations, timeout, iteration_timeout, approver_ceiling)
         with c.session() as repo:
+            goal_id = c.goal(repo, goal_id)
+            agent_id = c.actor(repo, goal_id, agent_id)
             summary = fire(repo, goal_id, list(command or []) + list(ctx.args), bounds, agent_id=agent_id)
 
         def text(s) -> None:
@@ -183,6 +202,18 @@ def register_fire(root: typer.Typer) -> None:
                 )
             for d in s.denials:
                 render.line(f"  denied {d.kind} ({d.level}): {d.reason}", style="yellow")
+            why = s.reason
+            if why is not None:
+                render.line(f"  reason: {why.message}", style="red")
+                named = [f"{k} {v}" for k, v in (("code", why.code), ("field", why.field)) if v]
+                if named:
+                    render.line(f"    {', '.join(named)}")
+                if why.rule and why.rule not in why.message:
+                    render.line(f"    rule: {why.rule}")
+                if why.stderr_tail:
+                    render.line(f"    stderr (last {len(why.stderr_tail)} line(s), redacted):")
+                    for tail_line in why.stderr_tail:
+                        render.line(f"      {tail_line}")
 
         render.emit(c, summary, text)
         raise typer.Exit(exit_code(summary))

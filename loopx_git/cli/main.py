@@ -4,12 +4,15 @@ options, and the one error boundary that maps exceptions to exit codes."""
 from __future__ import annotations
 
 import contextlib
+import os
 import sys
 
 import typer
 
-from loopx_git.cli import connect, event, goal, hook, ledger, maintenance, review, rollback, run, status, sync, todo
-from loopx_git.cli.context import Ctx, OutputFormat
+from loopx_git.cli import connect, event, goal, hook, ledger, maintenance, review, rollback, status, sync, todo
+from loopx_git.cli import run as run_command  # `run` is this module's entry point (below)
+from loopx_git.cli.context import Ctx, OutputFormat, output_options
+from loopx_git.defaults import AGENT_ENV, GOAL_ENV
 
 EXIT_OK, EXIT_REFUSED, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 
@@ -27,29 +30,35 @@ app = typer.Typer(
 )
 
 
-def _version(value: bool) -> None:
-    if value:
-        from loopx_git import __version__
-
-        typer.echo(f"loopx {__version__}")
-        raise typer.Exit()
-
-
-@app.callback()
+@app.callback(invoke_without_command=True)
 def main(
     ctx: typer.Context,
     repo: str = typer.Option(".", "--repo", help="Repository to use (any folder inside it).", metavar="PATH"),
     format: OutputFormat = typer.Option(
         OutputFormat.text, "--format", "-f", help="Output: text for people, json/yaml for scripts."
     ),
+    as_json: bool = typer.Option(False, "--json", help="Shorthand for --format json."),
     state_branch: str | None = typer.Option(
         None, "--state-branch", help="State branch (default: as connected, else loopx/state)."
     ),
-    version: bool = typer.Option(
-        False, "--version", callback=_version, is_eager=True, help="Print the version and exit."
-    ),
+    version: bool = typer.Option(False, "--version", help="Print the version and exit."),
 ) -> None:
-    ctx.obj = Ctx(repo=repo, format=format, state_branch=state_branch)
+    # --version is a plain option, not an eager callback: an eager one exits before the parser sees
+    # what follows it, so `loopx --version true` would print the version instead of failing
+    if version:
+        from loopx_git import __version__
+
+        typer.echo(f"loopx {__version__}")
+        raise typer.Exit()
+    if ctx.invoked_subcommand is None:
+        ctx.fail("Missing command.")
+    ctx.obj = Ctx(
+        repo=repo,
+        format=OutputFormat.json if as_json else format,
+        state_branch=state_branch,
+        goal_env=os.environ.get(GOAL_ENV) or None,
+        agent_env=os.environ.get(AGENT_ENV) or None,
+    )
     ctx.call_on_close(ctx.obj.flush_notices)
 
 
@@ -64,25 +73,70 @@ app.add_typer(ledger.app, name="ledger")
 ledger.register_fire(app)
 hook.register(app)
 event.register(app)
-run.register(app)
+run_command.register(app)
 status.register(app)
 sync.register(app)
 review.register(app)
 maintenance.register(app)
 
+FORMATLESS = {
+    "hook run": "git's entry point; its findings have one fixed form, and it runs without the app",
+    "demo": "a scripted walk for people",
+}
+"""Commands whose output has one form: they do not offer --format/--json after the command."""
+
+
+def build_command():
+    """The app's click command tree, finished in one place rather than in each command: every command
+    takes ``--format/-f`` and ``--json`` after its name too (one that declares its own ``--format``,
+    like review-diff, keeps it), and flags show no ``<bool>`` value in help, since they take none."""
+    command = typer.main.get_command(app)
+    shared = output_options()
+    for path, cmd in walk(command):
+        acts = not hasattr(cmd, "commands") or getattr(cmd, "invoke_without_command", False)
+        if acts and path not in FORMATLESS:
+            taken = {opt for param in cmd.params for opt in param.opts}
+            cmd.params.extend(param for param in shared if not taken & set(param.opts))
+        _plain_flags(cmd)
+    return command
+
+
+def walk(command, path: tuple[str, ...] = ()):
+    """(``"todo add"``, command) for the root (``""``) and every group and command below it."""
+    yield " ".join(path), command
+    for name, sub in getattr(command, "commands", {}).items():
+        yield from walk(sub, (*path, name))
+
+
+def _plain_flags(command) -> None:
+    """Typer renders a type for every option, ``<bool>`` for a flag too, which reads as if the flag took
+    a value; an empty metavar shows none. The help option is made on first use, so it is caught then."""
+    for param in command.params:
+        if getattr(param, "is_flag", False):
+            param.metavar = ""
+    made = command.get_help_option
+
+    def get_help_option(ctx):
+        option = made(ctx)
+        if option is not None:
+            option.metavar = ""
+        return option
+
+    command.get_help_option = get_help_option
+
 
 def run_cli(argv: list[str] | None = None) -> int:
     """The error boundary: LoopxError -> 1 with ``error[code]: message``; usage -> 2."""
     try:  # newer typer vendors click as typer._click; older ones use click itself
-        from typer._click import exceptions as click_errors  # type: ignore[import-not-found]
+        from typer._click import exceptions as click_errors
     except ImportError:  # pragma: no cover - depends on the installed typer
-        from click import exceptions as click_errors  # type: ignore[no-redef]
+        from click import exceptions as click_errors  # type: ignore[import-not-found, no-redef]  # not installed
 
     from loopx_git.errors import LoopxError
 
     _tolerant_output()
     _closed_streams_to_devnull()
-    command = typer.main.get_command(app)
+    command = build_command()
     try:
         rc = command.main(args=argv, prog_name="loopx", standalone_mode=False)
     except LoopxError as exc:

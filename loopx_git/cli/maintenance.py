@@ -160,17 +160,19 @@ def register(root: typer.Typer) -> None:
         c = context.get(ctx)
         with c.session() as repo:
             done = repo.gc()
-        data = {
-            "before_bytes": done.before.total_bytes,
-            "after_bytes": done.after.total_bytes,
-            "loose_objects": done.after.loose_objects,
-            "packs": done.after.packs,
-            "unreachable_before": done.unreachable_before.objects,
-            "unreachable_pruned": max(0, done.unreachable_before.objects - done.unreachable_after.objects),
-            "unreachable_kept": done.unreachable_after.objects,
-            "prune_expire": done.unreachable_after.expire,
-            "gc_log_removed": done.gc_log_removed,
-        }
+        from loopx_git.views.outputs import GcResult
+
+        data = GcResult(
+            before_bytes=done.before.total_bytes,
+            after_bytes=done.after.total_bytes,
+            loose_objects=done.after.loose_objects,
+            packs=done.after.packs,
+            unreachable_before=done.unreachable_before.objects,
+            unreachable_pruned=max(0, done.unreachable_before.objects - done.unreachable_after.objects),
+            unreachable_kept=done.unreachable_after.objects,
+            prune_expire=done.unreachable_after.expire,
+            gc_log_removed=done.gc_log_removed,
+        ).model_dump(mode="json")
 
         def text(d: dict) -> None:
             render.line(
@@ -216,24 +218,46 @@ def register(root: typer.Typer) -> None:
 
     @root.command("schema")
     def schema(
-        ctx: typer.Context, name: str | None = typer.Argument(None, help="Record name; leave out to list.")
+        ctx: typer.Context,
+        name: str | None = typer.Argument(None, help="Output or record name; leave out to list them."),
+        list_: bool = typer.Option(False, "--list", help="List every schema and the commands that print it."),
     ) -> None:
-        """Print the JSON Schema of a record. Example: loopx schema todo_item_v0"""
+        """Print the JSON Schema of a command's JSON output or of a record; list them all with --list.
+
+        Examples:
+          loopx schema --list
+          loopx schema loopx_write_result_v0
+        """
         import json
 
-        from loopx_git.views.schema import SCHEMAS
+        from loopx_git.views.schema import listing
         from loopx_git.views.schema import schema as get_schema
 
-        if name is None:
-            for known in sorted(SCHEMAS):
-                typer.echo(known)
+        c = context.get(ctx)
+        if name is None or list_:
+            rows = listing()
+            render.emit(
+                c,
+                rows,
+                lambda rs: render.table(
+                    ["schema", "printed by"], [(r["name"], r["emitted_by"]) for r in rs], ids=["schema"]
+                ),
+            )
             return
-        typer.echo(json.dumps(get_schema(name), indent=2))
+        render.emit(c, get_schema(name), lambda s: typer.echo(json.dumps(s, indent=2)))
 
     @root.command("demo")
-    def demo(keep: bool = typer.Option(False, "--keep", help="Keep the demo repository and print its path.")) -> None:
+    def demo(
+        ctx: typer.Context,
+        keep: bool = typer.Option(False, "--keep", help="Keep the demo repository and print its path."),
+    ) -> None:
         """A scripted walk through a temporary repository: connect, a goal, two agents, todos, a claim race,
-        a deferred todo woken by its dependency, a PR-merge wake-up, status and verify."""
+        a deferred todo woken by its dependency, a PR-merge wake-up, status and verify.
+
+        With --format json, one report: each step's title and what it showed."""
         from loopx_git.cli.demo import run_demo
 
-        raise typer.Exit(run_demo(keep=keep))
+        c = context.get(ctx)
+        report = run_demo(keep=keep, live=c.format == context.OutputFormat.text)
+        render.emit(c, report, lambda r: None)  # text was printed as it went
+        raise typer.Exit(0 if report.ok else 1)

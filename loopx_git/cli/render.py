@@ -53,10 +53,10 @@ def _write_utf8(data: bytes) -> None:
     buffer.flush()
 
 
-def console(stderr: bool = False):
+def console(stderr: bool = False, width: int | None = None):
     from rich.console import Console  # lazy: rich is only loaded for text output
 
-    return Console(stderr=stderr, highlight=False, soft_wrap=True)
+    return Console(stderr=stderr, highlight=False, soft_wrap=True, width=width)
 
 
 _CONTROL = {code: f"\\x{code:02x}" for code in [*range(0x00, 0x09), *range(0x0B, 0x20), 0x7F, *range(0x80, 0xA0)]}
@@ -68,25 +68,52 @@ def visible(text: str) -> str:
     return text.translate(_CONTROL)
 
 
-def table(columns: Sequence[str], rows: Iterable[Sequence[Any]], title: str | None = None) -> None:
+ID_COLUMNS = frozenset(
+    {"todo", "event", "entry", "packet", "run", "agent", "goal", "fire", "commit", "claimed by", "suggested by"}
+)
+"""Columns holding ids: what people copy into the next command, so never cut, folded or ellipsised."""
+
+_SHRUNK = 8
+"""The width a free-text column may shrink to (it wraps) before the table outgrows the terminal."""
+
+
+def table(
+    columns: Sequence[str], rows: Iterable[Sequence[Any]], title: str | None = None, *, ids: Iterable[str] = ()
+) -> None:
+    """A table whose id columns (``ID_COLUMNS``, plus ``ids``) are printed whole: they keep their
+    longest value's width and never wrap; the free-text columns wrap instead. When even that does
+    not fit, the table is drawn wider than the terminal (which wraps the line) rather than cut an id."""
     from rich import box
     from rich.table import Table
     from rich.text import Text
 
     out = console()
     tty = out.is_terminal
+    cells = [["" if cell is None else visible(str(cell)) for cell in row] for row in rows]
+    id_columns = ID_COLUMNS | set(ids)
+    widths = [max([len(name), *(len(row[i]) for row in cells)]) for i, name in enumerate(columns)]
     grid = Table(
-        *columns,
         title=title if tty else None,
         box=box.SIMPLE if tty else None,
         show_edge=False,
         pad_edge=False,
         header_style="bold" if tty else "",
     )
-    for row in rows:  # Text, not str: rich would read "[red]" in a todo's text as markup
-        grid.add_row(*(Text("" if cell is None else visible(str(cell))) for cell in row))
+    # free text wraps between words, never inside one: a word may be an id ("until todo_done:<id>")
+    words = [max([len(name), *(len(w) for row in cells for w in row[i].split())]) for i, name in enumerate(columns)]
+    least = [w if name in id_columns else max(min(w, _SHRUNK), word) for name, w, word in zip(columns, widths, words)]
+    for name, width, minimum in zip(columns, widths, least):
+        if name in id_columns:
+            grid.add_column(name, no_wrap=True, min_width=width)
+        else:
+            grid.add_column(name, min_width=minimum)
+    for row in cells:  # Text, not str: rich would read "[red]" in a todo's text as markup
+        grid.add_row(*(Text(cell) for cell in row))
+    needed = sum(least) + 2 * len(columns)
     if not tty and title:
         out.print(title)
+    if needed > out.width:  # print never draws wider than its console: a wider console, same stream
+        out = console(width=needed)
     out.print(grid)
 
 
@@ -95,18 +122,102 @@ def line(message: str = "", style: str | None = None) -> None:
 
 
 def kv(pairs: Iterable[tuple[str, Any]]) -> None:
+    """``key: value`` lines; nested values (lists, mappings, records) as indented lines below."""
     out = console()
+    for text in _nested_lines(list(pairs), 0):
+        out.print(text)
+
+
+def fields(data: Any, *, skip: Iterable[str] = ("schema_version",)) -> None:
+    """A record or mapping for people, YAML-like: ``key: value``, nested values indented below,
+    list items as ``- ``; empty values left out. Never a Python repr."""
+    data = to_data(data)
+    left_out = set(skip)
+    kv([(k, v) for k, v in data.items() if k not in left_out] if isinstance(data, dict) else [("value", data)])
+
+
+def scalar(value: Any) -> str:
+    """One value as people write it: ``true``/``false``, ``-`` for none, text without quotes."""
+    if value is None:
+        return "-"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (list, tuple)):  # inline, as in "evidence: [] -> [a.py, b.py]"
+        return "[" + ", ".join(scalar(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return ", ".join(f"{k}: {scalar(v)}" for k, v in value.items()) if value else "-"
+    return visible(str(value))
+
+
+def _empty(value: Any) -> bool:
+    """Nothing to show: none, an empty text or list, or a mapping of nothing but those."""
+    if isinstance(value, dict):
+        return all(_empty(v) for v in value.values())
+    return value is None or (isinstance(value, (str, list, tuple)) and not value)
+
+
+def _nested_lines(pairs: list[tuple[str, Any]], depth: int) -> list:
+    from rich.text import Text
+
+    pad = "  " * depth
+    lines = []
     for key, value in pairs:
-        if value in (None, [], ""):
+        value = to_data(value)
+        if _empty(value):
             continue
-        if isinstance(value, list):
-            value = ", ".join(map(str, value))
-        out.print(f"{visible(key)}: ", style="bold", markup=False, end="")
-        out.print(visible(str(value)), markup=False)
+        label = Text.assemble(pad, (f"{visible(str(key))}:", "bold"))
+        if isinstance(value, dict):
+            lines.append(label)
+            lines += _nested_lines(list(value.items()), depth + 1)
+        elif isinstance(value, (list, tuple)) and all(not isinstance(v, (dict, list, tuple)) for v in value):
+            if sum(len(scalar(v)) for v in value) <= 60:  # a short list of scalars reads best on one line
+                lines.append(label + Text(" " + ", ".join(scalar(v) for v in value)))
+            else:
+                lines.append(label)
+                lines += [Text(f"{pad}  - {scalar(v)}") for v in value]
+        elif isinstance(value, (list, tuple)):
+            lines.append(label)
+            lines += _item_lines(value, depth + 1)
+        else:
+            lines.append(label + Text(" " + scalar(value).replace("\n", "\n" + pad + "  ")))
+    return lines
+
+
+def _item_lines(items: Sequence[Any], depth: int) -> list:
+    """List items as ``- ``: a mapping's first key on the dash line, the rest aligned under it."""
+    from rich.text import Text
+
+    pad = "  " * depth
+    lines = []
+    for item in items:
+        item = to_data(item)
+        if isinstance(item, dict) and not _empty(item):
+            inner = _nested_lines(list(item.items()), depth + 1)
+            first = inner[0]
+            lines.append(Text(pad + "- ") + first[len(pad) + 2 :])
+            lines += inner[1:]
+        elif isinstance(item, (list, tuple, dict)):  # a nested list, or a mapping with nothing in it
+            lines.append(Text(pad + "-"))
+            lines += _item_lines(item, depth + 1) if isinstance(item, (list, tuple)) else []
+        else:
+            lines.append(Text(f"{pad}- {scalar(item)}"))
+    return lines
+
+
+def plural(count: int, noun: str) -> str:
+    """``1 event``, ``2 events``."""
+    return f"{count} {noun}{'' if count == 1 else 's'}"
 
 
 def note(message: str) -> None:
-    console(stderr=True).print(visible(message), style="dim", markup=False)
+    """One line to stderr, always ended: the shell's next prompt must not follow it on the same line."""
+    err = console(stderr=True)
+    if err.is_terminal:
+        err.print(visible(message), style="dim", markup=False)
+        err.file.flush()
+    else:
+        sys.stderr.write(visible(message) + "\n")
+        sys.stderr.flush()
 
 
 def write_result(ctx: Ctx, result: Any, text: Callable[[Any], None]) -> None:
@@ -133,7 +244,7 @@ def write_result(ctx: Ctx, result: Any, text: Callable[[Any], None]) -> None:
                 said = "" if isinstance(warning, Notice) else " (written; warn-level rules do not block)"
                 note(f"warning: {warning.describe()}{said}")
             if result.changed:
-                note(f"commit {result.commit[:12]} · {len(result.event_ids)} event(s)")
+                note(f"commit {result.commit[:12]} · {plural(len(result.event_ids), 'event')}")
             else:
                 note("nothing changed; no commit")
         else:
@@ -168,14 +279,14 @@ class Progress:
             return None
         from rich.progress import Progress as Bar
 
-        self._bar = Bar(console=err, transient=True)
-        self._bar.start()
+        bar = self._bar = Bar(console=err, transient=True)
+        bar.start()
         self._tasks: dict = {}
 
         def update(stage: str, done: int, total: int) -> None:
             if stage not in self._tasks:
-                self._tasks[stage] = self._bar.add_task(f"checking {stage}", total=total)
-            self._bar.update(self._tasks[stage], completed=done)
+                self._tasks[stage] = bar.add_task(f"checking {stage}", total=total)
+            bar.update(self._tasks[stage], completed=done)
 
         return update
 

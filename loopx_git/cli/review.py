@@ -145,9 +145,9 @@ def register(root: typer.Typer) -> None:
     @root.command("review-diff")
     def review_diff(
         ctx: typer.Context,
-        range_: str = typer.Argument(..., metavar="BASE..HEAD", help="Two commits or refs of state branches."),
+        range_: str = typer.Argument(..., metavar="BASE..HEAD", help="Two commits of state branches (see below)."),
         fmt: ReviewFormat | None = typer.Option(
-            None, "--format", help="text | markdown | json (default: the global --format)."
+            None, "--format", "-f", help="text | markdown | json (default: the global --format)."
         ),
         commit_url: str | None = typer.Option(
             None, "--commit-url", help="Link template with {sha} (default: from the origin remote for GitHub/GitLab)."
@@ -167,10 +167,15 @@ def register(root: typer.Typer) -> None:
         The safety policy comes from the base side only (BASE, or --policy-from), never from the change
         under review or the work tree; flagged values print as [REDACTED:<rule>] fp=<fingerprint>.
 
+        BASE is a commit of the state branch's history: loopx/state, a remote's copy such as
+        origin/loopx/state, or an earlier commit of either; the range's HEAD side is a state commit
+        that shares history with it (the other side, a proposal). git's HEAD, main and the other
+        project branches are code, not state: a range on them is refused.
+
         Examples:
-          loopx review-diff loopx/state..origin/loopx/proposals/agent-a --format markdown > comment.md
-          loopx review-diff origin/loopx/state..origin/proposal --policy-from origin/main
-          loopx review-diff HEAD~5..loopx/state
+          loopx review-diff loopx/state..origin/loopx/state   # what a sync would bring in, after git fetch
+          loopx review-diff origin/loopx/state..origin/loopx/proposals/agent-a --format markdown > comment.md
+          loopx review-diff origin/loopx/state..origin/loopx/proposals/agent-a --policy-from origin/main
         """
         from loopx_git.errors import ValidationError
         from loopx_git.safety.mask import masked
@@ -199,7 +204,7 @@ def register(root: typer.Typer) -> None:
     def propose(
         ctx: typer.Context,
         branch: str | None = typer.Option(None, "--branch", help="Proposal branch (default loopx/proposals/<tip>)."),
-        remote: str = typer.Option("origin", "--remote", "-r"),
+        remote: str = context.REMOTE,
     ) -> None:
         """Push the local state commits to a proposal branch for pull-request review; the remote state branch
         is left alone.

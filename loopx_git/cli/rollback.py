@@ -7,6 +7,8 @@ from pathlib import Path
 import typer
 
 from loopx_git.cli import context, render
+from loopx_git.cli.choices import RollbackTrigger
+from loopx_git.cli.context import AGENT_ID, GOAL_ID
 
 app = typer.Typer(
     help="Rollback as compensation: a rollback_packet_v0 plus compensating events; history stays.",
@@ -31,7 +33,7 @@ def _transitions(write) -> list[dict]:
 @app.callback()
 def rollback(
     ctx: typer.Context,
-    goal_id: str | None = typer.Option(None, "--goal-id", "-g", help="Goal id."),
+    goal_id: str | None = GOAL_ID,
     event: str | None = typer.Option(None, "--event", help="The event to undo (with the events it caused)."),
     commit: str | None = typer.Option(
         None,
@@ -39,19 +41,14 @@ def rollback(
         help="A commit: of the state branch (compensated), or of the project (a gated git_revert plan and a todo).",
     ),
     reason: str | None = typer.Option(None, "--reason", help="Why: the packet's trigger summary and decision reason."),
-    trigger: str = typer.Option(
-        "mistaken_transition",
-        "--trigger",
-        help="public_boundary_leak | mistaken_transition | "
-        "regression | failed_validation | operator_request | external_incident",
-    ),
+    trigger: RollbackTrigger = typer.Option("mistaken_transition", "--trigger", help="What made the rollback needed."),
     dry_run: bool = typer.Option(
         False, "--dry-run", help="Print the packet and the compensating transitions; write nothing."
     ),
     force_later_changes: bool = typer.Option(
         False, "--force-later-changes", help="Compensate even though the entities changed since the target."
     ),
-    agent_id: str | None = typer.Option(None, "--agent-id", help="Who is acting."),
+    agent_id: str | None = AGENT_ID,
     redact: bool = context.REDACT,
 ) -> None:
     """Undo an event or a commit by compensation: one commit of a rollback_packet_v0 and the events that restore
@@ -67,12 +64,10 @@ def rollback(
     """
     if ctx.invoked_subcommand is not None:
         return
-    from loopx_git.errors import ValidationError
-
-    if goal_id is None:
-        raise ValidationError("field 'goal_id': required (--goal-id)", code="invalid-field")
     c = context.get(ctx)
     with c.session(redact=redact) as repo:
+        goal_id = c.goal(repo, goal_id)
+        agent_id = c.actor(repo, goal_id, agent_id)
         result = repo.rollback(
             goal_id,
             event_id=event,
@@ -84,7 +79,11 @@ def rollback(
             actor=agent_id,
         )
     if dry_run:
-        data = {"dry_run": True, "packet": render.to_data(result.record), "transitions": _transitions(result.write)}
+        from loopx_git.views.outputs import RollbackDryRun
+
+        data = RollbackDryRun.model_validate(
+            {"dry_run": True, "packet": render.to_data(result.record), "transitions": _transitions(result.write)}
+        ).model_dump(mode="json", by_alias=True)
 
         def text(d: dict) -> None:
             render.line(f"would write rollback {d['packet']['packet_id']} ({d['packet']['trigger']['kind']}):")
@@ -104,7 +103,9 @@ def rollback(
 def _show_transitions(transitions: list[dict]) -> None:
     for t in transitions:
         fields = ", ".join(
-            f"{ch['field']}: {ch['from']!r} -> {ch['to']!r}" for ch in t["changes"] if ch["field"] != "updated_at"
+            f"{ch['field']}: {render.scalar(ch['from'])} -> {render.scalar(ch['to'])}"
+            for ch in t["changes"]
+            if ch["field"] != "updated_at"
         )
         render.line(
             f"  {t['event_kind']} {t['todo_id'] or ''} (compensates {t['compensates']}): {fields}".replace("  ", " ", 1)
@@ -112,14 +113,14 @@ def _show_transitions(transitions: list[dict]) -> None:
 
 
 @app.command("list")
-def list_packets(ctx: typer.Context, goal_id: str = typer.Option(..., "--goal-id", "-g")) -> None:
+def list_packets(ctx: typer.Context, goal_id: str | None = GOAL_ID) -> None:
     """Rollback packets of a goal, oldest first; `open` when a step waits for a gate or a person.
 
     Example: loopx rollback list -g parser
     """
     c = context.get(ctx)
     with c.session() as repo:
-        packets = repo.rollbacks(goal_id)
+        packets = repo.rollbacks(c.goal(repo, goal_id))
     render.emit(
         c,
         packets,
@@ -143,26 +144,27 @@ def list_packets(ctx: typer.Context, goal_id: str = typer.Option(..., "--goal-id
 @app.command("show")
 def show(
     ctx: typer.Context,
-    goal_id: str = typer.Option(..., "--goal-id", "-g"),
-    packet_id: str = typer.Option(..., "--packet-id"),
+    goal_id: str | None = GOAL_ID,
+    packet_id: str = typer.Option(..., "--packet-id", help="Packet id."),
 ) -> None:
     """One rollback packet. Example: loopx rollback show -g parser --packet-id rb_01h..."""
     from loopx_git.errors import NotFoundError
 
     c = context.get(ctx)
     with c.session() as repo:
+        goal_id = c.goal(repo, goal_id)
         found = {p.packet_id: p for p in repo.rollbacks(goal_id)}
     if packet_id not in found:
         raise NotFoundError(f"packet_id '{packet_id}' is not a rollback packet of goal '{goal_id}'", code="not-found")
-    render.emit(c, found[packet_id], lambda p: render.kv([(k, v) for k, v in p.model_dump(mode="json").items()]))
+    render.emit(c, found[packet_id], render.fields)
 
 
 @app.command("record")
 def record(
     ctx: typer.Context,
-    goal_id: str = typer.Option(..., "--goal-id", "-g"),
+    goal_id: str | None = GOAL_ID,
     packet: Path = typer.Option(..., "--packet", help="A rollback_packet_v0 JSON file.", exists=True, dir_okay=False),
-    agent_id: str | None = typer.Option(None, "--agent-id"),
+    agent_id: str | None = AGENT_ID,
     redact: bool = context.REDACT,
 ) -> None:
     """Record a packet written elsewhere, as it is. Nothing in it runs: its steps wait for their owners, and a
@@ -183,7 +185,8 @@ def record(
         )
     c = context.get(ctx)
     with c.session(redact=redact) as repo:
-        result = repo.record_rollback(goal_id, data, actor=agent_id)
+        goal_id = c.goal(repo, goal_id)
+        result = repo.record_rollback(goal_id, data, actor=c.actor(repo, goal_id, agent_id))
     render.write_result(
         c,
         result,

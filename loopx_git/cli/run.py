@@ -5,30 +5,36 @@ from __future__ import annotations
 import typer
 
 from loopx_git.cli import context, render
+from loopx_git.cli.choices import MAX_BATCH_SCALE, DeliveryOutcome
+from loopx_git.cli.context import AGENT_FILTER, AGENT_ID, GOAL_ID, LIMIT, TODO_REF
 
 
 def register(root: typer.Typer) -> None:
     @root.command("refresh-state")
     def refresh_state(
         ctx: typer.Context,
-        goal_id: str = typer.Option(..., "--goal-id", "-g"),
+        goal_id: str | None = GOAL_ID,
         classification: str = typer.Option(..., "--classification", help="A slug, e.g. progress, blocked, no_op."),
-        delivery_outcome: str | None = typer.Option(
-            None, "--delivery-outcome", help="surface_only | outcome_gap | outcome_progress | primary_goal_outcome"
+        delivery_outcome: DeliveryOutcome | None = typer.Option(
+            None, "--delivery-outcome", help="What the run delivered."
         ),
-        agent_id: str | None = typer.Option(None, "--agent-id"),
-        todo_id: str | None = typer.Option(None, "--todo-id"),
-        recommended_action: str | None = typer.Option(None, "--recommended-action"),
-        delivery_batch_scale: int | None = typer.Option(None, "--delivery-batch-scale", min=0),
-        evidence: list[str] = typer.Option([], "--evidence"),
+        agent_id: str | None = AGENT_ID,
+        todo_id: str | None = TODO_REF,
+        recommended_action: str | None = typer.Option(None, "--recommended-action", help="What to do next."),
+        delivery_batch_scale: int | None = typer.Option(
+            None, "--delivery-batch-scale", min=0, max=MAX_BATCH_SCALE, help="How large the delivered batch was."
+        ),
+        evidence: list[str] = typer.Option([], "--evidence", help="A public-safe evidence ref (repeatable)."),
         redact: bool = context.REDACT,
     ) -> None:
         """Record one run in the run history.
 
-        Example: loopx refresh-state -g parser --classification progress --delivery-outcome outcome_progress --agent-id alice
+        Example: loopx refresh-state -g parser --classification progress --delivery-outcome outcome_progress -a alice
         """
         c = context.get(ctx)
         with c.session(redact=redact) as repo:
+            goal_id = c.goal(repo, goal_id)
+            agent_id = c.actor(repo, goal_id, agent_id)
             result = repo.refresh_state(
                 goal_id,
                 classification,
@@ -51,14 +57,14 @@ def register(root: typer.Typer) -> None:
     @root.command("history")
     def history(
         ctx: typer.Context,
-        goal_id: str = typer.Option(..., "--goal-id", "-g"),
-        agent_id: str | None = typer.Option(None, "--agent-id"),
-        limit: int | None = typer.Option(None, "--limit", min=1),
+        goal_id: str | None = GOAL_ID,
+        agent_id: str | None = AGENT_FILTER,
+        limit: int | None = LIMIT,
     ) -> None:
-        """Run history, newest first. Example: loopx history -g parser --agent-id alice --limit 5"""
+        """Run history, newest first. Example: loopx history -g parser -a alice -n 5"""
         c = context.get(ctx)
         with c.session() as repo:
-            runs = repo.history(goal_id, agent_id=agent_id, limit=limit)
+            runs = repo.history(c.goal(repo, goal_id), agent_id=agent_id, limit=limit)
         render.emit(
             c,
             runs,

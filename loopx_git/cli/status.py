@@ -20,8 +20,8 @@ def show_card(card) -> None:
         f"({n.runnable_deferred} ready), {n.done} done, {n.superseded} superseded, {n.suggested} suggested"
     )
     render.table(
-        ["agent", "lane", "next action", "basis"],
-        [(a.agent_id, a.lane, f"{a.todo_id}: {a.text}" if a.todo_id else "-", a.basis) for a in card.next_actions],
+        ["agent", "lane", "todo", "next action", "basis"],  # the todo apart: an id is never folded into text
+        [(a.agent_id, a.lane, a.todo_id or "-", a.text or "", a.basis) for a in card.next_actions],
         title="Next action per agent",
     )
     if card.user_todos:
@@ -70,14 +70,16 @@ def register(root: typer.Typer) -> None:
     @root.command("status")
     def status(
         ctx: typer.Context,
-        goal_id: str = typer.Option(..., "--goal-id", "-g"),
-        agent_id: str | None = typer.Option(None, "--agent-id", help="Scope the card to one agent."),
+        goal_id: str | None = context.GOAL_ID,
+        agent_id: str | None = context.AGENT_FILTER,
     ) -> None:
         """The goal card: objective, todos, claims, next action per agent, latest events and outcome.
 
-        Example: loopx status -g parser --agent-id alice
+        Examples:
+          loopx status -g parser -a alice
+          loopx status --json            # the default goal (docs/cli.md), as JSON
         """
         c = context.get(ctx)
         with c.session() as repo:
-            card = repo.status(goal_id, agent_id)
+            card = repo.status(c.goal(repo, goal_id), agent_id)
         render.emit(c, card, show_card)

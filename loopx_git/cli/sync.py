@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+
 import typer
 
 from loopx_git.cli import context, render
-
-REMOTE = typer.Option("origin", "--remote", "-r", help="The git remote to sync with.")
+from loopx_git.cli.context import REMOTE
 
 
 def _pulled(d: dict) -> None:
@@ -22,6 +24,20 @@ def _pulled(d: dict) -> None:
         render.line(f"conflict {conflict['kind']} ({conflict['event_id']}): {conflict['message']}", style="yellow")
 
 
+@contextmanager
+def _refusals(c) -> Iterator[None]:
+    """A refused push is an error (exit 1, ``error[push-refused]`` on stderr); in JSON or YAML it also
+    prints its facts on stdout as ``{"error": {...}}``: who refused and the lines it printed, redacted."""
+    from loopx_git.sync import PushRefused
+
+    try:
+        yield
+    except PushRefused as exc:
+        if c.format != context.OutputFormat.text:
+            render.emit(c, {"error": exc.to_json()}, lambda _: None)
+        raise
+
+
 def register(root: typer.Typer) -> None:
     @root.command("sync")
     def sync_cmd(ctx: typer.Context, remote: str = REMOTE) -> None:
@@ -33,7 +49,7 @@ def register(root: typer.Typer) -> None:
         Example: loopx sync --remote origin
         """
         c = context.get(ctx)
-        with c.session() as repo, render.Progress() as progress:
+        with _refusals(c), c.session() as repo, render.Progress() as progress:
             result = repo.sync(remote, progress=progress)
         render.emit(c, result.to_json(), _pulled)
 
@@ -57,7 +73,7 @@ def register(root: typer.Typer) -> None:
         Example: loopx push
         """
         c = context.get(ctx)
-        with c.session() as repo:
+        with _refusals(c), c.session() as repo:
             outcome = repo.push(remote)
             data = {"remote": remote, "pushed": outcome.pushed, "tip": repo.tip}
         if not outcome.ok:

@@ -5,15 +5,13 @@ from __future__ import annotations
 import typer
 
 from loopx_git.cli import context, render
+from loopx_git.cli.choices import Priority, TaskClass, TodoListStatus, TodoRole, TodoUpdateStatus
+from loopx_git.cli.context import AGENT_ID, GOAL_ID, NEW_TODO_ID, REMOTE, TODO_ID
 
 app = typer.Typer(
     help="Formal todos: add, claim, update, complete, supersede; and candidate todos: suggest, promote.",
     no_args_is_help=True,
 )
-
-GOAL_ID = typer.Option(..., "--goal-id", "-g", help="Goal id.")
-TODO_ID = typer.Option(..., "--todo-id", "-t", help="Todo id.")
-ACTOR = typer.Option(None, "--agent-id", help="The agent acting (leave out when a person acts).")
 
 
 def todo_rows(todos) -> None:
@@ -32,7 +30,7 @@ def _status(todo) -> str:
 
 
 def show_todo(todo) -> None:
-    render.kv([(k, v) for k, v in todo.model_dump(mode="json").items() if k != "schema_version"])
+    render.fields(todo)
 
 
 def _said(verb: str):
@@ -49,24 +47,20 @@ def _said(verb: str):
 @app.command("add")
 def add(
     ctx: typer.Context,
-    goal_id: str = GOAL_ID,
+    goal_id: str | None = GOAL_ID,
     text: str = typer.Option(..., "--text", help="What is to be done."),
-    role: str = typer.Option("agent", help="user | agent"),
-    task_class: str = typer.Option(
-        "advancement_task",
-        "--task-class",
-        help="advancement_task | continuous_monitor | user_gate | user_action | blocker",
-    ),
+    role: TodoRole = typer.Option("agent", "--role", help="Who does it."),
+    task_class: TaskClass = typer.Option("advancement_task", "--task-class", help="What kind of task it is."),
     action_kind: str | None = typer.Option(None, "--action-kind", help="A slug naming the kind of action."),
-    priority: str = typer.Option("P2", help="P0 (highest) .. P4"),
+    priority: Priority = typer.Option("P2", "--priority", help="P0 is the highest."),
     claimed_by: str | None = typer.Option(None, "--claimed-by", help="Claim it for a registered agent at once."),
     resume_when: str | None = typer.Option(
         None, "--resume-when", help="todo_done:<id> | pr_merged:#N | pr_merged:owner/repo#N | capacity_available:<cap>"
     ),
     unblocks_todo_id: str | None = typer.Option(None, "--unblocks-todo-id", help="The todo this one unblocks."),
-    task_repository: str | None = typer.Option(None, "--task-repository", help="owner/repo the work happens in."),
-    todo_id: str | None = typer.Option(None, "--todo-id", help="Choose the id (default: generated)."),
-    agent_id: str | None = ACTOR,
+    task_repository: str | None = typer.Option(None, "--task-repository", help="owner/repo or its GitHub URL."),
+    todo_id: str | None = NEW_TODO_ID,
+    agent_id: str | None = AGENT_ID,
     redact: bool = context.REDACT,
 ) -> None:
     """Add a formal todo.
@@ -77,6 +71,8 @@ def add(
     """
     c = context.get(ctx)
     with c.session(redact=redact) as repo:
+        goal_id = c.goal(repo, goal_id)
+        agent_id = c.actor(repo, goal_id, agent_id)
         result = repo.todo_add(
             goal_id,
             text,
@@ -97,11 +93,11 @@ def add(
 @app.command("claim")
 def claim(
     ctx: typer.Context,
-    goal_id: str = GOAL_ID,
+    goal_id: str | None = GOAL_ID,
     todo_id: str = TODO_ID,
-    agent_id: str = typer.Option(..., "--agent-id", help="The registered agent claiming it."),
+    agent_id: str | None = context.CLAIMANT,
     sync: bool = typer.Option(False, "--sync", help="Fetch, claim and push as one step (one winner across clones)."),
-    remote: str = typer.Option("origin", "--remote", help="The remote for --sync."),
+    remote: str = REMOTE,
     redact: bool = context.REDACT,
 ) -> None:
     """Claim an open, unclaimed todo (claiming your own again changes nothing).
@@ -110,11 +106,14 @@ def claim(
     remote, exactly one wins and the others are told who holds it.
 
     Examples:
-      loopx todo claim -g parser -t todo-tok --agent-id alice
-      loopx todo claim -g parser -t todo-tok --agent-id alice --sync --remote origin
+      loopx todo claim -g parser -t todo-tok -a alice
+      loopx todo claim -t todo-tok              # the default goal and agent (docs/cli.md)
+      loopx todo claim -g parser -t todo-tok -a alice --sync --remote origin
     """
     c = context.get(ctx)
     with c.session(redact=redact) as repo:
+        goal_id = c.goal(repo, goal_id)
+        agent_id = c.agent(repo, goal_id, agent_id)
         if sync:
             result = repo.todo_claim_synced(goal_id, todo_id, agent_id, remote=remote)
         else:
@@ -125,13 +124,13 @@ def claim(
 @app.command("update")
 def update(
     ctx: typer.Context,
-    goal_id: str = GOAL_ID,
+    goal_id: str | None = GOAL_ID,
     todo_id: str = TODO_ID,
-    status: str = typer.Option(..., "--status", help="blocked | deferred | open"),
+    status: TodoUpdateStatus = typer.Option(..., "--status", help="The new status."),
     reason: str | None = typer.Option(None, "--reason", help="Why (required for blocked and deferred)."),
     resume_when: str | None = typer.Option(None, "--resume-when", help="When a deferred/blocked todo may resume."),
     clear_claim: bool = typer.Option(False, "--clear-claim", help="Release the claim."),
-    agent_id: str | None = ACTOR,
+    agent_id: str | None = AGENT_ID,
     redact: bool = context.REDACT,
 ) -> None:
     """Block, defer or reopen a todo.
@@ -140,6 +139,8 @@ def update(
     """
     c = context.get(ctx)
     with c.session(redact=redact) as repo:
+        goal_id = c.goal(repo, goal_id)
+        agent_id = c.actor(repo, goal_id, agent_id)
         result = repo.todo_update(
             goal_id, todo_id, status, reason=reason, resume_when=resume_when, clear_claim=clear_claim, actor=agent_id
         )
@@ -149,21 +150,23 @@ def update(
 @app.command("complete")
 def complete(
     ctx: typer.Context,
-    goal_id: str = GOAL_ID,
+    goal_id: str | None = GOAL_ID,
     todo_id: str = TODO_ID,
     evidence: list[str] = typer.Option([], "--evidence", help="A public-safe evidence ref (repeatable)."),
     no_follow_up: bool = typer.Option(False, "--no-follow-up", help="Complete without evidence (needs --reason)."),
     reason: str | None = typer.Option(None, "--reason", help="Why nothing follows."),
     successor: list[str] = typer.Option([], "--successor-todo-id", help="A todo that continues this one (repeatable)."),
-    agent_id: str | None = ACTOR,
+    agent_id: str | None = AGENT_ID,
     redact: bool = context.REDACT,
 ) -> None:
     """Mark a todo done, with evidence; wakes the todos waiting for it.
 
-    Example: loopx todo complete -g parser -t todo-tok --evidence tests/test_tokenizer.py --agent-id alice
+    Example: loopx todo complete -g parser -t todo-tok --evidence tests/test_tokenizer.py -a alice
     """
     c = context.get(ctx)
     with c.session(redact=redact) as repo:
+        goal_id = c.goal(repo, goal_id)
+        agent_id = c.actor(repo, goal_id, agent_id)
         result = repo.todo_complete(
             goal_id,
             todo_id,
@@ -179,11 +182,11 @@ def complete(
 @app.command("supersede")
 def supersede(
     ctx: typer.Context,
-    goal_id: str = GOAL_ID,
+    goal_id: str | None = GOAL_ID,
     todo_id: str = TODO_ID,
     by: str = typer.Option(..., "--by", help="The todo that replaces it."),
     reason: str = typer.Option(..., "--reason", help="Why."),
-    agent_id: str | None = ACTOR,
+    agent_id: str | None = AGENT_ID,
     redact: bool = context.REDACT,
 ) -> None:
     """Replace a todo with another; both keep the link, nothing is deleted.
@@ -192,6 +195,8 @@ def supersede(
     """
     c = context.get(ctx)
     with c.session(redact=redact) as repo:
+        goal_id = c.goal(repo, goal_id)
+        agent_id = c.actor(repo, goal_id, agent_id)
         result = repo.todo_supersede(goal_id, todo_id, by, reason, actor=agent_id)
     render.write_result(c, result, _said("superseded"))
 
@@ -199,22 +204,24 @@ def supersede(
 @app.command("suggest")
 def suggest(
     ctx: typer.Context,
-    goal_id: str = GOAL_ID,
-    text: str = typer.Option(..., "--text"),
-    role: str = typer.Option("agent", help="user | agent"),
-    task_class: str = typer.Option("advancement_task", "--task-class"),
-    priority: str = typer.Option("P2"),
+    goal_id: str | None = GOAL_ID,
+    text: str = typer.Option(..., "--text", help="What is to be done."),
+    role: TodoRole = typer.Option("agent", "--role", help="Who would do it."),
+    task_class: TaskClass = typer.Option("advancement_task", "--task-class", help="What kind of task it is."),
+    priority: Priority = typer.Option("P2", "--priority", help="P0 is the highest."),
     reason: str | None = typer.Option(None, "--reason", help="Why it is suggested."),
-    todo_id: str | None = typer.Option(None, "--todo-id"),
-    agent_id: str | None = ACTOR,
+    todo_id: str | None = NEW_TODO_ID,
+    agent_id: str | None = AGENT_ID,
     redact: bool = context.REDACT,
 ) -> None:
     """Suggest a candidate todo: visible for a decision, never runnable until promoted.
 
-    Example: loopx todo suggest -g parser --text 'Fuzz the tokenizer' --agent-id alice
+    Example: loopx todo suggest -g parser --text 'Fuzz the tokenizer' -a alice
     """
     c = context.get(ctx)
     with c.session(redact=redact) as repo:
+        goal_id = c.goal(repo, goal_id)
+        agent_id = c.actor(repo, goal_id, agent_id)
         result = repo.todo_suggest(
             goal_id,
             text,
@@ -231,14 +238,16 @@ def suggest(
 @app.command("promote")
 def promote(
     ctx: typer.Context,
-    goal_id: str = GOAL_ID,
+    goal_id: str | None = GOAL_ID,
     todo_id: str = TODO_ID,
-    agent_id: str | None = ACTOR,
+    agent_id: str | None = AGENT_ID,
     redact: bool = context.REDACT,
 ) -> None:
     """Promote a suggested todo into the formal backlog. Example: loopx todo promote -g parser -t todo-fuzz"""
     c = context.get(ctx)
     with c.session(redact=redact) as repo:
+        goal_id = c.goal(repo, goal_id)
+        agent_id = c.actor(repo, goal_id, agent_id)
         result = repo.todo_promote(goal_id, todo_id, actor=agent_id)
     render.write_result(c, result, _said("promoted"))
 
@@ -246,16 +255,25 @@ def promote(
 @app.command("list")
 def list_todos(
     ctx: typer.Context,
-    goal_id: str = GOAL_ID,
-    status: str | None = typer.Option(None, help="open | done | blocked | deferred"),
-    role: str | None = typer.Option(None, help="user | agent"),
-    claimed_by: str | None = typer.Option(None, "--claimed-by"),
+    goal_id: str | None = GOAL_ID,
+    status: TodoListStatus | None = typer.Option(None, "--status", help="Only todos with this status."),
+    role: TodoRole | None = typer.Option(None, "--role", help="Only todos for this role."),
+    claimed_by: str | None = typer.Option(None, "--claimed-by", help="Only todos this agent holds."),
     all_: bool = typer.Option(False, "--all", help="Include done and superseded todos."),
     suggested: bool = typer.Option(False, "--suggested", help="List candidate (suggested) todos instead."),
 ) -> None:
-    """List todos, best first (priority, then age). Example: loopx todo list -g parser --status open"""
+    """List todos, best first (priority, then age).
+
+    Without --status: the live todos (open, blocked, deferred; --all adds done and superseded ones).
+    --status superseded lists the replaced todos; --status open, blocked or deferred never does.
+
+    Examples:
+      loopx todo list -g parser --status open
+      loopx todo list -g parser --status superseded
+    """
     c = context.get(ctx)
     with c.session() as repo:
+        goal_id = c.goal(repo, goal_id)
         items = (
             repo.suggestions(goal_id)
             if suggested
@@ -275,9 +293,9 @@ def list_todos(
 
 
 @app.command("show")
-def show(ctx: typer.Context, goal_id: str = GOAL_ID, todo_id: str = TODO_ID) -> None:
-    """Show one todo. Example: loopx --format json todo show -g parser -t todo-tok"""
+def show(ctx: typer.Context, goal_id: str | None = GOAL_ID, todo_id: str = TODO_ID) -> None:
+    """Show one todo. Example: loopx todo show -g parser -t todo-tok --format json"""
     c = context.get(ctx)
     with c.session() as repo:
-        todo = repo.todo(goal_id, todo_id)
+        todo = repo.todo(c.goal(repo, goal_id), todo_id)
     render.emit(c, todo, show_todo)

@@ -10,8 +10,10 @@ from typing import Any
 from loopx_git.domain.todo import require_todo, wake_dependents
 from loopx_git.domain.write import EventMaker, Write, check_actor, given, many
 from loopx_git.errors import ValidationError
+from loopx_git.model import github
 from loopx_git.model.canonical import printable
-from loopx_git.model.event import APPENDABLE_KINDS, EVENT_CLASSES, PR_REF_RE
+from loopx_git.model.event import APPENDABLE_KINDS, EVENT_CLASSES
+from loopx_git.model.github import PR_REF_RE
 from loopx_git.model.state import State, require_agent, require_event, require_goal, require_run
 from loopx_git.model.todo import ResumeCondition
 
@@ -130,6 +132,11 @@ def append_event(
         decision_id=decision_id,
     )
     many(labels=labels, artifact_refs=artifact_refs)
+    if isinstance(pr_ref, str):  # a PR URL as pasted is stored as owner/repo#N, which a pr_merged wake-up matches
+        try:
+            pr_ref = github.pr_ref(pr_ref)
+        except ValueError as exc:
+            raise ValidationError(f"field 'pr_ref': {exc}", code="invalid-field") from exc
     details = check_details(details)
     check_actor(gs, agent_id)
     if to_agent_id is not None:
@@ -182,6 +189,7 @@ def _fact(event) -> ResumeCondition | None:
     """What a fact event makes true, in the terms todos wait for."""
     if event.event_kind == "pr_merge":
         match = PR_REF_RE.fullmatch(event.code_refs.pr_ref)
+        assert match is not None  # the event was just built: its PR ref passed this pattern
         return ResumeCondition("pr_merged", repository=match.group("repo"), pr_number=int(match.group("number")))
     if (
         event.event_kind == "quota"

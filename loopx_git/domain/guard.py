@@ -9,7 +9,7 @@ validated again and the write carries them, with a note of what was replaced.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from loopx_git.errors import LoopxError
 from loopx_git.safety.policy import Policy
@@ -17,6 +17,9 @@ from loopx_git.safety.records import STRUCTURAL_FIXES, STRUCTURAL_RULES, UNREDAC
 from loopx_git.safety.rules import BY_ID
 from loopx_git.safety.scan import redact as redact_text
 from loopx_git.safety.scan import scan
+
+if TYPE_CHECKING:
+    from loopx_git.model.record import Record
 
 
 class SafetyError(LoopxError):
@@ -63,7 +66,8 @@ def _refusal(blocking: list[FieldFinding], policy: Policy, *, redacting: bool = 
 def guard(write: Any, policy: Policy, *, redact: bool = False) -> Guarded:
     """Check (and with ``redact``, clean) every record of ``write``; raise SafetyError on a block."""
     findings: list[FieldFinding] = []
-    events, runs = [], []
+    events: list[Record] = []
+    runs: list[Record] = []
     for records, out in ((write.events, events), (write.runs, runs)):
         for record in records:
             clean, found = check(record.model_dump(mode="json"), policy, redact=redact)

@@ -107,7 +107,7 @@ def select_next(state: State, *, goal_id: str, agent_id: str | None, now: str) -
             f"the loop is stopped: entry '{waiting[0].id}' waits for a person "
             f"(verdict {waiting[0].verdict}, next {waiting[0].next}); rule: UNVERIFIABLE and ask_user stop "
             "the loop",
-            code="needs_attention",
+            code="needs-attention",  # loopx's own refusal; needs_attention (the seed's) is the fire's status
             hint="answer it with `loopx ledger record` (new evidence, a verdict, next=resume)",
         )
     runnable = sorted((e for e in gs.ledger.values() if e.runnable), key=lambda e: (e.created_at, e.id))
@@ -153,12 +153,18 @@ def record_result(
     evidence: Sequence[Evidence] = (),
     agent_id: str | None,
     question: str | None = None,
+    failure: str | None = None,
     now: str,
 ) -> Write:
     """Write an iteration's result back. Refused: ``done`` without evidence (evidence_missing),
-    and an UNVERIFIABLE entry turned MATCH without new evidence (unverifiable_inherited_confidence)."""
+    and an UNVERIFIABLE entry turned MATCH without new evidence (unverifiable_inherited_confidence).
+    ``failure`` says why the iteration failed (a fire's error); every write-back replaces it."""
     gs = require_goal(state, goal_id)
-    given(question=question)
+    given(question=question, failure=failure)
+    if failure is not None and len(failure) > 1000:
+        raise ValidationError(
+            f"field 'failure': {len(failure)} characters; rule: one line of at most 1000", code="invalid-field"
+        )
     check_actor(gs, agent_id)
     entry = require_entry(gs, entry_id)
     for name, value, enum in (("status", status, EntryStatus), ("verdict", verdict, Verdict), ("next", next_, Next)):
@@ -203,7 +209,14 @@ def record_result(
         )
     asked = question if next_ == Next.ask_user.value else None
     changes = _changes(
-        entry, status=status, verdict=verdict, next=next_, selected_by=None, question=asked, updated_at=now
+        entry,
+        status=status,
+        verdict=verdict,
+        next=next_,
+        selected_by=None,
+        question=asked,
+        failure=failure,
+        updated_at=now,
     )
     event = EventMaker(gs, now).make(
         LedgerRecord,
@@ -221,6 +234,7 @@ def record_result(
             "next": next_,
             "selected_by": None,
             "question": asked,
+            "failure": failure,
             "updated_at": now,
             "evidence": entry.evidence + new,
         }
@@ -241,7 +255,8 @@ def record_fire(state: State, *, goal_id: str, summary, agent_id: str | None, no
         goal_id=goal_id,
         agent_id=agent_id,
         fire=summary,
+        # the reason's first words only: the whole of it is in the record, and a summary stays short
         summary=f"fire {summary.fire_id}: {summary.terminal_status} ({summary.stop_condition}, "
-        f"{summary.iterations_run} iteration(s))",
+        f"{summary.iterations_run} iteration(s))" + (f": {summary.reason.message[:160]}" if summary.reason else ""),
     )
     return Write("fire", f"{summary.fire_id} {summary.terminal_status}", goal_id, agent_id, [event], result=summary)

@@ -37,7 +37,7 @@ undone by compensation: supersede the todo, or pause the goal, instead."""
 
 
 def entity_of(event: EventBase) -> tuple[str, str]:
-    kind = event.event_kind  # type: ignore[attr-defined]
+    kind = event.event_kind
     return ("goal", event.goal_id) if kind.startswith("goal_") else ("todo", event.todo_id or "")
 
 

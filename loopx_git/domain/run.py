@@ -9,6 +9,7 @@ from loopx_git.domain.write import EventMaker, Write, build, given, many
 from loopx_git.errors import RuleError, ValidationError
 from loopx_git.model.event import RefreshState
 from loopx_git.model.ids import new_id
+from loopx_git.model.record import JsonScalar
 from loopx_git.model.run import RunRecord
 from loopx_git.model.state import State, require_goal
 
@@ -63,7 +64,7 @@ def refresh_state(
         },
         what="run",
     )
-    details = {"classification": classification}
+    details: dict[str, JsonScalar] = {"classification": classification}
     if delivery_outcome:
         details["delivery_outcome"] = run.delivery_outcome
     event = EventMaker(gs, now).make(

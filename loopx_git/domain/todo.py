@@ -21,7 +21,7 @@ from loopx_git.model.event import (
 from loopx_git.model.ids import short_id
 from loopx_git.model.state import GoalState, State, listed, require_goal
 from loopx_git.model.state import require_agent as _require_agent
-from loopx_git.model.todo import ResumeCondition, SuggestedTodo, TodoItem, TodoStatus
+from loopx_git.model.todo import ResumeCondition, SuggestedTodo, TodoItem, TodoStatus, canonical_resume
 
 TODO_KEYS = ("todo_id", "schema_version")
 UPDATE_STATUSES = ("open", "blocked", "deferred")
@@ -71,6 +71,16 @@ def _not_claimed_by_other(todo: TodoItem, actor: str | None, verb: str) -> None:
             f"(or a person, without --agent-id) may {verb} a claimed todo",
             code="claim-held",
         )
+
+
+def _canonical_resume(resume_when: str | None) -> str | None:
+    """The condition as stored: a PR URL pasted into ``pr_merged:`` becomes ``owner/repo#N``."""
+    if resume_when is None:
+        return None
+    try:
+        return canonical_resume(resume_when)
+    except ValueError as exc:
+        raise ValidationError(f"field 'resume_when': {exc}", code="invalid-field") from exc
 
 
 def _resume_condition(gs: GoalState, todo_id: str, resume_when: str, task_repository: str | None) -> ResumeCondition:
@@ -131,6 +141,7 @@ def add_todo(
 ) -> Write:
     gs = require_goal(state, goal_id)
     given(claimed_by=claimed_by, resume_when=resume_when, unblocks_todo_id=unblocks_todo_id)
+    resume_when = _canonical_resume(resume_when)
     check_actor(gs, actor)
     todo_id = _new_todo_id(gs, todo_id)
     status, reason = TodoStatus.open.value, None
@@ -226,6 +237,7 @@ def update_todo(
 ) -> Write:
     gs = require_goal(state, goal_id)
     given(resume_when=resume_when)
+    resume_when = _canonical_resume(resume_when)
     check_actor(gs, actor)
     todo = require_todo(gs, todo_id)
     if status not in UPDATE_STATUSES:
@@ -252,6 +264,10 @@ def update_todo(
         update["resume_when"] = None
     elif resume_when:
         update["resume_when"] = resume_when
+    elif todo.status == TodoStatus.open.value:
+        # an open todo waits for nothing: a condition it still holds was met (a wake-up recorded by an
+        # older version, or one already true when it was added), and a re-block must not show it as pending
+        update["resume_when"] = None
     if clear_claim:
         update["claimed_by"] = None
     updated = build(TodoItem, {**todo.model_dump(mode="json"), **update}, what="todo")
@@ -481,7 +497,7 @@ def wake_dependents(
     gs: GoalState, maker: EventMaker, cause: EventBase, fact: ResumeCondition, *, unblocked: str | None = None
 ) -> list[EventBase]:
     """``todo_resume`` events for every waiting todo that ``fact`` (just made true by ``cause``) releases."""
-    woken = []
+    woken: list[EventBase] = []
     for todo in gs.live_todos():
         if todo.status not in (TodoStatus.deferred.value, TodoStatus.blocked.value):
             continue
@@ -490,8 +506,18 @@ def wake_dependents(
         released_by_blocker = todo.todo_id == unblocked and condition is None
         if not (released_by_condition or released_by_blocker):
             continue
+        # The met condition goes with the wait (the todo_resume event keeps it, in its summary and
+        # its change of resume_when): an open todo waits for nothing, and a later re-block names only
+        # its own condition. Cleared here, by the event, not by the fold: the fold of a branch written
+        # before this (its resume events leave resume_when as it was) is unchanged, so its documents
+        # still equal the fold and `loopx verify` passes; update_todo drops what such a todo kept.
         resumed = todo.model_copy(
-            update={"status": TodoStatus.open.value, "reason": None, "updated_at": cause.recorded_at}
+            update={
+                "status": TodoStatus.open.value,
+                "reason": None,
+                "resume_when": None,
+                "updated_at": cause.recorded_at,
+            }
         )
         why = todo.resume_when if released_by_condition else f"unblocked by {cause.todo_id}"
         woken.append(

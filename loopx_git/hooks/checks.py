@@ -19,16 +19,24 @@ if TYPE_CHECKING:
     from pathlib import Path
 
 
-class Reader(Protocol):
+class BlobReader(Protocol):
+    def read_blob(self, oid: str) -> bytes: ...
+
+
+class Reader(BlobReader, Protocol):
     """What the checks read: ``store.git.GitRepo`` (pygit2) or, on the pre-commit path,
     ``store.plumbing.IndexReader`` (the git binary, which honours ``GIT_INDEX_FILE``)."""
 
-    workdir: Path | None
-
-    def index_entries(self) -> list: ...
+    @property
+    def workdir(self) -> Path | None: ...
+    def index_entries(self) -> Iterable[tuple[str, str, int]]: ...
     def index_blob(self, path: str) -> str | None: ...
-    def staged(self) -> list: ...
-    def read_blob(self, oid: str) -> bytes: ...
+
+
+class StagedReader(Reader, Protocol):
+    """A reader that also knows what the next commit changes (``IndexReader``)."""
+
+    def staged(self) -> list[tuple[str, str, int]]: ...
 
 
 LOCAL_STATE = "local-state"
@@ -42,6 +50,8 @@ class Report:
     commits: int = 0
     refused: list[str] = field(default_factory=list)
     """Refusals that are not findings in a file (a state-branch rewrite, a failed verify)."""
+    on_state_branch: bool = False
+    """Some finding is in a commit of the state branch, which is append-only: never rewritten."""
     _scanned: dict = field(default_factory=dict)
 
     @property
@@ -119,7 +129,9 @@ def decode(data: bytes) -> str | None:
     return data.decode("utf-8", "surrogateescape")
 
 
-def scan_blob(report: Report, git: Reader, path: str, oid: str, policy: Policy, *, where: str | None = None) -> None:
+def scan_blob(
+    report: Report, git: BlobReader, path: str, oid: str, policy: Policy, *, where: str | None = None
+) -> None:
     """Scan one blob as ``path``; a blob seen before is not read again, its findings are reused."""
     found = report._scanned.get((oid, path))
     if found is None:
@@ -130,7 +142,7 @@ def scan_blob(report: Report, git: Reader, path: str, oid: str, policy: Policy, 
     report.findings.extend(with_place(f, path=path, where=where) for f in found)
 
 
-def check_staged(git: Reader, policy: Policy, only: set[str] | None = None) -> Report:
+def check_staged(git: StagedReader, policy: Policy, only: set[str] | None = None) -> Report:
     """The pre-commit check: staged paths against the boundary, staged blobs (from the index,
     not the work tree) against the rules, and the whole index once for tracked local state.
     ``only`` limits the first two to the named paths."""

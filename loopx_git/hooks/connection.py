@@ -38,7 +38,9 @@ def uses_framework(git: GitRepo) -> bool:
 
 
 def ensure_ignore_block(git: GitRepo) -> str:
-    path = git.workdir / GITIGNORE
+    workdir = git.workdir
+    assert workdir is not None, "connect() leaves a bare repository alone"
+    path = workdir / GITIGNORE
     try:  # git reads .gitignore as bytes: lines in another encoding are kept as they are
         before = path.read_text(encoding="utf-8", errors="surrogateescape") if path.is_file() else ""
         after = with_ignore_block(before, boundary_of(policy_of(git)).patterns)
@@ -99,7 +101,9 @@ def target_for(git: GitRepo, hooks_dir: Path) -> shim.Target:
 def committable(git: GitRepo, hooks_dir: Path) -> bool:
     """Whether ``hooks_dir`` is in the work tree proper (``core.hooksPath = .githooks``). The git
     dir is path-wise inside the work tree too, but nothing under it is ever committed."""
-    work = git.workdir.resolve()
+    workdir = git.workdir
+    assert workdir is not None, "connect() and health() leave a bare repository alone"
+    work = workdir.resolve()
     if not hooks_dir.is_relative_to(work):
         return False
     common = (work / git.run_git("rev-parse", "--git-common-dir").strip()).resolve()  # linked worktrees share it

@@ -124,7 +124,9 @@ def check_push(
                 continue
             walked.add(commit.oid)
             report.commits += 1
+            found = len(report.findings)
             _check_commit(git, commit, policy, boundary, report)
+            report.on_state_branch |= is_state and len(report.findings) > found
     return report
 
 
@@ -134,15 +136,15 @@ def _check_commit(git: GitRepo, commit, policy: Policy, boundary, report: Report
     where = f"commit {commit.oid[:12]}"
     first = git.commit(commit.parents[0]).tree if commit.parents else None
     others = [git.commit(p).tree for p in commit.parents[1:]]
-    changed = []
+    changed: list[tuple[str, str]] = []  # (path, blob id after)
     for change in git.changes(first, commit.tree):
         if change.new is None:
             continue
         if any(git.tree_entry(t, change.path) == change.new for t in others):
             continue
-        changed.append(change)
-    check_paths(report, (c.path for c in changed), boundary, policy, where=where)
-    for change in changed:
-        scan_blob(report, git, change.path, change.new, policy, where=where)
+        changed.append((change.path, change.new))
+    check_paths(report, (path for path, _ in changed), boundary, policy, where=where)
+    for path, new in changed:
+        scan_blob(report, git, path, new, policy, where=where)
     # a message is published with its commit: a token pasted into one leaks as surely as a file
     report.findings.extend(with_place(f, path=COMMIT_MESSAGE, where=where) for f in scan(commit.message, policy))

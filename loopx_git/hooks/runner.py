@@ -31,20 +31,38 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
+def _print_findings(findings: list, out: TextIO) -> None:
+    """Each file once: a file with one finding is one ``path:line:col: ...`` line; a file with several
+    is named once, its findings as ``line:col: ...`` lines under it."""
+    by_path: dict[str | None, list] = {}
+    for finding in findings:
+        by_path.setdefault(finding.path, []).append(finding)
+    for path, found in by_path.items():
+        if len(found) == 1:
+            out.write(found[0].format() + "\n")
+            continue
+        out.write(f"{path or '<text>'}: {_count(len(found), 'finding')}\n")
+        place = len(f"{path or '<text>'}:")  # format() starts with the path; the lines under it leave it out
+        for finding in found:
+            out.write(f"  {finding.format()[place:]}\n")
+
+
 def print_report(report, out: TextIO, *, label: str, strict: bool = False, quiet_when_clean: bool = False) -> None:
     if quiet_when_clean and not report.findings and not report.refused:
         return  # a hook that talks on every commit gets switched off
-    for finding in report.findings:
-        out.write(finding.format() + "\n")
+    _print_findings(report.findings, out)
     for reason in report.refused:
         out.write(f"refused: {reason}\n")
-    blocking, warnings = len(report.blocking), len(report.warnings)
-    scope = f"{report.files} file(s)" + (f" in {report.commits} commit(s)" if report.commits else "")
+    said = [_count(len(report.blocking), "blocking finding"), _count(len(report.warnings), "warning")]
+    if report.refused:
+        said.append(_count(len(report.refused), "refusal"))
+    scope = _count(report.files, "file") + (f" in {_count(report.commits, 'commit')}" if report.commits else "")
     verdict = "refused" if report.failed(strict) else "ok"
-    out.write(
-        f"loopx {label}: {verdict} — {blocking} blocking, {warnings} warning(s), {len(report.refused)} refusal(s); "
-        f"scanned {scope}\n"
-    )
+    out.write(f"loopx {label}: {verdict} — {', '.join(said)}; scanned {scope}\n")
     if not report.failed(strict):
         return
     if any(f.rule == "local-state" for f in report.blocking):
@@ -52,11 +70,15 @@ def print_report(report, out: TextIO, *, label: str, strict: bool = False, quiet
             "hint: local state stays out of commits: `git rm -r --cached <path>`, and `loopx connect` keeps it ignored\n"
         )
     if any(f.rule != "local-state" for f in report.findings):
-        remove = (
-            "rewrite the unpushed commits that hold the value (git rebase -i), then push again"
-            if label in ("pre-push", "prepush")
-            else "remove the value from the file and stage it again"
-        )
+        if report.on_state_branch:  # append-only: no rebase advice for it
+            remove = (
+                "a state-branch commit holds it, and that branch is append-only (never rebased or rewritten): "
+                "treat the value as exposed and rotate it; `loopx verify` names the record"
+            )
+        elif label in ("pre-push", "prepush"):
+            remove = "rewrite the unpushed commits that hold the value (git rebase -i), then push again"
+        else:
+            remove = "remove the value from the file and stage it again"
         out.write(
             f"hint: findings show a fingerprint, never the value; {remove}; for a false positive add "
             "'<rule-id> <fingerprint> # reason' to .publicsafe-allow\n"

@@ -7,28 +7,29 @@ the discriminated union of all of them and the only way events are read.
 from __future__ import annotations
 
 import re
-from typing import Annotated, Literal, Union
+from typing import Annotated, Final, Literal, Union
 
 from pydantic import AfterValidator, ConfigDict, Field, TypeAdapter, ValidationInfo, field_validator
 
 from loopx_git.model.boundary import Boundary
 from loopx_git.model.fire import FireSummary
+from loopx_git.model.github import PR_REF_RE, pr_ref
 from loopx_git.model.ids import Id, UtcTimestamp
 from loopx_git.model.ledger import Evidence
 from loopx_git.model.record import JsonScalar, JsonValue, Line, Record, Token, control_free, exact, writing
 from loopx_git.model.rollback import RollbackPacket
 
-EVENT_SCHEMA = "loopx_rollout_event_v0"
+EVENT_SCHEMA: Final = "loopx_rollout_event_v0"
 
-# matched whole (record.exact): in Python's re, `$` also matches before a final newline
-PR_REF_RE = re.compile(r"(?:(?P<repo>[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+))?#(?P<number>[1-9][0-9]{0,9})")
 COMMIT_RE = re.compile(r"[0-9a-f]{7,40}|[0-9a-f]{64}")
 COMMIT_RULE = "a commit id: 7-40 lower-case hex digits (SHA-1, full or abbreviated) or 64 (SHA-256)"
 _LEGACY_COMMIT_RE = re.compile(r"[0-9a-f]{7,64}")  # what records written before the rule above may hold
 
 
 def _check_pr_ref(value: str, info: ValidationInfo) -> str:
-    if not exact(PR_REF_RE, value, lenient=not writing(info)):
+    if writing(info):  # a new value may be pasted as a PR URL; what is stored is owner/repo#N
+        return pr_ref(value)
+    if not exact(PR_REF_RE, value, lenient=True):
         raise ValueError(f"{value!r} is not a PR ref (#N or owner/repo#N)")
     return value
 
@@ -328,7 +329,7 @@ EVENT_CLASSES: tuple[type[_Event], ...] = (
 )
 
 RolloutEvent = Annotated[Union[EVENT_CLASSES], Field(discriminator="event_kind")]  # type: ignore[valid-type]  # noqa: UP007 - a union built from a tuple
-EVENT_ADAPTER: TypeAdapter = TypeAdapter(RolloutEvent)
+EVENT_ADAPTER: TypeAdapter[_Event] = TypeAdapter(RolloutEvent)
 
 EVENT_KINDS: tuple[str, ...] = tuple(cls.model_fields["event_kind"].default for cls in EVENT_CLASSES)
 ENTITY_KINDS = frozenset(k for k in EVENT_KINDS if k.startswith(("goal_", "agent_", "todo_", "rollback_", "ledger_")))
@@ -337,3 +338,5 @@ APPENDABLE_KINDS = tuple(k for k in EVENT_KINDS if k not in ENTITY_KINDS and k n
 """Kinds ``loopx event append`` accepts: facts that change no document by themselves."""
 
 EventBase = _Event
+TodoEvent = _TodoEvent
+LedgerEvent = _LedgerEvent

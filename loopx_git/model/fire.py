@@ -7,7 +7,7 @@ Terminal statuses and exit codes: ``ok`` 0, ``error`` 1, ``needs_attention`` 4, 
 from __future__ import annotations
 
 from enum import Enum
-from typing import Annotated, Literal
+from typing import Annotated, Final, Literal
 
 from pydantic import Field, StringConstraints
 
@@ -15,7 +15,7 @@ from loopx_git.model.ids import Id
 from loopx_git.model.ledger import EntryStatus, Evidence, Next, Verdict
 from loopx_git.model.record import Line, Record, Token
 
-FIRE_SCHEMA = "loopx_fire_record_v0"
+FIRE_SCHEMA: Final = "loopx_fire_record_v0"
 RESULT_SCHEMA = "loopx_fire_result_v0"
 
 
@@ -92,6 +92,44 @@ class IterationRow(Record):
     next: Next | None = None
 
 
+ReasonKind = Literal["refused", "command_failed", "timeout", "cannot_start", "bad_output"]
+
+STDERR_TAIL_LINES = 20
+STDERR_TAIL_BYTES = 2048
+"""How much of COMMAND's stderr a fire record keeps: its last lines, within this many bytes."""
+
+
+class FireReason(Record):
+    """Why a fire ended in ``error``: the refusal that stopped it (its code, the field and the rule),
+    or how COMMAND failed (its exit status and the last lines of its stderr). Every string passed the
+    safety redaction before it was recorded: a secret in stderr becomes ``[REDACTED:<rule>]``."""
+
+    kind: ReasonKind
+    message: Line
+    """One line for people: what went wrong."""
+    code: Annotated[str, StringConstraints(pattern=r"^[a-z][a-z0-9_-]{0,63}$")] | None = None
+    """A refusal's code (``evidence_missing``, ``invalid-field``...)."""
+    field: Line | None = None
+    """The field a refusal or a bad answer names (``evidence``, ``status``)."""
+    rule: Line | None = None
+    """The rule it broke."""
+    exit_status: int | None = None
+    """COMMAND's exit status; negative when a signal ended it (-9: SIGKILL)."""
+    stderr_tail: list[Line] = Field(default_factory=list, max_length=STDERR_TAIL_LINES)
+    """The last lines COMMAND wrote to stderr (at most 20 lines, 2 KiB), redacted."""
+
+    def one_line(self, limit: int = 1000) -> str:
+        """The reason as one line of at most ``limit`` characters: the message, then as much of the end
+        of the stderr tail as fits (the last lines say most)."""
+        head = self.message if not self.rule or self.rule in self.message else f"{self.message}; rule: {self.rule}"
+        tail = " | ".join(self.stderr_tail)
+        whole = f"{head}; stderr: {tail}" if tail else head
+        if len(whole) <= limit:
+            return whole
+        room = limit - len(head) - len("; stderr: ...")
+        return f"{head}; stderr: ...{tail[-room:]}" if tail and room >= 20 else head[:limit]
+
+
 class FireSummary(Record):
     """The fire record written to the state branch when a fire ends, whatever the ending."""
 
@@ -99,6 +137,8 @@ class FireSummary(Record):
     fire_id: Id
     terminal_status: Terminal
     stop_condition: Token
+    reason: FireReason | None = None
+    """Why the fire ended in ``error`` (None for every other terminal status)."""
     iterations_run: int
     max_iterations: int
     timeout_seconds: float

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 from pydantic import Field
 
-from loopx_git.model.event import EventBase
+from loopx_git.model.event import AgentRegister, EventBase
 from loopx_git.model.ids import Id, UtcTimestamp
 from loopx_git.model.record import Line, Record
 
@@ -51,14 +51,14 @@ class Goal(Record):
 
 def apply(state: GoalState, event: EventBase) -> None:
     """Fold one goal_create / goal_update / agent_register event into ``state``."""
-    kind = event.event_kind  # type: ignore[attr-defined]
+    kind = event.event_kind
     after = {c.field: c.after for c in event.changes}
     if kind == "goal_create":
         state.goal = Goal.model_validate({"goal_id": event.goal_id, **after})
     elif kind in ("goal_update", "goal_compensate"):
         state.check_before(event, state.goal)
         state.goal = state.goal.model_copy(update=after) if state.goal else None
-    elif kind == "agent_register":
+    elif isinstance(event, AgentRegister):  # kind agent_register: its agent_id is required
         current = state.agents.get(event.agent_id)
         if current is None:
             state.agents[event.agent_id] = Agent.model_validate({"agent_id": event.agent_id, **after})

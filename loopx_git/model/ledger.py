@@ -13,12 +13,23 @@ from __future__ import annotations
 
 import re
 from enum import Enum
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
-from pydantic import Field, StringConstraints, ValidationInfo, model_validator
+from pydantic import (
+    Field,
+    SerializerFunctionWrapHandler,
+    StringConstraints,
+    ValidationInfo,
+    model_serializer,
+    model_validator,
+)
 
 from loopx_git.model.ids import Id, UtcTimestamp
 from loopx_git.model.record import WRITE_CONTEXT, Line, Record, control_free, exact, writing
+
+if TYPE_CHECKING:
+    from loopx_git.model.event import LedgerEvent
+    from loopx_git.model.state import GoalState
 
 LEDGER_SCHEMA = "project-telos.loop-ledger/v1"
 
@@ -112,6 +123,19 @@ class LedgerEntry(Record):
     """How many times an iteration selected it."""
     question: Line | None = None
     """What a person must answer, while ``next`` is ask_user."""
+    failure: Line | None = None
+    """Why the last write-back was a failure (a fire's error: the refusal, or COMMAND's exit status and
+    the end of its stderr, redacted), until the next write-back. Left out of the record when None."""
+
+    @model_serializer(mode="wrap")
+    def _without_empty_failure(self, handler: SerializerFunctionWrapHandler):  # type: ignore[no-untyped-def]
+        # `failure` came after entries were on branches: a document is compared byte for byte with the
+        # fold (`loopx verify`), so an entry that never failed renders exactly as it did before.
+        # (No return annotation: pydantic would take it as the serialized shape and lose the fields'.)
+        data: dict[str, Any] = handler(self)
+        if data.get("failure") is None:
+            data.pop("failure", None)
+        return data
 
     @property
     def runnable(self) -> bool:
@@ -133,7 +157,7 @@ class LedgerEntry(Record):
         )
 
 
-def apply(state, event) -> None:
+def apply(state: GoalState, event: LedgerEvent) -> None:
     """Fold a ledger_* event: an entry added, selected, or written back (its field changes, and
     the evidence the write-back adds to what the entry had)."""
     after = {c.field: c.after for c in event.changes}

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from functools import cache
-from typing import Annotated, Any, Union
+from typing import Annotated, Any, TypeVar, Union
 
 import pydantic
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictFloat, StrictInt, StrictStr, StringConstraints
@@ -23,6 +23,9 @@ Token = Annotated[str, StringConstraints(pattern=r"^[a-z][a-z0-9_]{0,63}$")]
 
 Line = Annotated[str, StringConstraints(min_length=1, max_length=1000)]
 """One human-readable line: summaries, reasons, evidence refs."""
+
+Row = tuple[Any, ...]
+"""A record's field values in declaration order (``Record.to_row``): each model has its own field types."""
 
 
 WRITE_CONTEXT = {"loopx_write": True}
@@ -54,13 +57,13 @@ def control_free(value: str) -> bool:
 class Record(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, use_enum_values=True, validate_default=True)
 
-    def to_row(self) -> tuple:
+    def to_row(self) -> Row:
         """The field values in declaration order: a compact, marshal-able form for caches."""
         values = self.__dict__
         return tuple(values[name] for name in _field_names(type(self)))
 
     @classmethod
-    def from_row(cls, row: tuple):
+    def from_row(cls: type[_R], row: Row) -> _R:
         """Rebuild a record from ``to_row`` without validating it again. Only for rows this
         process or the cache made from valid records; sets what pydantic's own unpickling sets."""
         names = _field_names(cls)
@@ -75,13 +78,16 @@ class Record(BaseModel):
         return record
 
 
+_R = TypeVar("_R", bound=Record)
+
+
 @cache
-def _field_names(cls: type) -> tuple[str, ...]:
+def _field_names(cls: type[Record]) -> tuple[str, ...]:
     return tuple(cls.model_fields)
 
 
 @cache
-def _all_fields_set(cls: type) -> set[str]:
+def _all_fields_set(cls: type[Record]) -> set[str]:
     return set(cls.model_fields)
 
 

@@ -9,7 +9,7 @@ the model refuses a packet that says otherwise, and loopx never executes one.
 from __future__ import annotations
 
 from enum import Enum
-from typing import Annotated, Literal
+from typing import TYPE_CHECKING, Annotated, Final, Literal
 
 from pydantic import Field, StringConstraints, model_validator
 
@@ -17,7 +17,11 @@ from loopx_git.model.boundary import Boundary
 from loopx_git.model.ids import Id
 from loopx_git.model.record import Line, Record, Token
 
-ROLLBACK_SCHEMA = "rollback_packet_v0"
+if TYPE_CHECKING:
+    from loopx_git.model.event import RollbackPlan
+    from loopx_git.model.state import GoalState
+
+ROLLBACK_SCHEMA: Final = "rollback_packet_v0"
 
 Rfc3339 = Annotated[
     str,
@@ -135,6 +139,6 @@ class RollbackPacket(Record):
         return bool(self.pending_steps)
 
 
-def apply(state, event) -> None:
+def apply(state: GoalState, event: RollbackPlan) -> None:
     """Fold a rollback_plan event: the packet, as recorded (compensating events fold as todo/goal events)."""
     state.rollbacks[event.packet.packet_id] = event.packet

@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import marshal
 from collections.abc import Iterable, Iterator, MutableMapping
-from typing import Generic, TypeVar
+from typing import Generic, TypeVar, overload
 
 from loopx_git.model.record import Record
 
 R = TypeVar("R", bound=Record)
+_T = TypeVar("_T")
 
 
 class RecordTable(MutableMapping[str, R], Generic[R]):
@@ -36,7 +37,11 @@ class RecordTable(MutableMapping[str, R], Generic[R]):
             found = self._records[key] = self._model.from_row(marshal.loads(row))
         return found
 
-    def get(self, key: str, default: R | None = None) -> R | None:
+    @overload
+    def get(self, key: str) -> R | None: ...
+    @overload
+    def get(self, key: str, default: R | _T) -> R | _T: ...
+    def get(self, key: str, default: object = None) -> object:
         # without the KeyError round trip of Mapping.get: new ids are looked up on every add
         return self[key] if key in self else default
 
@@ -64,12 +69,12 @@ class RecordTable(MutableMapping[str, R], Generic[R]):
         twin._rows = dict(self._loaded_rows())
         return twin
 
-    def __getstate__(self) -> tuple:
+    def __getstate__(self) -> tuple[type[R], bytes]:
         rows = dict(self._loaded_rows())
         rows.update((key, marshal.dumps(record.to_row())) for key, record in self._records.items())
         return (self._model, marshal.dumps(rows))
 
-    def __setstate__(self, state: tuple) -> None:
+    def __setstate__(self, state: tuple[type[R], bytes]) -> None:
         self._model, self._blob = state
         self._records, self._rows = {}, {}
 
@@ -80,18 +85,20 @@ class _Layer:
 
     __slots__ = ("_blob", "_ids")
 
-    def __init__(self, ids: frozenset | None = None, blob: str | None = None):
+    def __init__(self, ids: frozenset[str] | None = None, blob: str | None = None):
         self._ids, self._blob = ids, blob
 
     @property
-    def ids(self) -> frozenset:
+    def ids(self) -> frozenset[str]:
         if self._ids is None:
             self._ids = frozenset(self._blob.split("\n")) if self._blob else frozenset()
             self._blob = None
         return self._ids
 
     def text(self) -> str:
-        return self._blob if self._ids is None else "\n".join(self._ids)
+        if self._ids is None:
+            return self._blob or ""  # not split yet: the text as it came (a layer made of nothing has none)
+        return "\n".join(self._ids)
 
 
 class IdSet:
@@ -128,15 +135,15 @@ class IdSet:
         if self._own:  # freeze what this one added: from now on both share it
             self._layers, self._own = self._layers + (_Layer(frozenset(self._own)),), set()
         if len(self._layers) > self.MAX_LAYERS:
-            self._layers = (_Layer(frozenset().union(*(layer.ids for layer in self._layers))),)
+            self._layers = (_Layer(frozenset[str]().union(*(layer.ids for layer in self._layers))),)
         twin = IdSet()
         twin._layers = self._layers
         return twin
 
-    def __getstate__(self) -> tuple:
+    def __getstate__(self) -> tuple[str]:
         # a repeated id (added twice) is kept twice in the text: harmless, and no layer is split to save it
         parts = [layer.text() for layer in self._layers] + ["\n".join(self._own)]
         return ("\n".join(part for part in parts if part),)  # a tuple: an empty (false) state skips __setstate__
 
-    def __setstate__(self, state: tuple) -> None:
+    def __setstate__(self, state: tuple[str]) -> None:
         self._layers, self._own = (_Layer(blob=state[0]),), set()

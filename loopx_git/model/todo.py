@@ -9,7 +9,8 @@ from typing import TYPE_CHECKING, Annotated
 
 from pydantic import AfterValidator, Field, ValidationInfo
 
-from loopx_git.model.event import EventBase
+from loopx_git.model import github
+from loopx_git.model.event import TodoEvent
 from loopx_git.model.ids import Id, UtcTimestamp
 from loopx_git.model.record import Line, Record, Token, exact, writing
 
@@ -49,7 +50,10 @@ class Priority(str, Enum):
 
 # matched whole (record.exact): in Python's re, `$` also matches before a final newline
 REPO_RE = re.compile(r"[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+")
-RESUME_RULE = "todo_done:<todo_id> | pr_merged:#N | pr_merged:owner/repo#N | capacity_available:<cap>"
+RESUME_RULE = (
+    "todo_done:<todo_id> | pr_merged:#N | pr_merged:owner/repo#N (or a github.com pull request URL) | "
+    "capacity_available:<cap>"
+)
 _RESUME_RE = re.compile(
     r"(?:todo_done:(?P<todo>[A-Za-z0-9][A-Za-z0-9_.:-]{0,127})"
     r"|pr_merged:(?P<repo>[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+)?#(?P<pr>[1-9][0-9]{0,9})"
@@ -86,13 +90,26 @@ class ResumeCondition:
         return self
 
 
+def canonical_resume(text: str) -> str:
+    """``pr_merged:<PR URL>`` as ``pr_merged:owner/repo#N`` (what a wake-up matches); every other
+    condition as given. ValueError when a ``pr_merged`` ref is neither a PR ref nor a GitHub PR URL."""
+    kind, sep, ref = text.partition(":")
+    if kind == "pr_merged" and sep and not exact(_RESUME_RE, text):
+        return f"pr_merged:{github.pr_ref(ref)}"
+    return text
+
+
 def _check_resume(value: str, info: ValidationInfo) -> str:
+    if writing(info):
+        value = canonical_resume(value)
     ResumeCondition.parse(value, lenient=not writing(info))
     return value
 
 
 def _check_repo(value: str, info: ValidationInfo) -> str:
-    if not exact(REPO_RE, value, lenient=not writing(info)):
+    if writing(info):  # a new value may be pasted as a URL; what is stored is owner/repo
+        return github.repository(value)
+    if not exact(REPO_RE, value, lenient=True):
         raise ValueError(f"{value!r} is not a repository (owner/repo)")
     return value
 
@@ -152,9 +169,9 @@ class SuggestedTodo(Record):
     updated_at: UtcTimestamp
 
 
-def apply(state: GoalState, event: EventBase) -> None:
+def apply(state: GoalState, event: TodoEvent) -> None:
     """Fold one todo_* event into ``state``; conflicting facts are recorded, never dropped."""
-    kind = event.event_kind  # type: ignore[attr-defined]
+    kind = event.event_kind
     todo_id = event.todo_id
     after = {c.field: c.after for c in event.changes}
     if kind == "todo_suggest":

@@ -8,6 +8,7 @@ fingerprints only, so the file is safe to commit.
 from __future__ import annotations
 
 import re
+import sys
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -157,10 +158,10 @@ def load(pyproject_text: str | None, allow_text: str | None) -> Policy:
     allow = parse_allow_file(allow_text) if allow_text else ()
     table: dict = {}
     if pyproject_text:
-        try:
-            import tomllib  # type: ignore[import-not-found]
-        except ModuleNotFoundError:  # Python 3.10
-            import tomli as tomllib  # type: ignore[no-redef]
+        if sys.version_info >= (3, 11):
+            import tomllib
+        else:  # Python 3.10
+            import tomli as tomllib
         try:
             data = tomllib.loads(pyproject_text)
         except tomllib.TOMLDecodeError as exc:

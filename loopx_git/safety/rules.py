@@ -469,8 +469,8 @@ RULES: tuple[Rule, ...] = (
         "absolute home path",
         ("/home/", "/users/", "/root"),  # publicsafe: allow[home-path]
         _r(
-            r"(?<![A-Za-z0-9_.~$%/-])(?P<s>(?:/mnt/[a-z]/Users|/[a-z]/Users|/home|/Users)/(?P<user>[A-Za-z0-9._-]+)|/root)(?=[/\"'\s,;:)\]}]|$)"
-        ),  # publicsafe: allow[home-path]
+            r"(?<![A-Za-z0-9_.~$%/-])(?P<s>(?:/mnt/[a-z]/Users|/[a-z]/Users|/home|/Users)/(?P<user>[A-Za-z0-9._-]+)|/root)(?=[/\"'\s,;:)\]}]|$)"  # publicsafe: allow[home-path]  # noqa: E501
+        ),
         accept=_home_user,
         anchored=True,
         back=6,

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Any, cast
 
-from loopx_git.model.event import EventBase
+from loopx_git.model.event import EventHead, LedgerEvent, RollbackPlan
+from loopx_git.model.record import Record
 from loopx_git.model.state import GoalState, State
 from loopx_git.store import layout
 from loopx_git.store.yaml_doc import render
@@ -12,11 +14,12 @@ from loopx_git.store.yaml_doc import render
 Entity = tuple[str, str, str]  # (kind, goal_id, id)
 
 
-def touched(events: Iterable[EventBase]) -> set[Entity]:
-    """The entities whose documents a set of events changes."""
+def touched(events: Iterable[EventHead]) -> set[Entity]:
+    """The entities whose documents a set of events changes (the kinds whose payload it reads are
+    entity kinds, which every read parses whole: the casts say so)."""
     out: set[Entity] = set()
     for event in events:
-        kind = event.event_kind  # type: ignore[attr-defined]
+        kind = event.event_kind
         if kind == "goal_create":
             out |= {("root", "", ""), ("goal", event.goal_id, event.goal_id)}
         elif kind == "goal_update":
@@ -32,17 +35,17 @@ def touched(events: Iterable[EventBase]) -> set[Entity]:
         elif kind == "goal_compensate":
             out.add(("goal", event.goal_id, event.goal_id))
         elif kind.startswith("ledger_"):
-            out.add(("ledger", event.goal_id, event.entry_id))  # type: ignore[attr-defined]
+            out.add(("ledger", event.goal_id, cast(LedgerEvent, event).entry_id))
         elif kind == "rollback_plan":
-            out.add(("rollback", event.goal_id, event.packet.packet_id))  # type: ignore[attr-defined]
+            out.add(("rollback", event.goal_id, cast(RollbackPlan, event).packet.packet_id))
     return out
 
 
-def _dump(record) -> dict:
+def _dump(record: Record) -> dict[str, Any]:
     return record.model_dump(mode="json")
 
 
-def root_document(state: State) -> dict:
+def root_document(state: State) -> dict[str, object]:
     goals = sorted(g for g, s in state.goals.items() if s.goal is not None)
     return {"layout_version": layout.LAYOUT_VERSION, "goals": goals}
 

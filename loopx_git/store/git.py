@@ -8,9 +8,10 @@ from __future__ import annotations
 import os
 import re
 import subprocess
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import ParamSpec, TypeAlias, TypeVar, cast
 
 import pygit2
 
@@ -18,6 +19,9 @@ from loopx_git.errors import StoreError, shown_path
 
 FILE_MODE = pygit2.GIT_FILEMODE_BLOB
 TREE_MODE = pygit2.GIT_FILEMODE_TREE
+
+_P = ParamSpec("_P")
+_T = TypeVar("_T")
 
 
 _CAS_LOST = ("current tip is not the first parent", "old reference value does not match")
@@ -38,6 +42,10 @@ class RefMoved(Exception):
 def _lock_path(message: str) -> str | None:
     found = re.search(r"'([^']+\.lock)'", message)
     return found.group(1) if found else None
+
+
+_Nested: TypeAlias = "dict[str, _Nested | str | None]"
+"""The paths of a tree write, folder by folder: a sub-folder, a blob id, or None to remove."""
 
 
 @dataclass(frozen=True)
@@ -75,7 +83,7 @@ class GitRepo:
     # -- opening -----------------------------------------------------------------------------
 
     @classmethod
-    def discover(cls, path: str | os.PathLike = ".") -> GitRepo:
+    def discover(cls, path: str | os.PathLike[str] = ".") -> GitRepo:
         try:
             found = pygit2.discover_repository(str(path))
         except (OSError, pygit2.GitError) as exc:  # a name too long for the file system, a folder it cannot read
@@ -179,8 +187,12 @@ class GitRepo:
 
     # -- reading -------------------------------------------------------------------------------
 
+    def _tree(self, oid: str | pygit2.Oid) -> pygit2.Tree:
+        # pygit2 types a lookup as Object; every caller names a tree (a commit's, or an entry of TREE_MODE)
+        return cast(pygit2.Tree, self._repo[oid])
+
     def commit(self, oid: str) -> CommitInfo:
-        obj = self._repo[oid]
+        obj = cast(pygit2.Commit, self._repo[oid])  # callers name commits: ref targets, parents, walked ids
         return CommitInfo(
             oid=str(obj.id),
             parents=tuple(str(p) for p in obj.parent_ids),
@@ -194,7 +206,7 @@ class GitRepo:
         return self._repo.odb.read(oid)[1]  # the raw odb read skips building a Blob object: ~2x on a cold fold
 
     def tree_entry(self, tree: str, path: str) -> str | None:
-        root = self._repo[tree]  # a missing tree is damage (StoreError), not an absent path
+        root = self._tree(tree)  # a missing tree is damage (StoreError), not an absent path
         try:
             return str(root[path].id)
         except KeyError:
@@ -202,7 +214,7 @@ class GitRepo:
 
     def leaf(self, tree: str, path: str) -> Entry | None:
         """The file (or link) at ``path`` in ``tree``; None when absent or a directory."""
-        root = self._repo[tree]
+        root = self._tree(tree)
         try:
             entry = root[path]
         except KeyError:
@@ -211,18 +223,19 @@ class GitRepo:
 
     def list_dir(self, tree: str, path: str) -> list[str]:
         """Names of the sub-directories of ``path`` in ``tree`` (empty when it is absent)."""
-        root = self._repo[tree]  # a missing tree must not read as an empty branch
+        root = self._tree(tree)  # a missing tree must not read as an empty branch
         try:
             entry = root[path]
         except KeyError:
             return []
         if entry.filemode != TREE_MODE:  # a file or a submodule link of that name: no directory
             return []
-        return [e.name for e in self._repo[entry.id] if e.type_str == "tree"]
+        # a tree's entries are all named (pygit2 types the name as optional, for objects not read from a tree)
+        return [e.name for e in self._tree(entry.id) if e.type_str == "tree" and e.name is not None]
 
     def walk_files(self, tree: str, prefix: str = "") -> Iterator[tuple[str, str]]:
         """(path, blob id) of every file below ``prefix`` in ``tree``."""
-        start = self._repo[tree]
+        start = self._tree(tree)
         if prefix:
             try:
                 entry = start[prefix]
@@ -230,7 +243,7 @@ class GitRepo:
                 return
             if entry.filemode != TREE_MODE:
                 return
-            start = self._repo[entry.id]  # missing: damage, never "no files"
+            start = self._tree(entry.id)  # missing: damage, never "no files"
         yield from self._walk(start, prefix + "/" if prefix else "")
 
     def _walk(self, tree: pygit2.Tree, base: str) -> Iterator[tuple[str, str]]:
@@ -240,7 +253,7 @@ class GitRepo:
     def walk_entries(self, tree: str) -> Iterator[Entry]:
         """Every leaf of ``tree`` with its mode: files, symlinks and submodule links alike
         (``walk_files`` is for trees loopx wrote; this is for checking trees it did not)."""
-        for path, oid, mode in self._leaves(self._repo[tree], ""):
+        for path, oid, mode in self._leaves(self._tree(tree), ""):
             yield Entry(path, oid, mode)
 
     def _leaves(self, tree: pygit2.Tree, base: str) -> Iterator[tuple[str, str, int]]:
@@ -253,7 +266,7 @@ class GitRepo:
             if entry is None:
                 stack.pop()
             elif entry.filemode == TREE_MODE:
-                stack.append((f"{prefix}{entry.name}/", iter(self._repo[entry.id])))
+                stack.append((f"{prefix}{entry.name}/", iter(self._tree(entry.id))))
             else:
                 yield f"{prefix}{entry.name}", str(entry.id), entry.filemode
 
@@ -271,31 +284,40 @@ class GitRepo:
             else:
                 stack.append(self._changed_entries(*item))
 
-    def _changed_entries(self, old_tree: str | None, new_tree: str | None, base: str) -> Iterator:
+    def _changed_entries(
+        self, old_tree: str | None, new_tree: str | None, base: str
+    ) -> Iterator[Change | tuple[str | None, str | None, str]]:
         """One level of ``changes``: a Change per differing leaf, a (old, new, base) triple per
         differing subtree, in name order. A side of None is an absent folder: nothing is written
         to stand for it (the reads that call this may run on a read-only store)."""
         if old_tree == new_tree:
             return
-        old = {e.name: e for e in self._repo[old_tree]} if old_tree else {}
-        new = {e.name: e for e in self._repo[new_tree]} if new_tree else {}
+        # named entries only, as in list_dir
+        old = {e.name: e for e in self._tree(old_tree) if e.name is not None} if old_tree else {}
+        new = {e.name: e for e in self._tree(new_tree) if e.name is not None} if new_tree else {}
         for name in sorted(old.keys() | new.keys()):
             a, b = old.get(name), new.get(name)
             if a is not None and b is not None and a.id == b.id and a.filemode == b.filemode:
                 continue
             path = f"{base}{name}"
-            a_tree = a is not None and a.filemode == TREE_MODE
-            b_tree = b is not None and b.filemode == TREE_MODE
-            if a_tree or b_tree:
-                yield (str(a.id) if a_tree else None, str(b.id) if b_tree else None, path + "/")
-            a_leaf = a is not None and not a_tree
-            b_leaf = b is not None and not b_tree
-            if a_leaf or b_leaf:
+            # each side as a folder or as a leaf, None when it is not one (compared to None: an empty Tree is falsy)
+            a_tree = a if a is not None and a.filemode == TREE_MODE else None
+            b_tree = b if b is not None and b.filemode == TREE_MODE else None
+            if a_tree is not None or b_tree is not None:
+                yield (
+                    str(a_tree.id) if a_tree is not None else None,
+                    str(b_tree.id) if b_tree is not None else None,
+                    path + "/",
+                )
+            a_leaf = a if a_tree is None else None
+            b_leaf = b if b_tree is None else None
+            leaf = b_leaf if b_leaf is not None else a_leaf
+            if leaf is not None:
                 yield Change(
                     path,
-                    str(a.id) if a_leaf else None,
-                    str(b.id) if b_leaf else None,
-                    b.filemode if b_leaf else a.filemode,
+                    str(a_leaf.id) if a_leaf is not None else None,
+                    str(b_leaf.id) if b_leaf is not None else None,
+                    leaf.filemode,
                 )
 
     def walk_commits(self, tip: str) -> Iterator[CommitInfo]:
@@ -333,12 +355,12 @@ class GitRepo:
     def walk_range(self, include: list[str], exclude: list[str]) -> Iterator[CommitInfo]:
         """Commits reachable from ``include`` but from none of ``exclude``, parents first:
         what ``git rev-list include --not exclude`` lists."""
-        include = [c for c in (self._peel_commit(o) for o in include) if c is not None]
-        if not include:
+        tips = [c for c in (self._peel_commit(o) for o in include) if c is not None]
+        if not tips:
             return
-        walker = self._repo.walk(include[0], pygit2.enums.SortMode.TOPOLOGICAL | pygit2.enums.SortMode.REVERSE)
-        for oid in include[1:]:
-            walker.push(oid)
+        walker = self._repo.walk(tips[0], pygit2.enums.SortMode.TOPOLOGICAL | pygit2.enums.SortMode.REVERSE)
+        for tip in tips[1:]:
+            walker.push(tip)
         for oid in exclude:
             peeled = self._peel_commit(oid)
             if peeled is not None:
@@ -394,7 +416,7 @@ class GitRepo:
         """A new tree: ``base`` with ``files`` (path -> content) and ``blobs`` (path -> id of a blob
         already stored) added or replaced, and the ``remove`` paths taken out. Only the directories
         on the changed paths are rebuilt; a directory left empty goes too."""
-        nested: dict = {}
+        nested: _Nested = {}
         entries = (
             [(p, self.write_blob(d)) for p, d in files.items()] + list(blobs.items()) + [(p, None) for p in remove]
         )
@@ -402,12 +424,12 @@ class GitRepo:
             node = nested
             *dirs, name = path.split("/")
             for part in dirs:
-                node = node.setdefault(part, {})
+                node = cast(_Nested, node.setdefault(part, {}))  # the paths of one write never make a file a folder
             node[name] = oid
         return self._build(base, nested) or str(self._repo.TreeBuilder().write())
 
-    def _build(self, base: str | None, nested: dict) -> str | None:
-        base_tree = self._repo[base] if base else None
+    def _build(self, base: str | None, nested: _Nested) -> str | None:
+        base_tree = self._tree(base) if base else None
         builder = self._repo.TreeBuilder(base_tree) if base_tree is not None else self._repo.TreeBuilder()
         for name, value in nested.items():
             if isinstance(value, dict):
@@ -458,7 +480,7 @@ class GitRepo:
 
     def git_command(
         self, *args: str, stdin: str | None = None, timeout: float | None = None, quiet_auth: bool = False
-    ) -> subprocess.CompletedProcess:
+    ) -> subprocess.CompletedProcess[str]:
         """Run the ``git`` binary in this repository (its work tree, or the git dir when bare), as a
         user would: their config, credential helpers, SSH setup and hooks apply. ``quiet_auth``
         makes git fail rather than prompt for a password (for a report, not a push)."""
@@ -518,7 +540,11 @@ class GitRepo:
         base = self.commit(info.parents[0]).tree if info.parents else None
         from loopx_git.store import layout
 
-        return [(c.path, c.new) for c in self.changes(base, info.tree) if c.old is None and layout.is_record(c.path)]
+        return [
+            (c.path, c.new)
+            for c in self.changes(base, info.tree)
+            if c.old is None and c.new is not None and layout.is_record(c.path)  # added: no old, a new
+        ]
 
     def merge_base(self, a: str, b: str) -> str | None:
         found = self._repo.merge_base(a, b)
@@ -568,7 +594,7 @@ def _unreadable(exc: Exception, *, writing: bool = False) -> StoreError:
     )
 
 
-def _guarded(method, *, writing: bool = False):
+def _guarded(method: Callable[_P, _T], *, writing: bool = False) -> Callable[_P, _T]:
     """``method`` with pygit2's errors (and the KeyError of a missing object; for a write, the
     OSError of a file system that refuses) turned into StoreError."""
     import functools
@@ -577,18 +603,19 @@ def _guarded(method, *, writing: bool = False):
     caught = (pygit2.GitError, KeyError, OSError) if writing else (pygit2.GitError, KeyError)
 
     if inspect.isgeneratorfunction(method):
+        generator = method
 
         @functools.wraps(method)
-        def walking(*args, **kwargs):
+        def walking(*args: _P.args, **kwargs: _P.kwargs) -> Iterator[object]:
             try:
-                yield from method(*args, **kwargs)
+                yield from generator(*args, **kwargs)
             except caught as exc:
                 raise _unreadable(exc) from exc
 
-        return walking
+        return cast(Callable[_P, _T], walking)  # a generator function, wrapped by one: the same type
 
     @functools.wraps(method)
-    def guarded(*args, **kwargs):
+    def guarded(*args: _P.args, **kwargs: _P.kwargs) -> _T:
         try:
             return method(*args, **kwargs)
         except caught as exc:

@@ -26,9 +26,13 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, TypedDict
 
 from loopx_git.store.git import GitRepo
 from loopx_git.store.writelock import acquire, release
+
+if TYPE_CHECKING:
+    from loopx_git.errors import StoreError
 
 LOOSE_THRESHOLD = 2000
 """Pack once about this many new loose objects exist (git's own gc.auto is 6700)."""
@@ -107,7 +111,13 @@ def unreachable(git: GitRepo) -> Unreachable:
     return Unreachable(sum(1 for line in out.splitlines() if line.startswith("unreachable ")), prune_expire(git))
 
 
-def gc_log(git_dir: Path) -> dict | None:
+class GcLogFound(TypedDict):
+    path: str
+    age_seconds: int
+    says: str
+
+
+def gc_log(git_dir: Path) -> GcLogFound | None:
     """The ``gc.log`` git left (its first line and age), or None."""
     path = git_dir / "gc.log"
     try:
@@ -151,7 +161,7 @@ def pack_lock(git_dir: Path, *, wait: float = 0.0) -> Iterator[bool]:
         os.close(fd)
 
 
-def _no_lock(path: Path, reason: str):
+def _no_lock(path: Path, reason: str) -> StoreError:
     from loopx_git.errors import StoreError
 
     return StoreError(
@@ -165,7 +175,7 @@ def _state_path(git_dir: Path) -> Path:
     return git_dir / "loopx" / "pack-state"
 
 
-def _pack_state(git_dir: Path) -> dict:
+def _pack_state(git_dir: Path) -> dict[str, int]:
     """``loose_after``: the loose objects the last pack left; ``packs``: packs since the last full gc."""
     try:
         data = json.loads(_state_path(git_dir).read_text())

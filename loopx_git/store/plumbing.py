@@ -17,7 +17,7 @@ from loopx_git.errors import StoreError, shown_path
 GITLINK = 0o160000
 
 
-def _git(cwd: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess:
+def _git(cwd: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess[bytes]:
     proc = subprocess.run(["git", *args], cwd=cwd, capture_output=True)
     if check and proc.returncode != 0:
         raise StoreError(f"git {' '.join(args)} failed: {proc.stderr.decode(errors='replace').strip()}")
@@ -30,10 +30,10 @@ class IndexReader:
     def __init__(self, workdir: Path):
         self.workdir = workdir
         self._entries: dict[str, tuple[str, int]] | None = None
-        self._cat: subprocess.Popen | None = None
+        self._cat: subprocess.Popen[bytes] | None = None
 
     @classmethod
-    def discover(cls, path: str | os.PathLike = ".") -> IndexReader:
+    def discover(cls, path: str | os.PathLike[str] = ".") -> IndexReader:
         try:
             proc = _git(Path(path), "rev-parse", "--show-toplevel", check=False)
         except OSError as exc:  # missing, a file, a name too long: git cannot even start there

@@ -9,9 +9,13 @@ clone last saw it. It is never a force push: loopx pushes only descendants of th
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from loopx_git.errors import NotFoundError, StoreError, ValidationError
 from loopx_git.store.git import GitRepo
+
+if TYPE_CHECKING:
+    import subprocess
 
 ZERO = "0" * 40
 
@@ -34,11 +38,60 @@ def remote_name_problem(name: str) -> str | None:
     return ref_name_problem(f"refs/remotes/{name}/x")
 
 
+MAX_MESSAGES = 20
+"""Lines of a refused push's own output kept (the last ones: where a hook says why)."""
+
+_LOST_RACE = ("stale info", "fetch first", "non-fast-forward", "cannot lock ref", "atomic transaction failed")
+_GIT_TRAILER = "error: failed to push some refs to "
+_STATUS_FLAGS = tuple(f"{flag}\t" for flag in " +-*=!")
+
+
 @dataclass(frozen=True)
 class PushResult:
     ok: bool
     reason: str = ""
-    """Why git refused: ``stale info`` (the remote moved), ``non-fast-forward``, a hook's message..."""
+    """git's verdict on the ref: ``[rejected] (stale info)`` (the remote moved), ``[remote rejected]
+    (pre-receive hook declined)``, or what stopped the push before any ref was sent."""
+    refused_by: str | None = None
+    """``remote`` or ``local-hook`` when the push was refused rather than lost to another clone."""
+    messages: tuple[str, ...] = ()
+    """What the refusing side printed, as it printed it (the caller redacts before showing it)."""
+
+    @property
+    def lost_race(self) -> bool:
+        # a remote that moved: refused by the lease, by git's fast-forward rule, or (two pushes at
+        # once) by the remote's own ref lock; judged on git's verdict alone, so no hook's message
+        # can pass for a race that is then retried
+        return not self.ok and self.refused_by is None
+
+
+def push_outcome(proc: subprocess.CompletedProcess[str]) -> PushResult:
+    """Read ``git push --porcelain``: which side refused and the lines it printed. A remote's
+    refusal carries a ``!`` status line and ``remote:`` lines on stderr; a local pre-push hook
+    stops git before any ref is sent (exit 1, no status line; the hook's stdout and stderr pass
+    through); a remote that cannot be reached makes git die (exit 128)."""
+    if proc.returncode == 0:
+        return PushResult(True)
+    out = proc.stdout.splitlines()
+    # the status lines follow git's "To <url>": a passing hook may print anything before it
+    start = next((n for n, line in enumerate(out) if line.startswith("To ")), len(out))
+    status = [line for line in out[start:] if line[:2] in _STATUS_FLAGS]
+    rejected = [line.split("\t")[-1].strip() for line in status if line.startswith("!")]
+    reason = rejected[0] if rejected else ""
+    if rejected and any(marker in reason for marker in _LOST_RACE):
+        return PushResult(False, reason)
+    if status:
+        said = [line[len("remote:") :].strip() for line in proc.stderr.splitlines() if line.startswith("remote:")]
+        return PushResult(False, reason, "remote", _last([line for line in said if line]))
+    said = [line.rstrip() for line in proc.stdout.splitlines() if line.strip() and line not in ("Done",)]
+    said += [line.rstrip() for line in proc.stderr.splitlines() if line.strip() and not line.startswith(_GIT_TRAILER)]
+    if proc.returncode == 1:
+        return PushResult(False, "stopped by the pre-push hook before anything was sent", "local-hook", _last(said))
+    return PushResult(False, "git could not push to the remote", "remote", _last(said))
+
+
+def _last(lines: list[str]) -> tuple[str, ...]:
+    return tuple(lines[-MAX_MESSAGES:])
 
 
 class Remote:
@@ -76,6 +129,25 @@ class Remote:
         self.git.run_git("config", "--add", key, self.refspec)
         return True
 
+    def brings_state_branch(self) -> bool:
+        """Whether a plain ``git fetch`` of this remote has brought the state branch into the
+        tracking ref, had the remote one: a refspec maps it there (a default clone's
+        ``refs/heads/*`` does, a ``--single-branch`` clone's does not) and the remote was fetched."""
+        if not self.git.refs(f"refs/remotes/{self.name}/"):
+            return False  # `git remote add` without a fetch: nothing is known of the remote yet
+        for spec in self.git.git_command("config", "--get-all", f"remote.{self.name}.fetch").stdout.split():
+            src, _, dst = spec.lstrip("+").partition(":")
+            if "*" not in src:
+                mapped = dst if src == self.state_ref else None
+            else:
+                head, _, tail = src.partition("*")
+                middle = self.state_ref[len(head) : len(self.state_ref) - len(tail)]
+                fits = self.state_ref.startswith(head) and self.state_ref.endswith(tail) and middle
+                mapped = dst.replace("*", middle, 1) if fits else None
+            if mapped == self.tracking_ref:
+                return True
+        return False
+
     def fetch(self) -> str | None:
         """Bring the remote's state branch into the tracking ref; its tip, or None if the remote
         has no state branch (the tracking ref is then removed)."""
@@ -92,12 +164,10 @@ class Remote:
         """Push ``local`` to the remote state branch if the remote is at ``expected`` (absent when None)."""
         lease = f"--force-with-lease={self.state_ref}:{expected or ''}"
         proc = self.git.git_command("push", "--atomic", "--porcelain", lease, self.name, f"{local}:{self.state_ref}")
-        if proc.returncode == 0:
+        outcome = push_outcome(proc)
+        if outcome.ok:
             self.git.move_ref(self.tracking_ref, local, self.git.ref_target(self.tracking_ref))
-            return PushResult(True)
-        rejected = [line for line in proc.stdout.splitlines() if line.startswith("!")]
-        reason = rejected[0].split("\t")[-1] if rejected else ""
-        return PushResult(False, (reason + " " + proc.stderr.strip()).strip())
+        return outcome
 
     def remote_tip(self) -> str | None:
         """The state branch's tip on the remote itself (``git ls-remote``), None when absent."""

@@ -4,10 +4,13 @@ read path (reads fold the JSON events)."""
 from __future__ import annotations
 
 import io
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ruamel.yaml import YAML
 
 
-def _dumper():
+def _dumper() -> YAML:
     """A new dumper per call: a ruamel YAML object keeps emitter state between dumps, so one
     shared instance breaks when two threads write documents at once (and stays broken)."""
     from ruamel.yaml import YAML  # lazy: only writes and verify render documents

@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 from loopx_git.errors import ValidationError
-from loopx_git.model.event import EventBase, event_order_key
+from loopx_git.model.event import EVENT_KINDS, EventBase, event_order_key
 from loopx_git.model.ids import TIMESTAMP_RE
 from loopx_git.model.run import RunRecord, run_order_key
 from loopx_git.model.state import State, require_goal
-from loopx_git.model.todo import SuggestedTodo, TodoItem
+from loopx_git.model.todo import SuggestedTodo, TodoItem, TodoStatus
 from loopx_git.store.reader import StateReader
 from loopx_git.views.status import todo_order
+
+LIST_STATUSES = (*(s.value for s in TodoStatus), "superseded")
+"""What ``todo list --status`` takes: a stored status, or ``superseded`` (``superseded_by`` set)."""
 
 
 def list_todos(
@@ -21,13 +24,22 @@ def list_todos(
     claimed_by: str | None = None,
     include_closed: bool = False,
 ) -> list[TodoItem]:
+    """Without ``status``: the live todos (``include_closed`` adds done and superseded ones). A
+    superseded todo keeps the status it had when it was replaced, so it is listed only under
+    ``superseded``, never as open, blocked or deferred."""
+    if status is not None and status not in LIST_STATUSES:
+        raise ValidationError(
+            f"field 'status': {status!r} is not one of {', '.join(LIST_STATUSES)}", code="invalid-field"
+        )
     gs = require_goal(state, goal_id)
     out = []
     for todo in gs.todos.values():
         closed = todo.status == "done" or bool(todo.superseded_by)
         if status is None and closed and not include_closed:
             continue
-        if status and todo.status != status:
+        if status == "superseded" and not todo.superseded_by:
+            continue
+        if status not in (None, "superseded") and (todo.status != status or todo.superseded_by):
             continue
         if role and todo.role != role:
             continue
@@ -68,6 +80,8 @@ def list_events(
     limit: int | None = None,
 ) -> list[EventBase]:
     """Events in fold order; ``since`` skips older hour shards unread; ``limit`` keeps the newest N."""
+    if kind is not None and kind not in EVENT_KINDS:
+        raise ValidationError(f"field 'kind': {kind!r} is not one of {', '.join(EVENT_KINDS)}", code="invalid-field")
     require_goal(state, goal_id)
     shard = _since_shard(since)
     events = reader.read_events(reader.goal_files(tip, goal_id, "events", shard))

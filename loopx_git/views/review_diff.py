@@ -10,8 +10,10 @@ shows for a finding is ``[REDACTED:<rule>] fp=<16hex>``.
 
 from __future__ import annotations
 
+from typing import cast
+
 from loopx_git.errors import LoopxError
-from loopx_git.model.event import EventBase
+from loopx_git.model.event import EventBase, HandoffEvent, RollbackPlan, TodoCompensate
 from loopx_git.model.record import Record
 from loopx_git.model.run import RunRecord
 from loopx_git.safety.mask import Masker, masked
@@ -66,7 +68,7 @@ def _after(event: EventBase, name: str):
 
 
 def _todo_change(event: EventBase) -> tuple[str, str]:
-    kind = event.event_kind  # type: ignore[attr-defined]
+    kind = event.event_kind
     reason = _after(event, "reason")
     if kind == "todo_add":
         return "added", f"{_after(event, 'text') or ''} ({_after(event, 'priority') or 'P2'})"
@@ -85,7 +87,7 @@ def _todo_change(event: EventBase) -> tuple[str, str]:
         return "promoted", _after(event, "text") or ""
     if kind == "todo_compensate":
         fields = ", ".join(c.field for c in event.changes if c.field != "updated_at")
-        return "compensated", f"restores {fields} (compensates {event.compensates})"  # type: ignore[attr-defined]
+        return "compensated", f"restores {fields} (compensates {cast(TodoCompensate, event).compensates})"
     status = _after(event, "status")
     if status in ("blocked", "deferred"):
         until = _after(event, "resume_when")
@@ -101,7 +103,7 @@ def _todo_change(event: EventBase) -> tuple[str, str]:
 
 
 def _change(event: EventBase, commit: str) -> Change:
-    kind = event.event_kind  # type: ignore[attr-defined]
+    kind = event.event_kind
     base = {
         "goal_id": event.goal_id,
         "agent_id": event.agent_id,
@@ -122,7 +124,7 @@ def _change(event: EventBase, commit: str) -> Change:
         }[kind]
         return Change(section="goal", change=change, detail=event.summary or fields, **base)
     if kind == "rollback_plan":
-        packet = event.packet  # type: ignore[attr-defined]
+        packet = cast(RollbackPlan, event).packet
         steps = ", ".join(f"{s.kind}{' (gated)' if s.requires_gate else ''}" for s in packet.plan)
         return Change(
             section="rollbacks",
@@ -134,9 +136,9 @@ def _change(event: EventBase, commit: str) -> Change:
         return Change(
             section="handoffs",
             change="handoff",
-            detail=f"to {event.handoff.to_agent_id}: {event.summary or ''}".rstrip(": "),
+            detail=f"to {cast(HandoffEvent, event).handoff.to_agent_id}: {event.summary or ''}".rstrip(": "),
             **base,
-        )  # type: ignore[union-attr]
+        )
     causality = event.causality
     if causality and (causality.gate_id or causality.decision_id):
         gate = causality.gate_id or causality.decision_id
@@ -164,6 +166,51 @@ def _commit_of(git: GitRepo, spec: str, field: str, masker: Masker) -> str:
         raise type(exc)(
             f"field '{field}': {masker.mask(spec)!r} names no commit in this repository", code=exc.code
         ) from None
+
+
+def _state_tips(git: GitRepo, ref: str) -> list[str]:
+    """The tips of every copy of the state branch this clone holds: ``ref`` itself, the default
+    ``loopx/state``, and their remote-tracking copies (``refs/remotes/<remote>/loopx/state``)."""
+    names = {ref, layout.DEFAULT_STATE_REF}
+    branches = {n.removeprefix("refs/heads/") for n in names if n.startswith("refs/heads/")}
+    names |= {name for name, _ in git.refs("refs/remotes/") if name.split("/", 3)[-1] in branches}
+    tips = []
+    for name in sorted(names):
+        try:
+            tip = git.ref_target(name)
+        except LoopxError:  # a damaged ref is verify's finding; the others still say what is state
+            continue
+        if tip is not None:
+            tips.append(tip)
+    return tips
+
+
+def _check_range(git: GitRepo, ref: str, base_sha: str, head_sha: str, labels: tuple[str, str]) -> None:
+    """A range is reviewed only from a commit of the state history: a base on the project's code
+    branch (``main``, ``HEAD~1``) would list every code commit as stray state files. The head is
+    state too: it shares history with the base (a proposal, the other side of a sync), or is on a
+    copy of the state branch (a clone that connected on its own shares no history until it syncs)."""
+    from loopx_git.errors import ValidationError
+
+    branch = ref.removeprefix("refs/heads/") if ref.startswith("refs/heads/") else "loopx/state"
+    good = f"`loopx review-diff {branch}..origin/{branch}` (what a sync would bring)"
+    base, head = labels
+    tips = _state_tips(git, ref)
+    if not any(git.is_ancestor(base_sha, tip) for tip in tips):
+        raise ValidationError(
+            f"field 'range': BASE {base!r} ({base_sha[:12]}) is not a commit of the state branch's history; "
+            f"the rule: BASE is {branch}, a remote's copy of it, or one of their earlier commits",
+            code="base-not-state",
+            hint=f"git's HEAD, main and the like are the project's code branch, not the state branch; try {good}, "
+            f"or `loopx review-diff origin/{branch}..origin/loopx/proposals/agent-a` for a proposal",
+        )
+    if git.merge_base(base_sha, head_sha) is None and not any(git.is_ancestor(head_sha, tip) for tip in tips):
+        raise ValidationError(
+            f"field 'range': HEAD {head!r} ({head_sha[:12]}) shares no history with BASE {base!r} and is on no "
+            f"copy of the state branch; the rule: HEAD is a state commit, such as a proposal made from {branch}",
+            code="head-not-state",
+            hint=f"git's HEAD, main and the like are the project's code, not the state; try {good}",
+        )
 
 
 def _policy(git: GitRepo, sha: str, label: str):
@@ -211,7 +258,10 @@ def _message_findings(commit, policy, seen: set) -> list:
 
 
 def review(git: GitRepo, ref: str, base: str, head: str, *, policy_from: str | None = None) -> ReviewDiff:
-    """The review of the commits in ``base..head`` (any two commits or refs of state branches).
+    """The review of the commits in ``base..head``: ``base`` is a commit of the state branch's
+    history (``ref``, the default state branch, or a remote-tracking copy of either), ``head`` one
+    that shares history with it (the other side, a proposal) or is on such a copy; a range on the
+    project's code is refused.
 
     The safety policy is the one committed at ``policy_from`` (default: ``base``), never one from
     the range or a work tree: a change under review cannot allowlist its own secret. Every string
@@ -221,6 +271,7 @@ def review(git: GitRepo, ref: str, base: str, head: str, *, policy_from: str | N
 
     untrusted = Masker()  # until the policy is known: the default rules
     base_sha, head_sha = _commit_of(git, base, "base", untrusted), _commit_of(git, head, "head", untrusted)
+    _check_range(git, ref, base_sha, head_sha, (untrusted.mask(base) or "", untrusted.mask(head) or ""))
     policy_label = untrusted.mask(policy_from or base) or ""
     policy_sha = _commit_of(git, policy_from, "policy_from", untrusted) if policy_from else base_sha
     if policy_sha != base_sha and git.is_ancestor(policy_sha, head_sha) and not git.is_ancestor(policy_sha, base_sha):
@@ -250,7 +301,7 @@ def review(git: GitRepo, ref: str, base: str, head: str, *, policy_from: str | N
             except LoopxError:  # an invalid record: verify below reports it, with its code
                 continue
             findings, own = masker.learn(record.model_dump(mode="json"))
-            if kind == "run":
+            if isinstance(record, RunRecord):  # kind "run"
                 rows.append((_run_change(record, commit.oid), own))
             elif record.event_kind != "refresh_state":  # its run record, in the same commit, is the row
                 rows.append((_change(record, commit.oid), own))

@@ -3,34 +3,68 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
-
-def _event() -> Any:
-    from loopx_git.model.event import EVENT_ADAPTER
-
-    return EVENT_ADAPTER.json_schema()
+from pydantic import TypeAdapter
 
 
-def _model(module: str, name: str) -> Callable[[], Any]:
-    def schema() -> Any:
-        import importlib
+@dataclass(frozen=True)
+class Output:
+    module: str
+    model: str
+    """A pydantic model, or a TypeAdapter (the event union), in ``module``."""
+    emitted_by: str
+    """The commands whose ``--format json`` output this is (``[...]``: an array of them)."""
 
-        return getattr(importlib.import_module(module), name).model_json_schema()
 
-    return schema
-
-
-SCHEMAS: dict[str, Callable[[], Any]] = {
-    "loopx_rollout_event_v0": _event,
-    "todo_item_v0": _model("loopx_git.model.todo", "TodoItem"),
-    "suggested_todo_v0": _model("loopx_git.model.todo", "SuggestedTodo"),
-    "loopx_goal_v0": _model("loopx_git.model.goal", "Goal"),
-    "agent": _model("loopx_git.model.goal", "Agent"),
-    "loopx_run_record_v0": _model("loopx_git.model.run", "RunRecord"),
-    "loopx_status_v0": _model("loopx_git.views.status", "GoalCard"),
-    "loopx_verify_report_v0": _model("loopx_git.views.verify", "VerifyReport"),
+_OUT = "loopx_git.views.outputs"
+OUTPUTS: dict[str, Output] = {
+    "loopx_write_result_v0": Output(
+        _OUT,
+        "WriteResult",
+        "every write: todo add|claim|update|complete|supersede|suggest|promote, goal create|update, agent "
+        "register, event append, refresh-state, repair, rollback, rollback record, ledger add|record",
+    ),
+    "todo_item_v0": Output("loopx_git.model.todo", "TodoItem", "todo show; todo list [...]"),
+    "suggested_todo_v0": Output("loopx_git.model.todo", "SuggestedTodo", "todo list --suggested [...]"),
+    "loopx_goal_v0": Output("loopx_git.model.goal", "Goal", "goal show; goal list [...]"),
+    "agent": Output("loopx_git.model.goal", "Agent", "agent list [...]"),
+    "loopx_rollout_event_v0": Output("loopx_git.model.event", "EVENT_ADAPTER", "events [...]"),
+    "loopx_run_record_v0": Output("loopx_git.model.run", "RunRecord", "history [...]"),
+    "loopx_status_v0": Output("loopx_git.views.status", "GoalCard", "status"),
+    "loopx_verify_report_v0": Output("loopx_git.views.verify", "VerifyReport", "verify"),
+    "loopx_sync_result_v0": Output(_OUT, "SyncResult", "sync; pull"),
+    "loopx_push_result_v0": Output(_OUT, "PushResult", "push"),
+    "loopx_propose_result_v0": Output(_OUT, "ProposeResult", "propose"),
+    "loopx_connect_result_v0": Output(_OUT, "ConnectResult", "connect"),
+    "loopx_disconnect_result_v0": Output(_OUT, "DisconnectResult", "disconnect"),
+    "loopx_check_report_v0": Output(_OUT, "CheckReport", "check"),
+    "loopx_check_rule_v0": Output(_OUT, "CheckRule", "check --rules [...]"),
+    "loopx_doctor_report_v0": Output(_OUT, "DoctorReport", "doctor"),
+    "loopx_gc_result_v0": Output(_OUT, "GcResult", "gc"),
+    "rollback_packet_v0": Output(
+        "loopx_git.model.rollback", "RollbackPacket", "rollback show; rollback list [...]; a rollback's record"
+    ),
+    "loopx_rollback_dry_run_v0": Output(_OUT, "RollbackDryRun", "rollback --dry-run"),
+    "loopx_review_diff_v0": Output("loopx_git.views.review_diff", "ReviewDiff", "review-diff --format json"),
+    "loopx_ledger_entry_v0": Output(
+        "loopx_git.model.ledger", "LedgerEntry", "ledger show; ledger list [...]; the record of ledger add|record"
+    ),
+    "loopx_ledger_action_v0": Output(_OUT, "LedgerAction", "ledger next (an entry was selected)"),
+    "loopx_ledger_none_selected_v0": Output(_OUT, "NothingSelected", "ledger next (nothing runnable)"),
+    "loopx_fire_record_v0": Output("loopx_git.model.fire", "FireSummary", "fire"),
+    "loopx_conformance_report_v0": Output(_OUT, "ConformanceReport", "ledger conformance"),
+    "loopx_schema_list_v0": Output(_OUT, "SchemaListing", "schema --list [...]"),
+    "loopx_demo_v0": Output(_OUT, "DemoReport", "demo"),
 }
+
+
+def _exported(name: str) -> Callable[[], Any]:
+    return lambda: schema(name)
+
+
+SCHEMAS: dict[str, Callable[[], Any]] = {name: _exported(name) for name in OUTPUTS}
 ALIASES = {
     "event": "loopx_rollout_event_v0",
     "todo": "todo_item_v0",
@@ -39,15 +73,42 @@ ALIASES = {
     "run": "loopx_run_record_v0",
     "status": "loopx_status_v0",
     "verify": "loopx_verify_report_v0",
+    "write": "loopx_write_result_v0",
+    "sync": "loopx_sync_result_v0",
+    "packet": "rollback_packet_v0",
+    "review": "loopx_review_diff_v0",
+    "ledger-entry": "loopx_ledger_entry_v0",
+    "ledger_entry": "loopx_ledger_entry_v0",
+    "fire": "loopx_fire_record_v0",
 }
 
 
-def schema(name: str) -> Any:
+def _key(name: str) -> str:
     from loopx_git.errors import NotFoundError
 
     key = ALIASES.get(name, name)
-    if key not in SCHEMAS:
+    if key not in OUTPUTS:
         raise NotFoundError(
-            f"schema '{name}' is unknown (known: {', '.join(sorted(SCHEMAS))}; aliases: {', '.join(sorted(ALIASES))})"
+            f"schema '{name}' is unknown (known: {', '.join(sorted(OUTPUTS))}; aliases: {', '.join(sorted(ALIASES))})",
+            code="not-found",
+            hint="`loopx schema --list` lists them with the commands that print each",
         )
-    return SCHEMAS[key]()
+    return key
+
+
+def adapter(name: str) -> TypeAdapter[Any]:
+    """What validates an output named ``name`` (strictly: an extra or a missing key fails)."""
+    import importlib
+
+    out = OUTPUTS[_key(name)]
+    found = getattr(importlib.import_module(out.module), out.model)
+    return found if isinstance(found, TypeAdapter) else TypeAdapter(found)
+
+
+def schema(name: str) -> Any:
+    return adapter(name).json_schema()
+
+
+def listing() -> list[dict[str, str]]:
+    """Every output's schema name and the commands that print it, sorted by name."""
+    return [{"name": name, "emitted_by": OUTPUTS[name].emitted_by} for name in sorted(OUTPUTS)]

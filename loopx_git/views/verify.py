@@ -65,24 +65,20 @@ def _failed(ref: str, tip: str | None, code: str, message: str) -> VerifyReport:
     )
 
 
-def resolve_tip(git: GitRepo, ref: str, tip: str | None) -> tuple[str | None, VerifyReport | None]:
+def resolve_tip(git: GitRepo, ref: str, tip: str | None) -> str | VerifyReport:
     """The commit to check, or the report that says why there is none (a missing, damaged or
     non-commit ref is a finding, never a crash)."""
     if tip is None:
         try:
             tip = git.ref_target(ref)
         except LoopxError as exc:
-            return None, _failed(ref, None, "bad-ref", exc.message)
+            return _failed(ref, None, "bad-ref", exc.message)
         if tip is None:
-            return None, _failed(
-                ref, None, "no-state-branch", "the state branch does not exist; `loopx connect` creates it"
-            )
+            return _failed(ref, None, "no-state-branch", "the state branch does not exist; `loopx connect` creates it")
     kind = git.object_type(tip)
     if kind != "commit":
-        return None, _failed(
-            ref, tip, "bad-ref", f"{tip[:12]} is {'missing' if kind is None else 'a ' + kind}, not a commit"
-        )
-    return tip, None
+        return _failed(ref, tip, "bad-ref", f"{tip[:12]} is {'missing' if kind is None else 'a ' + kind}, not a commit")
+    return tip
 
 
 def verify(
@@ -90,9 +86,10 @@ def verify(
 ) -> VerifyReport:
     """Check the branch at ``ref`` (or at commit ``tip``, e.g. one about to be pushed). With a
     safety ``policy``, every record is also scanned for secrets."""
-    tip, refused = resolve_tip(git, ref, tip)
-    if refused is not None:
-        return refused
+    resolved = resolve_tip(git, ref, tip)
+    if isinstance(resolved, VerifyReport):
+        return resolved
+    tip = resolved
     problems = _Problems()
     added_in: dict[str, str] = {}
     changed: dict[str, str] = {}
@@ -146,9 +143,10 @@ def verify_since(
 
     from loopx_git.store.documents import render_touched, touched
 
-    tip, refused = resolve_tip(git, ref, tip)
-    if refused is not None:
-        return refused
+    resolved = resolve_tip(git, ref, tip)
+    if isinstance(resolved, VerifyReport):
+        return resolved
+    tip = resolved
     problems = _Problems()
     added_in: dict[str, str] = {}
     changed: dict[str, str] = {}
@@ -306,7 +304,8 @@ def _check_tree(git: GitRepo, entries: Iterable, added_in: dict[str, str], probl
     """Paths, modes and sizes of tree entries (``added_in``: the commit that brought each path).
     Returns the record files and the documents that passed, as (path, blob id) lists: only those
     are read."""
-    records, documents = [], []
+    records: list[tuple[str, str]] = []
+    documents: list[tuple[str, str]] = []
     for entry in entries:
         commit = added_in.get(entry.path)
         if not layout.is_defined(entry.path):
@@ -387,10 +386,10 @@ def _check_safety(events: list, runs: list, policy: Any, added_in: dict[str, str
 
 
 def _check_documents(
-    git: GitRepo, expected: dict[str, bytes], problems: _Problems, actual: Iterable[tuple[str, str]]
+    git: GitRepo, expected: dict[str, bytes], problems: _Problems, documents: Iterable[tuple[str, str]]
 ) -> int:
-    """Documents against the fold: ``actual`` (path, blob id) of the documents present."""
-    actual = dict(actual)
+    """Documents against the fold: ``documents`` (path, blob id) of the documents present."""
+    actual = dict(documents)
     for path in sorted(expected.keys() | actual.keys()):
         if path not in actual:
             problems.add("document-missing", path, None, "the fold implies this document, but it is not on the branch")

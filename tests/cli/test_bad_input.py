@@ -203,7 +203,7 @@ def test_conformance_of_an_oddly_typed_seed_reports_codes_not_crashes(seeded, tm
             ],
             "'resume_when'",
         ),
-        (["event", "append", "-g", GOAL, "--kind", "pr_merge", "--pr-ref", "org/repo#7\n"], "'code_refs.pr_ref'"),
+        (["event", "append", "-g", GOAL, "--kind", "pr_merge", "--pr-ref", "org/repo#7\n"], "field 'pr_ref'"),
         (["event", "append", "-g", GOAL, "--kind", "note", "--commit-ref", "abcdef1\n"], "'code_refs.commit_ref'"),
         (["event", "append", "-g", GOAL, "--kind", "note", "--label", "ci\n"], "'labels.0'"),
         (["event", "append", "-g", GOAL, "--kind", "note", "--artifact-ref", "tests/x.py\n"], "'artifact_refs.0'"),

@@ -76,7 +76,7 @@ def test_unverifiable_never_inherits_confidence_and_stops_the_loop(ledger, git_r
         agent_id="alice",
         evidence=["url:https://ci.example.com/runs/1"],
     )
-    refused(ledger, git_repo, "needs_attention", lambda: ledger.ledger_next(GOAL, agent_id="alice"))
+    refused(ledger, git_repo, "needs-attention", lambda: ledger.ledger_next(GOAL, agent_id="alice"))
     refused(
         ledger,
         git_repo,
@@ -103,7 +103,7 @@ def test_ask_user_stops_the_loop_until_a_person_answers(ledger, git_repo):
         agent_id="alice",
         question="which asset is the new hero image?",
     )
-    err = refused(ledger, git_repo, "needs_attention", lambda: ledger.ledger_next(GOAL, agent_id="bob"))
+    err = refused(ledger, git_repo, "needs-attention", lambda: ledger.ledger_next(GOAL, agent_id="bob"))
     assert "'e1'" in err.message and "ask_user" in err.message
     ledger.ledger_record(GOAL, "e1", status="pending", verdict="DRIFT", next="resume")  # the person's answer
     assert ledger.ledger_next(GOAL, agent_id="bob").record["entry"]["id"] == "e1"

@@ -211,11 +211,13 @@ def test_bad_rollback_input_is_refused_and_writes_nothing(todo, git_repo, capsys
     for args, code in (
         (["--event", "evt_nope"], "not-found"),
         (["--commit", "no-such-rev"], "not-found"),
-        (["--event", claim, "--trigger", "bad_luck"], "invalid-field"),
         ([], "invalid-field"),
     ):
         result = cli("rollback", "-g", GOAL, *args)
         assert result.code == 1 and result.err.startswith(f"error[{code}]"), (args, result.err)
+    # a trigger outside the set is a malformed command line: exit 2, listing the triggers
+    result = cli("rollback", "-g", GOAL, "--event", claim, "--trigger", "bad_luck")
+    assert result.code == 2 and "'regression'" in result.err, result.err
     bad = git_repo / "bad.json"
     bad.write_text("{not json")
     assert cli("rollback", "record", "-g", GOAL, "--packet", str(bad)).code == 1

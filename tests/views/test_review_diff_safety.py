@@ -186,6 +186,7 @@ def test_an_allowlist_on_the_trusted_side_allows_it(repo, git_repo, capsys):
             policy,
             tree=git(git_repo, "rev-parse", f"{commit}^{{tree}}").strip(),
         )
+    git(git_repo, "update-ref", "refs/heads/loopx/state", trusted)  # a review's base is on the state history
     result = run("review-diff", f"{trusted}..{tip}", "--format", "json")
     data = json.loads(result.out)
     assert [i for i in data["issues"] if i["code"].startswith("safety:") or i["code"] == "policy-change"] == []

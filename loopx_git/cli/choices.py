@@ -1,0 +1,64 @@
+"""The fixed sets of values options take. Declared as ``Literal`` types, so a value outside the set is a
+usage error (exit 2) that lists the valid ones before anything is opened, and the command receives a
+plain string. They are spelled out here rather than imported from ``model/``, which would load pydantic
+for ``loopx --help``; tests/cli/test_options.py checks that each set equals the model's."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+Priority = Literal["P0", "P1", "P2", "P3", "P4"]
+TodoRole = Literal["user", "agent"]
+TaskClass = Literal["advancement_task", "continuous_monitor", "user_gate", "user_action", "blocker"]
+TodoUpdateStatus = Literal["blocked", "deferred", "open"]
+"""What ``todo update`` may set: done and superseded have their own commands."""
+TodoListStatus = Literal["open", "done", "blocked", "deferred", "superseded"]
+GoalStatus = Literal["active", "paused", "completed", "abandoned"]
+AgentRole = Literal["worker", "reviewer", "controller", "observer"]
+AppendableKind = Literal["pr_merge", "validation", "handoff", "quota", "repair", "failure", "note"]
+"""The kinds ``event append`` writes: facts that change no document by themselves."""
+EventKind = Literal[
+    "goal_create",
+    "goal_update",
+    "agent_register",
+    "todo_add",
+    "todo_claim",
+    "todo_update",
+    "todo_resume",
+    "todo_complete",
+    "todo_supersede",
+    "todo_suggest",
+    "todo_promote",
+    "pr_merge",
+    "validation",
+    "refresh_state",
+    "handoff",
+    "quota",
+    "repair",
+    "failure",
+    "note",
+    "rollback_plan",
+    "todo_compensate",
+    "goal_compensate",
+    "ledger_add",
+    "ledger_select",
+    "ledger_record",
+    "fire",
+]
+DeliveryOutcome = Literal["surface_only", "outcome_gap", "outcome_progress", "primary_goal_outcome"]
+LedgerWriteBack = Literal["pending", "blocked", "done"]
+"""The statuses a write-back ends an iteration with (``active`` is what ``ledger next`` sets)."""
+Verdict = Literal["MATCH", "DRIFT", "UNVERIFIABLE"]
+LedgerNext = Literal["resume", "ask_user", "retry", "stop"]
+ApproverCeiling = Literal["read_only", "workspace_write", "repo_push"]
+RollbackTrigger = Literal[
+    "public_boundary_leak",
+    "mistaken_transition",
+    "regression",
+    "failed_validation",
+    "operator_request",
+    "external_incident",
+]
+
+MAX_BATCH_SCALE = 2**53 - 1
+"""The largest ``--delivery-batch-scale``: the whole numbers JSON carries exactly (as domain/run.py)."""
