@@ -153,8 +153,9 @@ class StateRepo:
         In a clone whose remote already has the state branch (``git clone`` brought it to
         ``refs/remotes/<remote>/<branch>``), the branch starts there, after the check a pull makes,
         instead of at a new root that every later sync would have to merge: ``remote`` names the
-        remote to join (else origin, else the only one with a copy). ``record`` is then the
-        ``sync.Adopted`` copy; None for a new root or an existing branch."""
+        remote to join (else origin, else the only one with a copy). A clone that never fetched the
+        remote's branch (``--single-branch``, a remote added and not fetched) fetches that one branch
+        first. ``record`` is then the ``sync.Adopted`` copy; None for a new root or an existing branch."""
         from loopx_git import sync
 
         if state_branch:
@@ -180,9 +181,8 @@ class StateRepo:
             self.note(self._integrity.built(commit, None))
             return WriteResult(commit, empty)
 
+        sync.fetch_copy(self, remote)  # a clone that never fetched the remote's copy: fetch it to join it
         result = transaction.retrying(self.locked(attempt))
-        if result.changed and result.record is None:  # a new root: say if a remote had one to join
-            self.note(sync.unfetched_copy(self, remote))
         if self.git.config_get(CONFIG_KEY) != self.ref:
             self.git.config_set(CONFIG_KEY, self.ref)
         self.named = True
@@ -593,18 +593,26 @@ class StateRepo:
         found = self.state().goals.get(goal_id)
         return found is not None and found.goal is not None
 
-    def resolve_goal(self, goal_id: str | None = None, *, env: str | None = None) -> defaults.Resolved:
+    def resolve_goal(
+        self, goal_id: str | None = None, *, env: str | None = None, check: bool = True
+    ) -> defaults.Resolved:
         """The goal a caller means, with its source: ``goal_id`` when given, else ``env`` (what the
         caller's LOOPX_GOAL_ID holds: the API reads no environment), else `git config loopx.goal`, else
         the only goal; refused (``goal-required``) when none of them names one."""
-        return defaults.resolve_goal(self, goal_id, env=env)
+        return defaults.resolve_goal(self, goal_id, env=env, check=check)
 
     def resolve_agent(
-        self, goal_id: str, agent_id: str | None = None, *, env: str | None = None
+        self,
+        goal_id: str,
+        agent_id: str | None = None,
+        *,
+        env: str | None = None,
+        check: bool = True,
+        required: bool = False,
     ) -> defaults.Resolved | None:
         """The agent acting on ``goal_id``, with its source (given, ``env``, `git config loopx.agent`),
-        or None when none is named (a person acts)."""
-        return defaults.resolve_agent(self, goal_id, agent_id, env=env)
+        or None when none is named (a person acts); see ``defaults.resolve_agent``."""
+        return defaults.resolve_agent(self, goal_id, agent_id, env=env, check=check, required=required)
 
     def set_default_goal(self, goal_id: str) -> bool:
         """Make an existing goal this clone's default (`git config loopx.goal`); True when it changed."""

@@ -12,6 +12,8 @@ record's normal field: the source is never recorded.
 
 from __future__ import annotations
 
+import re
+import shlex
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -48,16 +50,21 @@ class Resolved:
     source: str
 
 
-def resolve_goal(repo: StateRepo, goal_id: str | None = None, *, env: str | None = None) -> Resolved:
+def resolve_goal(
+    repo: StateRepo, goal_id: str | None = None, *, env: str | None = None, check: bool = True
+) -> Resolved:
     """The goal a caller means. A given ``goal_id`` is returned as it is (the command refuses one that
-    does not exist, as before); a default is checked here, so its refusal can say where it came from."""
+    does not exist, as before); a default is checked here, so its refusal can say where it came from.
+    ``check=False`` passes a named default through like a flag: for a command that pulls before it
+    reads (``todo claim --sync``), the goal may exist only on the remote so far."""
     from loopx_git.model.state import listed
 
     if goal_id is not None:
         return Resolved(goal_id, FLAG)
     for value, source in ((env, ENV), (repo.git.config_get(GOAL_KEY), GIT_CONFIG)):
         if value:  # an empty variable or key is unset, never the goal ''
-            _require_goal(repo, value, GOAL_ENV if source == ENV else f"git config {GOAL_KEY}")
+            if check:
+                _require_goal(repo, value, GOAL_ENV if source == ENV else f"git config {GOAL_KEY}")
             return Resolved(value, source)
     goals = [g.goal_id for g in repo.goals()]
     if len(goals) == 1:
@@ -77,27 +84,45 @@ def resolve_goal(repo: StateRepo, goal_id: str | None = None, *, env: str | None
 
 
 def resolve_agent(
-    repo: StateRepo, goal_id: str, agent_id: str | None = None, *, env: str | None = None
+    repo: StateRepo,
+    goal_id: str,
+    agent_id: str | None = None,
+    *,
+    env: str | None = None,
+    check: bool = True,
+    required: bool = False,
 ) -> Resolved | None:
-    """The agent a command acts as, or None (a person acts). A given ``agent_id`` is returned as it is;
-    a default must be registered on ``goal_id``."""
-    from loopx_git.model.state import require_agent, require_goal
+    """The agent a command acts as, or None (a person acts). A given ``agent_id`` is returned as it is.
+    ``LOOPX_AGENT_ID`` must be registered on ``goal_id`` (it was set for this call). `git config
+    loopx.agent` says who this clone is, across goals: on a goal where that agent is not registered
+    it does not apply, and a person acts (with a notice), so one clone's default never blocks work on
+    another goal; a command only an agent runs (``required``, e.g. ``todo claim``) is refused there
+    instead. ``check=False`` passes a named default through unchecked (see resolve_goal)."""
+    from loopx_git.errors import Notice
+    from loopx_git.model.state import require_goal
 
     if agent_id is not None:
         return Resolved(agent_id, FLAG)
-    for value, source, origin in (
-        (env, ENV, AGENT_ENV),
-        (repo.git.config_get(AGENT_KEY), GIT_CONFIG, f"git config {AGENT_KEY}"),
-    ):
-        if value:
-            gs = require_goal(repo.state(), goal_id)
-            try:
-                require_agent(gs, value, field=f"agent_id (from {origin})")
-            except NotFoundError as exc:
-                exc.hint = (exc.hint or "") + f", or change {origin}"
-                raise
-            return Resolved(value, source)
-    return None
+    if env:
+        if check:
+            _require_registered(repo, goal_id, env, AGENT_ENV)
+        return Resolved(env, ENV)
+    configured = repo.git.config_get(AGENT_KEY)
+    if not configured:
+        return None
+    if check and required:
+        _require_registered(repo, goal_id, configured, f"git config {AGENT_KEY}")
+    elif check and configured not in require_goal(repo.state(), goal_id).agents:
+        repo.note(
+            Notice(
+                "default-agent-elsewhere",
+                f"git config {AGENT_KEY} is '{configured}', who is not registered on goal '{goal_id}': "
+                "acting as a person (give -a, or register the agent on this goal)",
+                field="agent_id",
+            )
+        )
+        return None
+    return Resolved(configured, GIT_CONFIG)
 
 
 def require_agent_id(resolved: Resolved | None) -> str:
@@ -129,6 +154,16 @@ def set_agent(repo: StateRepo, goal_id: str, agent_id: str) -> bool:
     return True
 
 
+def _require_registered(repo: StateRepo, goal_id: str, agent_id: str, origin: str) -> None:
+    from loopx_git.model.state import require_agent, require_goal
+
+    try:
+        require_agent(require_goal(repo.state(), goal_id), agent_id, field=f"agent_id (from {origin})")
+    except NotFoundError as exc:
+        exc.hint = (exc.hint or "") + f", or change {origin}"
+        raise
+
+
 def _require_goal(repo: StateRepo, goal_id: str, origin: str) -> None:
     from loopx_git.model.state import listed
 
@@ -137,5 +172,47 @@ def _require_goal(repo: StateRepo, goal_id: str, origin: str) -> None:
         raise NotFoundError(
             f"goal '{goal_id}' (from {origin}) does not exist (known goals: {known})",
             code="not-found",
-            hint=f"change or unset {origin}, or create the goal with `loopx connect -g {goal_id} --objective TEXT`",
+            hint=f"change or unset {origin}, or create the goal with "
+            f"`loopx connect -g {shlex.quote(goal_id)} --objective TEXT`",
         )
+
+
+def check_connect_goal(
+    repo: StateRepo, goal_id: str, objective: str | None, *, state_branch: str | None, remote: str | None
+) -> None:
+    """What ``loopx connect -g G [--objective O]`` asks, checked before connect writes anything (the
+    branch, its config, an adopted copy): without an objective G must exist on the branch it connects,
+    or on the remote copy a new branch will start from; with one, creating G must pass the checks a
+    goal create makes (the safety rules included)."""
+    from loopx_git import sync
+    from loopx_git.api import StateRepo
+    from loopx_git.domain import goal as goal_ops
+    from loopx_git.domain.guard import guard
+    from loopx_git.model.ids import ID_PATTERN, ID_RULE, utc_now
+    from loopx_git.model.state import State
+    from loopx_git.store import layout
+
+    if not re.fullmatch(ID_PATTERN, goal_id):  # before any advice that could only fail on it
+        raise ValidationError(f"field 'goal_id': {goal_id!r} is not {ID_RULE}", code="invalid-field")
+    target = StateRepo(repo.git, layout.state_ref(state_branch), redact=repo.redact) if state_branch else repo
+    if remote is not None:  # an unknown or malformed remote is refused before anything is fetched
+        target.remote(remote)
+    sync.fetch_copy(target, remote)  # what connect will adopt, in a clone that never fetched it
+    if target.tip is not None:
+        exists = target.goal_exists(goal_id)
+    else:  # the copy a new branch would adopt is checked by the adoption: here only its paths are read
+        found = sync.adoptable(target, remote)
+        tree = repo.git.commit(found[1]).tree if found else None
+        exists = tree is not None and repo.git.leaf(tree, layout.goal_document(goal_id)) is not None
+    if exists:
+        return
+    if objective is None:
+        raise ValidationError(
+            f"field 'objective': goal '{goal_id}' does not exist, so connecting to it needs --objective to "
+            "create it; rule: connect -g names an existing goal, or creates it with --objective",
+            code="invalid-field",
+            hint=f"loopx connect -g {shlex.quote(goal_id)} --objective TEXT",
+        )
+    state = target.state() if target.tip is not None else State()
+    write = goal_ops.create_goal(state, goal_id=goal_id, objective=objective, actor=None, now=utc_now())
+    guard(write, repo.policy, redact=repo.redact)

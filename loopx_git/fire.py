@@ -46,8 +46,9 @@ if TYPE_CHECKING:
 
 STDOUT_LIMIT = 1 << 20  # one JSON object; anything longer is not an answer
 STDERR_KEEP = 64 * 1024
-"""Bytes of COMMAND's stderr kept while it runs. Redaction runs over all of them before the last lines
-are cut out, so a secret spread over lines (a private key) is found whole unless it is longer than this."""
+"""Bytes of COMMAND's stderr kept while it runs. Only whole lines of them are kept (``safety.window``)
+and redaction runs over all of those before the last lines are cut out, so a secret spread over lines
+(a private key) is found whole, and the cut-off end of one is never kept."""
 LINE_CHARS = 400  # one line of the tail; a longer one is cut (its start says what it is)
 KILL_GRACE = 2.0
 MAX_SECONDS = 30 * 24 * 3600  # a bound must be one a timer can wait for: 30 days
@@ -85,9 +86,10 @@ class Bounds:
                     code="headless_fire_unbounded",
                 )
         if self.ceiling not in ("read_only", "workspace_write", "repo_push"):
+            given = "is missing" if self.ceiling is None else f"{self.ceiling!r} is not one of them"
             raise ValidationError(
-                f"field 'approver_ceiling': {self.ceiling!r} is not read_only, workspace_write or "
-                "repo_push; rule: a scheduled run states what it may approve",
+                f"field 'approver_ceiling': {given}; rule: a scheduled run states what it may approve "
+                "(--approver-ceiling read_only, workspace_write or repo_push)",
                 code="invalid-field",
             )
 
@@ -130,6 +132,10 @@ class _StderrTail:
     def __init__(self, fd: int):
         self._fd = fd
         self._kept = bytearray()
+        self._dropped = 0
+        self._lock = threading.Lock()
+        self._text: str | None = None
+        # a daemon: something COMMAND started in the background may hold the pipe open past the fire
         self._thread = threading.Thread(target=self._pump, name="loopx-fire-stderr", daemon=True)
         self._thread.start()
 
@@ -142,17 +148,29 @@ class _StderrTail:
                     break
                 if not chunk:
                     break
-                self._kept += chunk
-                del self._kept[:-STDERR_KEEP]
+                with self._lock:
+                    self._kept += chunk
+                    over = len(self._kept) - STDERR_KEEP
+                    if over > 0:
+                        del self._kept[:over]
+                        self._dropped += over
                 _echo(chunk)
         finally:
             os.close(self._fd)
 
     def text(self, wait: float = 1.0) -> str:
-        """What was kept, once COMMAND closed its stderr; after ``wait`` seconds, what came so far
+        """What was kept, in whole lines (``safety.window.whole_lines``): once COMMAND closed its
+        stderr, or after ``wait`` seconds what came so far, without the line still being written
         (something COMMAND started in the background may hold the pipe open)."""
-        self._thread.join(wait)
-        return bytes(self._kept).decode("utf-8", "replace")
+        if self._text is None:
+            self._thread.join(wait)
+            ended = not self._thread.is_alive()  # before the copy: an ended pump's bytes are all there
+            with self._lock:
+                kept, dropped = bytes(self._kept), self._dropped
+            from loopx_git.safety.window import whole_lines
+
+            self._text = whole_lines(kept, dropped=dropped, complete=ended)
+        return self._text
 
 
 def _echo(chunk: bytes) -> None:
@@ -180,8 +198,13 @@ class _Ran:
     outcome: str
     out: bytes | None = None
     exit_status: int | None = None
-    stderr: str = ""
+    tail: _StderrTail | None = None
     error: str | None = None
+
+    @property
+    def stderr(self) -> str:
+        # read only when a reason needs it: a run that answered waits for no pipe a background child holds
+        return self.tail.text() if self.tail is not None else ""
 
 
 def _run_command(
@@ -204,15 +227,15 @@ def _run_command(
     except subprocess.TimeoutExpired:
         _stop(run.child)
         run.child.communicate()
-        return _Ran("timeout", exit_status=run.child.poll(), stderr=tail.text())
+        return _Ran("timeout", exit_status=run.child.poll(), tail=tail)
     finally:
         code = run.child.poll()
         run.child = None
     if run.cancelled:
         return _Ran("cancelled", exit_status=code)
     if code != 0:
-        return _Ran("command_failed", exit_status=code, stderr=tail.text())
-    return _Ran("ok", out[:STDOUT_LIMIT], exit_status=code, stderr=tail.text())
+        return _Ran("command_failed", exit_status=code, tail=tail)
+    return _Ran("ok", out[:STDOUT_LIMIT], exit_status=code, tail=tail)
 
 
 def _parse(out: bytes) -> IterationResult:
@@ -397,8 +420,9 @@ def _cut(text: str, limit: int) -> str:
 
 
 def _tail(stderr: str, policy: Policy) -> list[str]:
-    """The last lines of ``stderr``, redacted and bounded. Redaction runs over everything kept, before a
-    line is cut or dropped: a secret is found whole (a key over several lines too), never half."""
+    """The last lines of ``stderr``, redacted and bounded. ``stderr`` holds whole lines only, and
+    redaction runs over all of it before a line is cut or dropped: a secret is found whole (a key over
+    several lines too), never half, so the start of a long line, once redacted, is safe to keep."""
     from loopx_git.safety.scan import redact
 
     text = redact(_ANSI.sub("", stderr), policy)[0]

@@ -22,12 +22,12 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from loopx_git.errors import ConflictError, LoopxError, Notice, ValidationError
+from loopx_git.errors import ConflictError, LoopxError, ValidationError
 from loopx_git.model.state import extend, fold
 from loopx_git.store import layout
 from loopx_git.store.documents import render_touched, touched
 from loopx_git.store.git import RefMoved
-from loopx_git.store.remote import PushResult, Remote, push_outcome
+from loopx_git.store.remote import MAX_MESSAGES, PushResult, Remote, push_outcome
 
 if TYPE_CHECKING:
     from loopx_git.api import StateRepo, WriteResult
@@ -168,30 +168,25 @@ def adopt(repo: StateRepo, remote: str, tip: str, progress=None) -> Adopted:
     return adopted
 
 
-def unfetched_copy(repo: StateRepo, named: str | None) -> Notice | None:
-    """A notice when the remote a new state branch would have joined has one that this clone never
-    fetched (a ``--single-branch`` clone): asked with ``git ls-remote``, nothing is fetched."""
+def fetch_copy(repo: StateRepo, named: str | None) -> str | None:
+    """In a clone with no state branch and no copy of the remote's (a ``--single-branch`` clone, or a
+    remote added and never fetched), fetch that one branch into its tracking ref, so that connect
+    starts from the shared history instead of a second root. The remote fetched from, or None:
+    nothing to fetch, the remote has no state branch, or it cannot be reached (connect works offline;
+    a later ``loopx sync`` merges what it finds)."""
+    if repo.tip is not None or adoptable(repo, named) is not None:
+        return None
     names = repo.git.remotes()
     name = named or ("origin" if "origin" in names else names[0] if len(names) == 1 else None)
     if name is None:
         return None
-    try:  # after the branch was made: nothing here may fail the command
+    try:
         remote = repo.remote(name)
-        if remote.brings_state_branch():
-            return None  # fetched with the state branch in its refspec: the remote had none then
-        tip = remote.remote_tip()
+        if remote.brings_state_branch() and not named:
+            return None  # a plain fetch maps the branch and ran: the remote had none then
+        return name if remote.fetch(quiet_auth=True, timeout=60) is not None else None
     except LoopxError:
-        return None  # unreachable, or no URL: connect works offline, and says nothing it does not know
-    if tip is None:
         return None
-    branch = repo.ref.removeprefix("refs/heads/")
-    return Notice(
-        "remote-not-fetched",
-        f"remote {name} has a state branch ({branch} at {tip[:12]}) that this clone has not fetched (a "
-        "--single-branch clone, or a remote not fetched yet), so a new one was started here; "
-        f"`loopx connect --remote {name}` makes `git fetch {name}` bring it and `loopx sync` then joins the "
-        "two histories",
-    )
 
 
 def merge(repo: StateRepo, ours: str, theirs: str, label: str) -> PullResult:
@@ -284,13 +279,14 @@ def _shown(repo: StateRepo, text: str) -> str:
 
 
 def refusal(repo: StateRepo, remote: str, branch: str, result: PushResult) -> PushRefused:
-    """The error for a refused push: which side refused, its last lines (masked whole before they
-    are split and cut, so a key that spans lines or a cut through a token cannot slip out; control
-    characters escaped, so a server cannot drive the terminal) and what to do."""
+    """The error for a refused push: which side refused, its last lines (all it said masked whole
+    before the last lines are picked and cut, so a key that spans lines or a cut through a token
+    cannot slip out; control characters escaped, so a server cannot drive the terminal) and what
+    to do."""
     from loopx_git.safety.mask import masked
 
     said = masked("\n".join(result.messages), repo.policy) if result.messages else ""
-    lines = [line.translate(_CONTROL) for line in said.splitlines()]
+    lines = [line.translate(_CONTROL) for line in said.splitlines() if line.strip()][-MAX_MESSAGES:]
     lines = [line if len(line) <= MAX_LINE else line[:MAX_LINE] + "..." for line in lines]
     if result.refused_by == "local-hook":
         message = f"the local pre-push hook refused the push of {branch} to {remote}; nothing was sent"

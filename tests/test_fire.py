@@ -300,3 +300,40 @@ def test_a_second_fire_while_one_runs_is_refused(ledger, git_repo, tmp_path, cap
     first.send_signal(signal.SIGTERM)
     first.communicate(timeout=60)
     assert second.code == 1 and second.err.startswith("error[fire-running]")
+
+
+@pytest.mark.parametrize("separator", [["--"], []])
+def test_options_after_the_command_are_the_command_s_own(ledger, git_repo, tmp_path, capsys, separator):
+    seen = tmp_path / "argv.json"
+    echo = script(tmp_path, "echoargs.py", f"open({str(seen)!r}, 'w').write(json.dumps(sys.argv[1:]))\n{DONE}")
+    result = Cli(git_repo, capsys)("fire", "-g", GOAL, *BOUNDS, *separator, echo, "--json", "-f", "x", "-v", "-g", "y")
+    assert result.code == 0, result.err
+    assert json.loads(seen.read_text()) == ["--json", "-f", "x", "-v", "-g", "y"]
+    assert result.out.startswith("fire fire_")  # loopx's own output stayed text: the --json was COMMAND's
+
+
+def test_format_options_right_after_fire_are_loopx_s(ledger, git_repo, tmp_path, capsys):
+    done = script(tmp_path, "done.py", DONE)
+    for given in (["--json"], ["-f", "json"], ["--format", "json"]):
+        result = Cli(git_repo, capsys)("fire", *given, "-g", GOAL, *BOUNDS, "--", done)
+        assert result.code == 0, result.err
+        assert json.loads(result.out)["schema_version"] == "loopx_fire_record_v0"
+
+
+def test_an_unknown_option_before_the_command_is_a_usage_error_not_the_command(ledger, git_repo, tmp_path, capsys):
+    tip = state_tip(git_repo)
+    result = Cli(git_repo, capsys)("fire", "-g", GOAL, *BOUNDS, "--max-iteration", "1", script(tmp_path, "d.py", DONE))
+    assert result.code == 2 and "No such option: --max-iteration" in result.err
+    assert state_tip(git_repo) == tip
+
+
+def test_a_background_child_holding_stderr_does_not_slow_the_iterations(ledger, git_repo, tmp_path, capsys):
+    body = (
+        "import subprocess\n"
+        "subprocess.Popen(['sleep', '3'], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)  # keeps our stderr\n"
+        + DONE
+    )
+    result = fire(Cli(git_repo, capsys), script(tmp_path, "spawns.py", body))
+    summary = json.loads(result.out)
+    assert result.code == 0 and summary["iterations_run"] == 3
+    assert summary["duration_seconds"] < 2.5  # no wait for the pipe to close: it would be 1 s per iteration

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 import loopx_git
+from loopx_git.fire import STDERR_KEEP
 from tests.conftest import GOAL, Cli, git, state_tip
 from tests.safety.corpus import SHAPES, _pem
 
@@ -213,3 +214,47 @@ def test_a_later_write_back_clears_the_failure_and_an_ok_fire_has_no_reason(ledg
 def test_an_entry_that_never_failed_renders_as_before(ledger, git_repo):
     document = git(git_repo, "show", f"refs/heads/loopx/state:goals/{GOAL}/ledger/e1.yaml")
     assert "failure" not in document and "question: null" in document
+
+
+# the window of stderr a fire keeps (STDERR_KEEP bytes) starts 12 characters into the token: its
+# last characters are no token to the rules, so they must not be kept at all
+WINDOW_IN_TOKEN = (
+    "t = os.environ['PLANTED_TOKEN']\n"
+    f"size = {STDERR_KEEP} - (len(t) - 12)\n"
+    "lines = '\\n' + ''.join(f'filler {n} ' + 'f' * 20000 + '\\n' for n in range(2))\n"
+    "rest = lines + ('last filler ' + 'f' * size)[: size - len(lines) - 1] + '\\n'\n"
+    "assert len(rest) == size\n"
+    "sys.stderr.write('x' * 5000 + t + rest)\n"
+    "sys.exit(1)"
+)
+
+
+def pieces(text: str, size: int = 8) -> list[str]:
+    return [text[n : n + size] for n in range(len(text) - size + 1)]
+
+
+def test_a_stderr_window_that_starts_inside_a_token_keeps_none_of_it(ledger, git_repo, tmp_path, capsys, token):
+    result = fire(Cli(git_repo, capsys), script(tmp_path, "cut.py", WINDOW_IN_TOKEN))
+    reason = json.loads(result.out)["reason"]
+    assert result.code == 1 and reason["kind"] == "command_failed"
+    tail = reason["stderr_tail"]
+    assert tail[0].startswith("[cut: ") and tail[1].startswith("filler 0 ") and tail[-1].startswith("last filler ")
+    failure = ledger.ledger_entry(GOAL, "e1").failure
+    for piece in [token, *pieces(token[12:])]:
+        assert piece not in result.out and piece not in failure and not on_branch(git_repo, piece)
+
+
+@pytest.mark.parametrize(("end", "newline"), [("", 0), ("\\n", 1)])
+def test_a_line_longer_than_the_window_is_a_marker_not_its_start(
+    ledger, git_repo, tmp_path, capsys, token, end, newline
+):
+    body = (
+        "t = os.environ['PLANTED_TOKEN']\n"
+        f"sys.stderr.write('x' * 5000 + t + 'y' * ({STDERR_KEEP} - (len(t) - 12)) + '{end}')\n"
+        "sys.exit(1)"
+    )
+    reason = json.loads(fire(Cli(git_repo, capsys), script(tmp_path, "long.py", body)).out)["reason"]
+    total = 5000 + len(token) + STDERR_KEEP - (len(token) - 12) + newline
+    assert reason["stderr_tail"] == [f"[cut: {total} bytes]"]
+    for piece in [token, *pieces(token[12:])]:
+        assert not on_branch(git_repo, piece)

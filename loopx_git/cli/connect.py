@@ -47,12 +47,12 @@ def register(root: typer.Typer) -> None:
                 code="invalid-field",
             )
         with c.session(redact=redact) as repo:
-            if goal_id is not None and objective is None and not state_branch:  # before any write
-                _require_existing(repo, goal_id, remote)
+            if goal_id is not None:  # before anything is written: the branch, its config, an adoption
+                from loopx_git.defaults import check_connect_goal
+
+                check_connect_goal(repo, goal_id, objective, state_branch=state_branch or c.state_branch, remote=remote)
             with render.Progress() as progress:  # adopting a remote's copy checks all of it first
                 result = repo.connect(state_branch=state_branch or c.state_branch, remote=remote, progress=progress)
-            if goal_id is not None and objective is None:  # --state-branch: known only once it is connected
-                _require_existing(repo, goal_id, remote)
             created = None
             if goal_id and not repo.goal_exists(goal_id):
                 created = repo.goal_create(goal_id, objective or "")
@@ -122,25 +122,3 @@ def register(root: typer.Typer) -> None:
                 render.line(f"{name} hook: {what}")
 
         render.emit(c, {"hooks": done}, text)
-
-
-def _require_existing(repo, goal_id: str, remote: str | None) -> None:
-    """``connect -g G`` without --objective only makes G the default: G must exist, on the branch or,
-    in a clone that has none yet, on the remote's copy that connect is about to adopt."""
-    from loopx_git import sync
-    from loopx_git.errors import ValidationError
-    from loopx_git.store import layout
-
-    if repo.tip is not None:
-        exists = repo.goal_exists(goal_id)
-    else:
-        found = sync.adoptable(repo, remote)
-        tree = repo.git.commit(found[1]).tree if found else None
-        exists = tree is not None and repo.git.leaf(tree, layout.goal_document(goal_id)) is not None
-    if not exists:
-        raise ValidationError(
-            f"field 'objective': goal '{goal_id}' does not exist, so connecting to it needs --objective to "
-            "create it; rule: connect -g names an existing goal, or creates it with --objective",
-            code="invalid-field",
-            hint=f"loopx connect -g {goal_id} --objective TEXT",
-        )

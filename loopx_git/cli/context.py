@@ -33,9 +33,10 @@ class Ctx:
     """Notices (``errors.Notice``) a command's repository handed back when it closed: a write's
     JSON envelope carries them as ``warnings``; whatever is left is printed to stderr at the end."""
 
-    def goal(self, repo: StateRepo, goal_id: str | None) -> str:
-        """The goal a command means: -g, then LOOPX_GOAL_ID, `git config loopx.goal`, the only goal."""
-        return repo.resolve_goal(goal_id, env=self.goal_env).value
+    def goal(self, repo: StateRepo, goal_id: str | None, *, check: bool = True) -> str:
+        """The goal a command means: -g, then LOOPX_GOAL_ID, `git config loopx.goal`, the only goal.
+        ``check=False``: a default is passed on unchecked, for a command that pulls before it reads."""
+        return repo.resolve_goal(goal_id, env=self.goal_env, check=check).value
 
     def actor(self, repo: StateRepo, goal_id: str, agent_id: str | None) -> str | None:
         """The agent a command acts as: -a, then LOOPX_AGENT_ID, `git config loopx.agent`; None is a
@@ -43,12 +44,13 @@ class Ctx:
         found = repo.resolve_agent(goal_id, agent_id, env=self.agent_env)
         return found.value if found else None
 
-    def agent(self, repo: StateRepo, goal_id: str, agent_id: str | None) -> str:
+    def agent(self, repo: StateRepo, goal_id: str, agent_id: str | None, *, check: bool = True) -> str:
         """The agent of a command that only an agent runs (``todo claim``): as ``actor``, but refused
-        (``agent-required``) when none is named."""
+        (``agent-required``) when none is named, and a configured default must be registered."""
         from loopx_git.defaults import require_agent_id
 
-        return require_agent_id(repo.resolve_agent(goal_id, agent_id, env=self.agent_env))
+        found = repo.resolve_agent(goal_id, agent_id, env=self.agent_env, check=check, required=True)
+        return require_agent_id(found)
 
     def open(self, *, redact: bool = False) -> StateRepo:
         from loopx_git.api import StateRepo  # lazy: `loopx --help` must not load git

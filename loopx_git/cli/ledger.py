@@ -16,7 +16,8 @@ app = typer.Typer(
 
 def _entry_rows(entries) -> None:
     render.table(
-        ["entry", "status", "verdict", "next", "evidence", "action", "claim"],
+        # "belief" on screen (the option's name); the record's field keeps the seed's name, claim
+        ["entry", "status", "verdict", "next", "evidence", "action", "belief"],
         [(e.id, e.status, e.verdict, e.next, len(e.evidence), e.action, e.claim) for e in entries],
     )
 
@@ -106,7 +107,7 @@ def next_(
     def text(d) -> None:
         entry = d["entry"]
         render.line(f"selected {entry['id']} (iteration {d['iteration']}): {entry['action']}")
-        render.line(f"  claim: {entry['claim']}")
+        render.line(f"  belief: {entry['claim']}")
         render.line(f"  rule: {d['rule']}")
 
     render.emit(c, contract, text)
@@ -155,7 +156,8 @@ def record(
 
 
 def register_fire(root: typer.Typer) -> None:
-    @root.command("fire", context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
+    # options end at COMMAND's first word, `--` or not: what follows is COMMAND's own (its --json, -f, -v)
+    @root.command("fire", context_settings={"allow_extra_args": True, "allow_interspersed_args": False})
     def fire_cmd(
         ctx: typer.Context,
         goal_id: str | None = GOAL_ID,

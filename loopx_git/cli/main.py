@@ -81,7 +81,6 @@ maintenance.register(app)
 
 FORMATLESS = {
     "hook run": "git's entry point; its findings have one fixed form, and it runs without the app",
-    "demo": "a scripted walk for people",
 }
 """Commands whose output has one form: they do not offer --format/--json after the command."""
 
@@ -150,6 +149,8 @@ def run_cli(argv: list[str] | None = None) -> int:
         sys.stderr.write("aborted\n")
         return EXIT_REFUSED
     except click_errors.ClickException as exc:
+        if isinstance(exc, click_errors.BadParameter):  # typer checks a Literal choice with pydantic,
+            exc.message = exc.message.removeprefix("Value error, ")  # whose message keeps its own prefix
         exc.show()
         return EXIT_USAGE if isinstance(exc, click_errors.UsageError) else EXIT_REFUSED
     except KeyboardInterrupt:

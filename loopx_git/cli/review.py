@@ -177,13 +177,21 @@ def register(root: typer.Typer) -> None:
           loopx review-diff origin/loopx/state..origin/loopx/proposals/agent-a --format markdown > comment.md
           loopx review-diff origin/loopx/state..origin/loopx/proposals/agent-a --policy-from origin/main
         """
-        from loopx_git.errors import ValidationError
         from loopx_git.safety.mask import masked
         from loopx_git.views.review_diff import review
 
+        if "..." in range_:  # git's symmetric difference: a review is of what HEAD adds to BASE
+            raise typer.BadParameter(
+                f"{masked(range_)!r} uses '...'; give the two-dot form BASE..HEAD "
+                "(for example loopx/state..origin/loopx/state)",
+                param_hint="'BASE..HEAD'",
+            )
         base, sep, head = range_.partition("..")
         if not sep or not base or not head:
-            raise ValidationError(f"field 'range': {masked(range_)!r} is not BASE..HEAD", code="invalid-field")
+            raise typer.BadParameter(
+                f"{masked(range_)!r} is not BASE..HEAD (for example loopx/state..origin/loopx/state)",
+                param_hint="'BASE..HEAD'",
+            )
         c = context.get(ctx)
         with c.session() as repo:
             result = review(repo.git, repo.ref, base, head, policy_from=policy_from)

@@ -64,6 +64,8 @@ def rollback(
     """
     if ctx.invoked_subcommand is not None:
         return
+    if (event is None) == (commit is None):  # judged from the command line alone: a usage error
+        raise typer.BadParameter("give exactly one of --event and --commit", param_hint="'--event' / '--commit'")
     c = context.get(ctx)
     with c.session(redact=redact) as repo:
         goal_id = c.goal(repo, goal_id)
@@ -107,9 +109,9 @@ def _show_transitions(transitions: list[dict]) -> None:
             for ch in t["changes"]
             if ch["field"] != "updated_at"
         )
-        render.line(
-            f"  {t['event_kind']} {t['todo_id'] or ''} (compensates {t['compensates']}): {fields}".replace("  ", " ", 1)
-        )
+        what = " ".join(part for part in (t["event_kind"], t["todo_id"]) if part)
+        undoes = f" (compensates {t['compensates']})" if t["compensates"] else ""  # a project revert's todo: none
+        render.line(f"  {what}{undoes}: {fields}")
 
 
 @app.command("list")
@@ -163,7 +165,7 @@ def show(
 def record(
     ctx: typer.Context,
     goal_id: str | None = GOAL_ID,
-    packet: Path = typer.Option(..., "--packet", help="A rollback_packet_v0 JSON file.", exists=True, dir_okay=False),
+    packet: Path = typer.Option(..., "--packet", help="A rollback_packet_v0 JSON file."),  # read_input refuses (1)
     agent_id: str | None = AGENT_ID,
     redact: bool = context.REDACT,
 ) -> None:

@@ -112,8 +112,10 @@ def claim(
     """
     c = context.get(ctx)
     with c.session(redact=redact) as repo:
-        goal_id = c.goal(repo, goal_id)
-        agent_id = c.agent(repo, goal_id, agent_id)
+        # with --sync the claim is checked after the pull: a default naming a goal or an agent this
+        # clone has not pulled yet is passed on like the same value given as a flag
+        goal_id = c.goal(repo, goal_id, check=not sync)
+        agent_id = c.agent(repo, goal_id, agent_id, check=not sync)
         if sync:
             result = repo.todo_claim_synced(goal_id, todo_id, agent_id, remote=remote)
         else:

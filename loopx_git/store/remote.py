@@ -39,7 +39,10 @@ def remote_name_problem(name: str) -> str | None:
 
 
 MAX_MESSAGES = 20
-"""Lines of a refused push's own output kept (the last ones: where a hook says why)."""
+"""Lines of a refused push's own output shown (the last ones: where a hook says why)."""
+MESSAGE_BYTES = 64 * 1024
+"""Bytes of a refused push's own output kept, the last ones, in whole lines: all of them are redacted
+before the last lines are picked, so a key over many lines is found whole, header and all."""
 
 _LOST_RACE = ("stale info", "fetch first", "non-fast-forward", "cannot lock ref", "atomic transaction failed")
 _GIT_TRAILER = "error: failed to push some refs to "
@@ -55,7 +58,8 @@ class PushResult:
     refused_by: str | None = None
     """``remote`` or ``local-hook`` when the push was refused rather than lost to another clone."""
     messages: tuple[str, ...] = ()
-    """What the refusing side printed, as it printed it (the caller redacts before showing it)."""
+    """What the refusing side printed, as it printed it, its last ``MESSAGE_BYTES`` in whole lines (the
+    caller redacts all of them before it picks the last lines to show)."""
 
     @property
     def lost_race(self) -> bool:
@@ -82,16 +86,22 @@ def push_outcome(proc: subprocess.CompletedProcess[str]) -> PushResult:
         return PushResult(False, reason)
     if status:
         said = [line[len("remote:") :].strip() for line in proc.stderr.splitlines() if line.startswith("remote:")]
-        return PushResult(False, reason, "remote", _last([line for line in said if line]))
-    said = [line.rstrip() for line in proc.stdout.splitlines() if line.strip() and line not in ("Done",)]
-    said += [line.rstrip() for line in proc.stderr.splitlines() if line.strip() and not line.startswith(_GIT_TRAILER)]
+        return PushResult(False, reason, "remote", _kept(said))
+    said = [line.rstrip() for line in proc.stdout.splitlines() if line not in ("Done",)]
+    # a hook's last line without a newline has git's own trailer glued to its end
+    said += [line.rpartition(_GIT_TRAILER)[0] if _GIT_TRAILER in line else line for line in proc.stderr.splitlines()]
     if proc.returncode == 1:
-        return PushResult(False, "stopped by the pre-push hook before anything was sent", "local-hook", _last(said))
-    return PushResult(False, "git could not push to the remote", "remote", _last(said))
+        return PushResult(False, "stopped by the pre-push hook before anything was sent", "local-hook", _kept(said))
+    return PushResult(False, "git could not push to the remote", "remote", _kept(said))
 
 
-def _last(lines: list[str]) -> tuple[str, ...]:
-    return tuple(lines[-MAX_MESSAGES:])
+def _kept(lines: list[str]) -> tuple[str, ...]:
+    """The last ``MESSAGE_BYTES`` of ``lines``, whole lines only, the blank ones left out. Picking the
+    last lines to show waits for the redaction: a key's body lines without its header are no key."""
+    from loopx_git.safety.window import whole_lines
+
+    text = whole_lines("\n".join(lines).encode("utf-8", "surrogateescape"), limit=MESSAGE_BYTES)
+    return tuple(line.rstrip() for line in text.splitlines() if line.strip())
 
 
 class Remote:
@@ -148,10 +158,20 @@ class Remote:
                 return True
         return False
 
-    def fetch(self) -> str | None:
+    def fetch(self, *, quiet_auth: bool = False, timeout: float | None = None) -> str | None:
         """Bring the remote's state branch into the tracking ref; its tip, or None if the remote
-        has no state branch (the tracking ref is then removed)."""
-        proc = self.git.git_command("fetch", "--quiet", "--no-tags", "--no-write-fetch-head", self.name, self.refspec)
+        has no state branch (the tracking ref is then removed). ``quiet_auth``/``timeout``: for a
+        fetch the user did not ask for, which must not prompt or hang."""
+        proc = self.git.git_command(
+            "fetch",
+            "--quiet",
+            "--no-tags",
+            "--no-write-fetch-head",
+            self.name,
+            self.refspec,
+            quiet_auth=quiet_auth,
+            timeout=timeout,
+        )
         if proc.returncode != 0:
             if "couldn't find remote ref" in proc.stderr:
                 if self.git.ref_target(self.tracking_ref) is not None:

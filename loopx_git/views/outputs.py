@@ -18,7 +18,7 @@ from loopx_git.model.run import RunRecord
 from loopx_git.model.state import Conflict
 from loopx_git.model.todo import SuggestedTodo, TodoItem
 
-Sha = Annotated[str, Field(pattern=r"^[0-9a-f]{40}$")]
+Sha = Annotated[str, Field(pattern=r"^(?:[0-9a-f]{40}|[0-9a-f]{64})$")]  # SHA-1 or SHA-256 repositories
 
 
 class Output(BaseModel):

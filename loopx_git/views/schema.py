@@ -54,6 +54,11 @@ OUTPUTS: dict[str, Output] = {
     "loopx_ledger_action_v0": Output(_OUT, "LedgerAction", "ledger next (an entry was selected)"),
     "loopx_ledger_none_selected_v0": Output(_OUT, "NothingSelected", "ledger next (nothing runnable)"),
     "loopx_fire_record_v0": Output("loopx_git.model.fire", "FireSummary", "fire"),
+    "loopx_fire_result_v0": Output(
+        "loopx_git.model.fire",
+        "IterationResult",
+        "what fire's COMMAND prints on the last line of its stdout (an input)",
+    ),
     "loopx_conformance_report_v0": Output(_OUT, "ConformanceReport", "ledger conformance"),
     "loopx_schema_list_v0": Output(_OUT, "SchemaListing", "schema --list [...]"),
     "loopx_demo_v0": Output(_OUT, "DemoReport", "demo"),

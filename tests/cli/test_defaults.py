@@ -173,19 +173,53 @@ def test_reads_are_never_scoped_by_the_default_agent(cli, git_repo, monkeypatch)
     assert {a["agent_id"] for a in cli.json("status", "-a", "bob")["next_actions"]} == {"bob"}
 
 
-@pytest.mark.parametrize(
-    "where, origin",
-    [("env", "LOOPX_AGENT_ID"), ("config", "git config loopx.agent")],
-)
-def test_an_unregistered_default_agent_is_refused_like_an_unregistered_flag(cli, git_repo, monkeypatch, where, origin):
-    if where == "env":
-        monkeypatch.setenv("LOOPX_AGENT_ID", "ghost")
-    else:
-        git(git_repo, "config", "loopx.agent", "ghost")
+def test_an_unregistered_agent_in_the_environment_is_refused_like_an_unregistered_flag(cli, git_repo, monkeypatch):
+    monkeypatch.setenv("LOOPX_AGENT_ID", "ghost")
     cli("todo", "add", "--text", "x", "-t", "t1", "-a", "alice")
     for args in (["todo", "add", "--text", "y"], ["todo", "claim", "-t", "t1"], ["ledger", "next"]):
-        refused(cli, git_repo, args, "unknown-agent", f"(from {origin}) 'ghost'", "registered: alice, bob")
+        refused(cli, git_repo, args, "unknown-agent", "(from LOOPX_AGENT_ID) 'ghost'", "registered: alice, bob")
     refused(cli, git_repo, ["todo", "add", "--text", "y", "-a", "ghost"], "unknown-agent", "agent_id 'ghost'")
+
+
+def test_the_clone_default_agent_applies_only_on_goals_where_it_is_registered(two_goals, git_repo):
+    """`git config loopx.agent` says who this clone is; on a goal where that agent is not registered a
+    person acts (with a warning), so one clone's default never blocks work on another goal; a command
+    only an agent runs is refused there, saying where the agent came from."""
+    cli = two_goals
+    git(git_repo, "config", "loopx.agent", "alice")
+    done = cli("--format", "json", "todo", "add", "-g", "g2", "--text", "Write the docs", "-t", "d1")
+    assert done.code == 0, done.err
+    data = json.loads(done.out)
+    assert [w["code"] for w in data["warnings"]] == ["default-agent-elsewhere"]
+    assert last_event(cli, "g2")["agent_id"] is None
+    assert cli("todo", "add", "-g", GOAL, "--text", "x", "-t", "t1").code == 0
+    assert last_event(cli, GOAL)["agent_id"] == "alice"  # where alice is registered, alice acts
+    refused(
+        cli,
+        git_repo,
+        ["todo", "claim", "-g", "g2", "-t", "d1"],
+        "unknown-agent",
+        "(from git config loopx.agent) 'alice'",
+        "registered: carol",
+    )
+
+
+def test_connect_refuses_before_anything_is_written(git_repo, capsys):
+    """A refused connect -g leaves no branch, no config and no hooks: not for a goal missing from the
+    branch --state-branch names, nor for an objective the safety rules refuse."""
+    cli = Cli(git_repo, capsys)
+    home = "/" + "home/alice/notes"  # assembled: the repository's own check must not flag this file
+    result = cli("connect", "-g", "g", "--objective", f"see {home}")
+    assert result.code == 1 and result.err.startswith("error[unsafe]")
+    assert git(git_repo, "for-each-ref", "refs/heads/loopx").strip() == ""
+    assert "loopx." not in git(git_repo, "config", "--list")
+    assert cli("connect", "-g", GOAL, "--objective", "Ship the parser").code == 0
+    before = git(git_repo, "config", "--list")
+    result = cli("connect", "--state-branch", "other", "-g", "nope")
+    assert result.code == 1 and "goal 'nope' does not exist" in result.err
+    assert git(git_repo, "for-each-ref", "refs/heads/other").strip() == ""
+    assert git(git_repo, "config", "--list") == before
+    assert cli.json("status")["goal"]["goal_id"] == GOAL
 
 
 def test_claim_with_no_agent_at_all_is_refused(cli, git_repo):

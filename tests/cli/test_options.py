@@ -219,6 +219,22 @@ def test_a_number_out_of_range_or_of_the_wrong_type_is_exit_2(cli, git_repo, arg
     assert state_tip(git_repo) == tip
 
 
+@pytest.mark.parametrize(
+    "args, fragment",
+    [
+        (["rollback", "-g", GOAL, "--event", "evt_x", "--commit", "abc1234", "--reason", "r"], "exactly one of"),
+        (["rollback", "-g", GOAL, "--reason", "r"], "exactly one of"),
+        (["review-diff", "loopx/state"], "is not BASE..HEAD"),
+        (["review-diff", "loopx/state...loopx/state"], "give the two-dot form"),
+    ],
+)
+def test_a_malformed_combination_or_shape_is_exit_2(cli, git_repo, args, fragment):
+    tip = state_tip(git_repo)
+    result = cli(*args)
+    assert result.code == 2 and fragment in result.err and result.out == "", (result.code, result.err)
+    assert state_tip(git_repo) == tip
+
+
 def test_a_well_formed_value_the_state_refuses_is_still_exit_1(cli, git_repo):
     tip = state_tip(git_repo)
     result = cli("todo", "update", "-g", GOAL, "-t", "ghost", "--status", "blocked", "--reason", "r")

@@ -119,10 +119,14 @@ def test_a_clone_that_connected_on_its_own_reviews_what_a_sync_would_bring(clone
     """Its loopx/state shares no history with origin's until the first sync: the remote's copy is
     state all the same, and the first example of the help reviews it."""
     alice, _ = clones
-    carol = clone(tmp_path / "carol", git(alice, "remote", "get-url", "origin").strip(), connect=False)
+    url = git(alice, "remote", "get-url", "origin").strip()
+    carol = clone(tmp_path / "carol", url, connect=False)
     git(carol, "config", "user.name", "Carol")  # else her root commit could equal alice's, made in the same second
+    # offline when she connects (else connect fetches origin's branch and starts from it): a root of her own
+    git(carol, "remote", "set-url", "origin", str(tmp_path / "unreachable.git"))
     with loopx_git.open(carol) as repo:
         repo.connect()
+    git(carol, "remote", "set-url", "origin", url)
     git(carol, "fetch", "-q", "origin")
     unrelated = subprocess.run(["git", "-C", str(carol), "merge-base", "loopx/state", "origin/loopx/state"])
     assert unrelated.returncode == 1  # no common ancestor

@@ -188,22 +188,16 @@ def test_origin_is_preferred_when_several_remotes_have_a_copy(alice, remote, tmp
     assert Cli(erin, capsys).json("connect", "--no-hooks")["adopted_from"] == "origin/loopx/state"
 
 
-def test_a_single_branch_clone_says_the_remote_history_was_not_fetched(alice, remote, tmp_path, capsys):
+def test_a_single_branch_clone_fetches_the_remote_branch_and_adopts_it(alice, remote, tmp_path, capsys):
     frank = git_clone(remote, tmp_path / "frank", "--single-branch", "--branch", "main")
     assert not has_ref(frank, "refs/remotes/origin/loopx/state")
     cli = Cli(frank, capsys)
-    result = cli("--format", "json", "connect", "--no-hooks")
-    assert result.code == 0
-    data = json.loads(result.out)
-    assert data["created"] is True and data["adopted_from"] is None  # nothing fetched behind the user's back
-    assert not has_ref(frank, "refs/remotes/origin/loopx/state")
-    assert "warning: remote origin has a state branch" in result.err
-    assert "loopx connect --remote origin" in result.err and "loopx sync" in result.err
-
-    # what the notice says joins the two histories
-    assert cli.json("connect", "--no-hooks", "--remote", "origin")["refspec_added"] is True
-    assert cli.json("sync")["action"] == "merged"
-    assert {t.todo_id for t in loopx_git.open(frank).todos(GOAL)} == {"t1"}
+    data = cli.json("connect", "--no-hooks", "-g", GOAL)  # -g: the goal is only on the remote's copy so far
+    assert data["adopted_from"] == "origin/loopx/state"
+    assert git(frank, "rev-parse", "loopx/state") == git(remote, "rev-parse", "loopx/state")
+    assert cli("todo", "add", "--text", "Benchmark it").code == 0
+    assert cli.json("sync")["action"] == "ahead"
+    assert count(remote, "--max-parents=0") == 1 and count(remote, "--merges") == 0
 
 
 def test_a_custom_state_branch_is_adopted_by_its_own_name(tmp_path, remote, capsys):
@@ -216,12 +210,25 @@ def test_a_custom_state_branch_is_adopted_by_its_own_name(tmp_path, remote, caps
     assert not has_ref(clone, STATE)
 
 
-def test_a_remote_added_but_never_fetched_is_asked_not_fetched(alice, remote, tmp_path, capsys):
+def test_a_remote_added_but_never_fetched_is_fetched_and_adopted(alice, remote, tmp_path, capsys):
     gus = clone(tmp_path / "gus", str(remote), connect=False)  # `git init` + `git remote add`, no fetch
     result = Cli(gus, capsys)("connect", "--no-hooks")
+    assert result.code == 0 and "from origin/loopx/state" in result.out
+    assert git(gus, "for-each-ref", "--format=%(refname)", "refs/remotes/") == "refs/remotes/origin/loopx/state\n"
+
+
+def test_an_unreachable_remote_leaves_connect_working_offline(tmp_path, capsys):
+    path = project_offline(tmp_path / "offline")
+    result = Cli(path, capsys)("connect", "--no-hooks")
     assert result.code == 0 and f"created {STATE}" in result.out
-    assert "warning: remote origin has a state branch" in result.err
-    assert git(gus, "for-each-ref", "refs/remotes/") == ""  # asked with ls-remote, nothing fetched
+    assert count(path, "--max-parents=0") == 1
+
+
+def project_offline(path: Path) -> Path:
+    path.mkdir(parents=True)
+    git(path, "init", "-q", "-b", "main")
+    git(path, "remote", "add", "origin", str(path.parent / "no-such-remote.git"))
+    return path
 
 
 def test_connect_g_in_a_fresh_clone_adopts_and_makes_the_remote_goal_the_default(alice, remote, tmp_path, capsys):
@@ -234,3 +241,17 @@ def test_connect_g_in_a_fresh_clone_adopts_and_makes_the_remote_goal_the_default
     assert data["adopted_from"] == "origin/loopx/state"
     assert git(bob, "config", "loopx.goal").strip() == GOAL
     assert [t["todo_id"] for t in cli.json("todo", "list")] == ["t1"]
+
+
+def test_claim_sync_checks_the_default_agent_after_the_pull(alice, remote, tmp_path, capsys):
+    """The default agent of a clone that has not pulled its registration yet claims with --sync just as
+    the same id given with -a does: both are checked on the pulled state."""
+    bob = git_clone(remote, tmp_path / "bob")
+    cli = Cli(bob, capsys)
+    assert cli("connect", "--no-hooks").code == 0
+    first = Cli(alice, capsys)
+    assert first("agent", "register", "-g", GOAL, "-a", "carol").code == 0
+    assert first.json("sync")["pushed"]
+    git(bob, "config", "loopx.agent", "carol")
+    data = cli.json("todo", "claim", "-t", "t1", "--sync")
+    assert data["record"]["claimed_by"] == "carol"

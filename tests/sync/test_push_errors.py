@@ -16,7 +16,7 @@ from loopx_git.hooks import runner
 from loopx_git.sync import PushRefused
 from tests.conftest import Cli, git
 from tests.plumbing import plain_commit
-from tests.safety.corpus import SHAPES, _pem
+from tests.safety.corpus import B64, SHAPES, _cat, _pem, _r
 from tests.sync.helpers import GOAL, bare, clone
 
 STATE = "refs/heads/loopx/state"
@@ -171,3 +171,33 @@ def test_the_pre_push_hook_never_advises_rebasing_the_state_branch(tmp_path, rem
         out=out,
     )
     assert "git rebase -i" in out.getvalue()
+
+
+def long_key(rng: random.Random, lines: int) -> str:
+    """A PEM-shaped key of ``lines`` body lines, assembled at run time like the corpus's."""
+    body = "\n".join(_r(rng, 64, B64) for _ in range(lines))
+    return _cat("-----BEGIN ", "RSA PRIVATE KEY", "-----\n", body, "\n-----END ", "RSA PRIVATE KEY", "-----")
+
+
+def test_a_long_key_a_local_hook_prints_is_redacted_whole_not_cut_first(alice, remote, capsys):
+    key = long_key(random.Random(7), 30)  # more lines than are shown: the header must not be cut off first
+    (alice / ".git" / "hooks" / "key.txt").write_text(key + "\n")
+    script(alice / ".git" / "hooks" / "pre-push", 'cat "$(dirname "$0")/key.txt"\necho \'refused\' >&2\nexit 1\n')
+    local, published = tip(alice), tip(remote)
+    result = Cli(alice, capsys)("--format", "json", "sync")
+    assert result.code == 1 and "the local pre-push hook refused" in result.err
+    error = json.loads(result.out)["error"]
+    assert error["refused_by"] == "local-hook" and error["messages"][-1] == "refused"
+    assert "[REDACTED:private-key]" in result.err and "[REDACTED:private-key]" in result.out
+    for line in key.splitlines()[1:-1]:  # not one body line, nor a piece of one
+        for piece in (line[n : n + 16] for n in range(0, len(line) - 15, 8)):
+            assert piece not in result.err and piece not in result.out
+    assert tip(alice) == local and tip(remote) == published
+
+
+def test_a_hook_line_without_a_newline_is_shown_without_git_own_trailer(alice, remote, capsys):
+    script(alice / ".git" / "hooks" / "pre-push", "printf 'wait for the review' >&2\nexit 1\n")
+    result = Cli(alice, capsys)("--format", "json", "sync")
+    assert result.code == 1
+    assert json.loads(result.out)["error"]["messages"] == ["wait for the review"]
+    assert "  wait for the review\n" in result.err and "failed to push some refs" not in result.err

@@ -129,6 +129,8 @@ def test_a_secret_that_reached_a_branch_is_an_issue(repo, git_repo, tmp_path, ca
 
 
 def test_a_bad_range_is_a_clear_error(cli):
-    result = cli("review-diff", "loopx/state")
-    assert result.code == 1 and "BASE..HEAD" in result.err
+    result = cli("review-diff", "loopx/state")  # what the command line alone shows malformed: exit 2
+    assert result.code == 2 and "is not BASE..HEAD" in result.err
+    result = cli("review-diff", "loopx/state...loopx/state")  # git's three dots mean something else
+    assert result.code == 2 and "uses '...'; give the two-dot form" in result.err
     assert cli("review-diff", "nope..loopx/state").code == 1

@@ -99,8 +99,8 @@ def test_a_ref_that_names_no_commit_is_not_echoed(cli, git_repo):
         result = cli("review-diff", spec)
         assert result.code == 1 and "names no commit" in result.err and f"fp={fingerprint(T_REF)}" in result.err
         assert_no_token(result.err + result.out)
-    result = cli("review-diff", f"{T_REF}")  # not a range at all
-    assert result.code == 1 and "field 'range'" in result.err and "BASE..HEAD" in result.err
+    result = cli("review-diff", f"{T_REF}")  # not a range at all: a usage error
+    assert result.code == 2 and "Invalid value for 'BASE..HEAD'" in result.err
     assert_no_token(result.err + result.out)
     result = cli("review-diff", "loopx/state..loopx/state", "--policy-from", f"nope-{T_REF}")
     assert result.code == 1 and "field 'policy_from'" in result.err
