@@ -406,7 +406,6 @@ def _failed(
 # --- why a fire ended in error: what is recorded passed the safety redaction ------------------------
 
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)")  # colours, titles
-_CONTROL = {code: f"\\x{code:02x}" for code in [*range(0x00, 0x09), *range(0x0B, 0x20), 0x7F, *range(0x80, 0xA0)]}
 
 
 def _fits(policy: Policy, chars: int) -> int:
@@ -423,10 +422,11 @@ def _tail(stderr: str, policy: Policy) -> list[str]:
     """The last lines of ``stderr``, redacted and bounded. ``stderr`` holds whole lines only, and
     redaction runs over all of it before a line is cut or dropped: a secret is found whole (a key over
     several lines too), never half, so the start of a long line, once redacted, is safe to keep."""
+    from loopx_git.model.canonical import visible
     from loopx_git.safety.scan import redact
 
     text = redact(_ANSI.sub("", stderr), policy)[0]
-    lines = [line.translate(_CONTROL).rstrip() for line in text.splitlines()]
+    lines = [visible(line).rstrip() for line in text.splitlines()]
     lines = [_cut(line, _fits(policy, LINE_CHARS)) for line in lines if line.strip()][-STDERR_TAIL_LINES:]
     kept: list[str] = []
     size = 0

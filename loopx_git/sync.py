@@ -268,14 +268,14 @@ class PushRefused(ConflictError):
 
 
 MAX_LINE = 300
-_CONTROL = {c: f"\\x{c:02x}" for c in [*range(0x00, 0x09), *range(0x0A, 0x20), 0x7F, *range(0x80, 0xA0)]}
 _APPEND_ONLY = "the state branch is append-only: never rewrite or force-push it"
 
 
 def _shown(repo: StateRepo, text: str) -> str:
+    from loopx_git.model.canonical import visible
     from loopx_git.safety.mask import masked
 
-    return masked(text, repo.policy).translate(_CONTROL) if text else text
+    return visible(masked(text, repo.policy)).replace("\n", "\\x0a") if text else text
 
 
 def refusal(repo: StateRepo, remote: str, branch: str, result: PushResult) -> PushRefused:
@@ -283,10 +283,11 @@ def refusal(repo: StateRepo, remote: str, branch: str, result: PushResult) -> Pu
     before the last lines are picked and cut, so a key that spans lines or a cut through a token
     cannot slip out; control characters escaped, so a server cannot drive the terminal) and what
     to do."""
+    from loopx_git.model.canonical import visible
     from loopx_git.safety.mask import masked
 
     said = masked("\n".join(result.messages), repo.policy) if result.messages else ""
-    lines = [line.translate(_CONTROL) for line in said.splitlines() if line.strip()][-MAX_MESSAGES:]
+    lines = [visible(line) for line in said.splitlines() if line.strip()][-MAX_MESSAGES:]
     lines = [line if len(line) <= MAX_LINE else line[:MAX_LINE] + "..." for line in lines]
     if result.refused_by == "local-hook":
         message = f"the local pre-push hook refused the push of {branch} to {remote}; nothing was sent"

@@ -59,13 +59,12 @@ def console(stderr: bool = False, width: int | None = None):
     return Console(stderr=stderr, highlight=False, soft_wrap=True, width=width)
 
 
-_CONTROL = {code: f"\\x{code:02x}" for code in [*range(0x00, 0x09), *range(0x0B, 0x20), 0x7F, *range(0x80, 0xA0)]}
-
-
 def visible(text: str) -> str:
     """``text`` with control characters shown as ``\\xNN``: a value from the branch (a todo text,
     a path in a hostile tree) cannot move the cursor or colour the terminal."""
-    return text.translate(_CONTROL)
+    from loopx_git.model.canonical import visible as escaped
+
+    return escaped(text)
 
 
 ID_COLUMNS = frozenset(

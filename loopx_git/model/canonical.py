@@ -24,6 +24,15 @@ def fingerprint(data: Any) -> str:
     return hashlib.sha256(compact_json(data)).hexdigest()
 
 
+_CONTROL = {code: f"\\x{code:02x}" for code in [*range(0x00, 0x09), *range(0x0B, 0x20), 0x7F, *range(0x80, 0xA0)]}
+
+
+def visible(text: str) -> str:
+    """``text`` with control characters (tab and newline kept) shown as ``\\xNN``: text from the
+    branch, a hook, a server or a child process cannot move the cursor or colour the terminal."""
+    return text.translate(_CONTROL)
+
+
 def printable(text: str) -> str:
     """``text`` with undecodable bytes shown as ``\\udcff`` escapes: safe to put in a message."""
     return text.encode("utf-8", "backslashreplace").decode("utf-8")
