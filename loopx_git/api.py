@@ -3,6 +3,7 @@ operations (writes) and the views (reads) together; it holds no rules of its own
 
 from __future__ import annotations
 
+import importlib
 import pickle
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -10,26 +11,35 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from loopx_git import defaults
-from loopx_git.domain import event as event_ops
-from loopx_git.domain import goal as goal_ops
-from loopx_git.domain import run as run_ops
-from loopx_git.domain import todo as todo_ops
-from loopx_git.domain.guard import guard
-from loopx_git.domain.write import Write
 from loopx_git.errors import LoopxError, Notice, ValidationError
 from loopx_git.integrity import Integrity
-from loopx_git.model.ids import utc_now
-from loopx_git.model.state import State, fold, require_goal
-from loopx_git.store import hygiene, layout, transaction
-from loopx_git.store.documents import render_touched, root_document, touched
-from loopx_git.store.git import GitRepo, RefMoved
+from loopx_git.model.state import State, require_goal
+from loopx_git.store import hygiene, layout
+from loopx_git.store.git import GitRepo
 from loopx_git.store.reader import StateReader
-from loopx_git.store.records import encode
-from loopx_git.store.yaml_doc import render
 from loopx_git.views.folded import state_reader
 
 if TYPE_CHECKING:
+    from loopx_git.domain.write import Write
     from loopx_git.safety.policy import Policy
+
+
+class _OnFirstUse:
+    """A module imported when first used: a read (``status``, a listing) never loads the write path
+    (the domain operations, the safety gate, document rendering), which costs most of a command's
+    start-up."""
+
+    def __init__(self, name: str) -> None:
+        self._name = name
+
+    def __getattr__(self, attribute: str) -> Any:
+        return getattr(importlib.import_module(self._name), attribute)
+
+
+event_ops = _OnFirstUse("loopx_git.domain.event")
+goal_ops = _OnFirstUse("loopx_git.domain.goal")
+run_ops = _OnFirstUse("loopx_git.domain.run")
+todo_ops = _OnFirstUse("loopx_git.domain.todo")
 
 CONFIG_KEY = "loopx.stateRef"
 
@@ -157,6 +167,10 @@ class StateRepo:
         remote's branch (``--single-branch``, a remote added and not fetched) fetches that one branch
         first. ``record`` is then the ``sync.Adopted`` copy; None for a new root or an existing branch."""
         from loopx_git import sync
+        from loopx_git.domain.write import Write
+        from loopx_git.store import transaction
+        from loopx_git.store.documents import root_document
+        from loopx_git.store.yaml_doc import render
 
         if state_branch:
             self.ref = layout.state_ref(state_branch)
@@ -292,6 +306,13 @@ class StateRepo:
     def apply(self, build: Callable[[State], Write]) -> WriteResult:
         """Run one domain operation as one commit: read the tip, validate against its state,
         commit with compare-and-swap; on a lost race, all of it again on the new tip."""
+        from loopx_git.domain.guard import guard
+        from loopx_git.model.state import fold
+        from loopx_git.store import transaction
+        from loopx_git.store.documents import render_touched, touched
+        from loopx_git.store.git import RefMoved
+        from loopx_git.store.records import encode
+
         self.require_writable()
 
         def attempt() -> WriteResult:
@@ -325,6 +346,8 @@ class StateRepo:
         return transaction.retrying(self.locked(attempt))
 
     def _now(self, now: str | None) -> str:
+        from loopx_git.model.ids import utc_now
+
         return now or utc_now()
 
     def goal_create(
@@ -434,6 +457,8 @@ class StateRepo:
 
     def preview(self, build: Callable[[State], Write]) -> WriteResult:
         """What ``apply(build)`` would write, checked the same way, without writing it."""
+        from loopx_git.domain.guard import guard
+
         write = build(self.state())
         guarded = guard(write, self.policy, redact=self.redact)
         return WriteResult(None, guarded.write, tuple(guarded.redactions), tuple(guarded.warnings))

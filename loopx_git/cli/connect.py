@@ -2,22 +2,21 @@
 
 from __future__ import annotations
 
-import typer
-
 from loopx_git.cli import context, render
+from loopx_git.cli.params import Context, Group, Option
 
 
-def register(root: typer.Typer) -> None:
+def register(root: Group) -> None:
     @root.command("connect")
     def connect(
-        ctx: typer.Context,
-        state_branch: str | None = typer.Option(
+        ctx: Context,
+        state_branch: str | None = Option(
             None, "--state-branch", help="Branch to keep state on (default loopx/state)."
         ),
         goal_id: str | None = context.DEFAULT_GOAL,
-        objective: str | None = typer.Option(None, "--objective", help="Create the -g goal with this objective."),
-        hooks: bool = typer.Option(True, "--hooks/--no-hooks", help="Install the pre-commit and pre-push shims."),
-        ignore: bool = typer.Option(True, "--ignore/--no-ignore", help="Keep the local-state block in .gitignore."),
+        objective: str | None = Option(None, "--objective", help="Create the -g goal with this objective."),
+        hooks: bool = Option(True, "--hooks/--no-hooks", help="Install the pre-commit and pre-push shims."),
+        ignore: bool = Option(True, "--ignore/--no-ignore", help="Keep the local-state block in .gitignore."),
         remote: str | None = context.TRACK_REMOTE,
         redact: bool = context.REDACT,
     ) -> None:
@@ -106,7 +105,7 @@ def register(root: typer.Typer) -> None:
             render.note(f"default goal of this clone: {goal_id} (git config loopx.goal)")
 
     @root.command("disconnect")
-    def disconnect(ctx: typer.Context) -> None:
+    def disconnect(ctx: Context) -> None:
         """Remove loopx's sections from the pre-commit and pre-push hooks; your own hooks stay as they were.
 
         The state branch and the .gitignore block stay too (local state should stay out of commits).

@@ -6,9 +6,9 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-import typer
+from loopx_git.cli.params import Context, Option
 
 if TYPE_CHECKING:
     from loopx_git.api import StateRepo
@@ -74,63 +74,61 @@ class Ctx:
             sys.stderr.write(f"warning: {self.notices.pop(0).describe()}\n")
 
 
-REDACT = typer.Option(
-    False, "--redact", help="Write secrets and private paths as [REDACTED:<rule>] instead of refusing."
-)
+REDACT = Option(False, "--redact", help="Write secrets and private paths as [REDACTED:<rule>] instead of refusing.")
 """Every writing command takes it: refusing is the default, redacting is asked for."""
 
 # The options many commands share, declared once so each long option has the same short one everywhere
 # (docs/cli.md has the table; tests/cli/test_options.py checks every command against it).
-GOAL_ID = typer.Option(
+GOAL_ID = Option(
     None, "--goal-id", "-g", help="Goal id (default: LOOPX_GOAL_ID, git config loopx.goal, or the only goal)."
 )
-NEW_GOAL_ID = typer.Option(..., "--goal-id", "-g", help="Goal id.")
+NEW_GOAL_ID = Option(..., "--goal-id", "-g", help="Goal id.")
 """Where the goal is created, so never a default: ``goal create``."""
-DEFAULT_GOAL = typer.Option(
+DEFAULT_GOAL = Option(
     None,
     "--goal-id",
     "-g",
     help="Make this goal the clone's default (git config loopx.goal); with --objective, create it first.",
 )
 """``connect``: the goal it sets as the default, so never a default itself."""
-AGENT_ID = typer.Option(
+AGENT_ID = Option(
     None,
     "--agent-id",
     "-a",
     help="The agent acting (default: LOOPX_AGENT_ID or git config loopx.agent; none: a person acts).",
 )
 """The actor of a write: takes the agent default."""
-CLAIMANT = typer.Option(
+CLAIMANT = Option(
     None,
     "--agent-id",
     "-a",
     help="The registered agent acting; required (default: LOOPX_AGENT_ID or git config loopx.agent).",
 )
 """The agent of a command that only an agent runs (``todo claim``)."""
-AGENT_FILTER = typer.Option(None, "--agent-id", "-a", help="Only this agent (a read is never scoped by default).")
+AGENT_FILTER = Option(None, "--agent-id", "-a", help="Only this agent (a read is never scoped by default).")
 """A read's filter: never takes the agent default, so a person reading the whole card gets all of it."""
-CREATOR = typer.Option(None, "--agent-id", "-a", help="Who is acting (default: a person; a new goal has no agents).")
-NAMED_AGENT = typer.Option(..., "--agent-id", "-a", help="Agent id.")
-TODO_ID = typer.Option(..., "--todo-id", "-t", help="Todo id.")
-NEW_TODO_ID = typer.Option(None, "--todo-id", "-t", help="Choose the id (default: generated).")
-TODO_REF = typer.Option(None, "--todo-id", "-t", help="The todo it concerns.")
-TODO_FILTER = typer.Option(None, "--todo-id", "-t", help="Only this todo.")
-REMOTE = typer.Option("origin", "--remote", "-r", help="The git remote.")
-TRACK_REMOTE = typer.Option(None, "--remote", "-r", help="Also make `git fetch REMOTE` bring the state branch.")
-LIMIT = typer.Option(None, "--limit", "-n", min=1, max=1_000_000, help="Only the newest N.")
+CREATOR = Option(None, "--agent-id", "-a", help="Who is acting (default: a person; a new goal has no agents).")
+NAMED_AGENT = Option(..., "--agent-id", "-a", help="Agent id.")
+TODO_ID = Option(..., "--todo-id", "-t", help="Todo id.")
+NEW_TODO_ID = Option(None, "--todo-id", "-t", help="Choose the id (default: generated).")
+TODO_REF = Option(None, "--todo-id", "-t", help="The todo it concerns.")
+TODO_FILTER = Option(None, "--todo-id", "-t", help="Only this todo.")
+REMOTE = Option("origin", "--remote", "-r", help="The git remote.")
+TRACK_REMOTE = Option(None, "--remote", "-r", help="Also make `git fetch REMOTE` bring the state branch.")
+LIMIT = Option(None, "--limit", "-n", min=1, max=1_000_000, help="Only the newest N.")
 
 
-def _format_given(ctx: typer.Context, value: OutputFormat | None) -> None:
+def _format_given(ctx: Any, value: OutputFormat | None) -> None:
     if value is not None:
         _set_format(ctx, value)
 
 
-def _json_given(ctx: typer.Context, value: bool) -> None:
+def _json_given(ctx: Any, value: bool) -> None:
     if value:
         _set_format(ctx, OutputFormat.json)
 
 
-def _set_format(ctx: typer.Context, value: OutputFormat) -> None:
+def _set_format(ctx: Any, value: OutputFormat) -> None:
     from dataclasses import replace
 
     root = ctx.find_root()
@@ -141,7 +139,10 @@ def _set_format(ctx: typer.Context, value: OutputFormat) -> None:
 def output_options() -> list:
     """``--format/-f`` and ``--json`` as click parameters, which main.py attaches to every command: the
     format may follow the command (``loopx status -g G --format json``, as gh and the seeds write it),
-    and there it wins over one given before the command. Built through typer, like every other option."""
+    and there it wins over one given before the command. Built through typer, like every other option
+    (``cli/fast.py`` reads the same two options itself)."""
+    import typer
+
     holder = typer.Typer(add_completion=False)
 
     @holder.command()
@@ -163,7 +164,7 @@ def output_options() -> list:
     return list(typer.main.get_command(holder).params)
 
 
-def get(ctx: typer.Context) -> Ctx:
+def get(ctx: Context) -> Ctx:
     root = ctx.find_root()
     return root.obj if isinstance(root.obj, Ctx) else Ctx()
 

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import typer
-
 from loopx_git.cli import context, render
 from loopx_git.cli.choices import AppendableKind, EventKind
 from loopx_git.cli.context import AGENT_FILTER, AGENT_ID, GOAL_ID, LIMIT, TODO_FILTER, TODO_REF
+from loopx_git.cli.params import Context, Group, Option
 
-app = typer.Typer(help="Append facts to the rollout event log.", no_args_is_help=True)
+app = Group(help="Append facts to the rollout event log.", no_args_is_help=True)
 
 
 def _details(pairs: list[str]) -> dict:
@@ -19,26 +18,26 @@ def _details(pairs: list[str]) -> dict:
 
 @app.command("append")
 def append(
-    ctx: typer.Context,
+    ctx: Context,
     goal_id: str | None = GOAL_ID,
-    kind: AppendableKind = typer.Option(..., "--kind", help="The kind of fact."),
+    kind: AppendableKind = Option(..., "--kind", help="The kind of fact."),
     agent_id: str | None = AGENT_ID,
     todo_id: str | None = TODO_REF,
-    run_id: str | None = typer.Option(None, "--run-id"),
-    case_id: str | None = typer.Option(None, "--case-id"),
-    lane_id: str | None = typer.Option(None, "--lane-id"),
-    summary: str | None = typer.Option(None, "--summary"),
-    pr_ref: str | None = typer.Option(None, "--pr-ref", help="#N, owner/repo#N or a GitHub PR URL."),
-    commit_ref: str | None = typer.Option(None, "--commit-ref"),
-    revert_of: str | None = typer.Option(None, "--revert-of"),
-    to_agent_id: str | None = typer.Option(None, "--to-agent-id", help="Handoff target."),
-    caused_by: str | None = typer.Option(None, "--caused-by", help="Event id that caused this one."),
-    source_event_id: str | None = typer.Option(None, "--source-event-id"),
-    gate_id: str | None = typer.Option(None, "--gate-id"),
-    decision_id: str | None = typer.Option(None, "--decision-id"),
-    label: list[str] = typer.Option([], "--label"),
-    artifact_ref: list[str] = typer.Option([], "--artifact-ref"),
-    detail: list[str] = typer.Option([], "--detail", help="KEY=VALUE scalar detail (repeatable)."),
+    run_id: str | None = Option(None, "--run-id"),
+    case_id: str | None = Option(None, "--case-id"),
+    lane_id: str | None = Option(None, "--lane-id"),
+    summary: str | None = Option(None, "--summary"),
+    pr_ref: str | None = Option(None, "--pr-ref", help="#N, owner/repo#N or a GitHub PR URL."),
+    commit_ref: str | None = Option(None, "--commit-ref"),
+    revert_of: str | None = Option(None, "--revert-of"),
+    to_agent_id: str | None = Option(None, "--to-agent-id", help="Handoff target."),
+    caused_by: str | None = Option(None, "--caused-by", help="Event id that caused this one."),
+    source_event_id: str | None = Option(None, "--source-event-id"),
+    gate_id: str | None = Option(None, "--gate-id"),
+    decision_id: str | None = Option(None, "--decision-id"),
+    label: list[str] = Option([], "--label"),
+    artifact_ref: list[str] = Option([], "--artifact-ref"),
+    detail: list[str] = Option([], "--detail", help="KEY=VALUE scalar detail (repeatable)."),
     redact: bool = context.REDACT,
 ) -> None:
     """Append one event (a PR merge wakes the todos waiting for it).
@@ -99,17 +98,17 @@ def event_rows(events) -> None:
     )
 
 
-def register(root: typer.Typer) -> None:
+def register(root: Group) -> None:
     @root.command("events")
     def events(
-        ctx: typer.Context,
+        ctx: Context,
         goal_id: str | None = GOAL_ID,
         agent_id: str | None = AGENT_FILTER,
         todo_id: str | None = TODO_FILTER,
-        run_id: str | None = typer.Option(None, "--run-id", help="Only this run."),
-        case_id: str | None = typer.Option(None, "--case-id", help="Only this case."),
-        kind: EventKind | None = typer.Option(None, "--kind", help="Only this kind."),
-        since: str | None = typer.Option(None, "--since", help="2026-01-31 or 2026-01-31T12:00:00Z (UTC)."),
+        run_id: str | None = Option(None, "--run-id", help="Only this run."),
+        case_id: str | None = Option(None, "--case-id", help="Only this case."),
+        kind: EventKind | None = Option(None, "--kind", help="Only this kind."),
+        since: str | None = Option(None, "--since", help="2026-01-31 or 2026-01-31T12:00:00Z (UTC)."),
         limit: int | None = LIMIT,
     ) -> None:
         """List rollout events in fold order (Lamport clock, time, id).

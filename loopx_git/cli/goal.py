@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import typer
-
 from loopx_git.cli import context, render
 from loopx_git.cli.choices import AgentRole, GoalStatus
 from loopx_git.cli.context import AGENT_ID, CREATOR, GOAL_ID, NAMED_AGENT, NEW_GOAL_ID
+from loopx_git.cli.params import Context, Group, Option
 
-goal_app = typer.Typer(help="Create, show and change goals.", no_args_is_help=True)
-agent_app = typer.Typer(help="Register the agents that work on a goal.", no_args_is_help=True)
+goal_app = Group(help="Create, show and change goals.", no_args_is_help=True)
+agent_app = Group(help="Register the agents that work on a goal.", no_args_is_help=True)
 
 
 def _show_goal(goal) -> None:
@@ -28,11 +27,11 @@ def _show_goal(goal) -> None:
 
 @goal_app.command("create")
 def create(
-    ctx: typer.Context,
+    ctx: Context,
     goal_id: str = NEW_GOAL_ID,
-    objective: str = typer.Option(..., help="What the goal achieves."),
-    acceptance: list[str] = typer.Option([], "--acceptance", help="An acceptance criterion (repeatable)."),
-    non_goal: list[str] = typer.Option([], "--non-goal", help="Something out of scope (repeatable)."),
+    objective: str = Option(..., help="What the goal achieves."),
+    acceptance: list[str] = Option([], "--acceptance", help="An acceptance criterion (repeatable)."),
+    non_goal: list[str] = Option([], "--non-goal", help="Something out of scope (repeatable)."),
     agent_id: str | None = CREATOR,
     redact: bool = context.REDACT,
 ) -> None:
@@ -50,12 +49,12 @@ def create(
 
 @goal_app.command("update")
 def update(
-    ctx: typer.Context,
+    ctx: Context,
     goal_id: str | None = GOAL_ID,
-    objective: str | None = typer.Option(None, help="New objective."),
-    add_acceptance: list[str] = typer.Option([], "--add-acceptance", help="Add an acceptance criterion."),
-    add_non_goal: list[str] = typer.Option([], "--add-non-goal", help="Add a non-goal."),
-    status: GoalStatus | None = typer.Option(None, "--status", help="The new status."),
+    objective: str | None = Option(None, help="New objective."),
+    add_acceptance: list[str] = Option([], "--add-acceptance", help="Add an acceptance criterion."),
+    add_non_goal: list[str] = Option([], "--add-non-goal", help="Add a non-goal."),
+    status: GoalStatus | None = Option(None, "--status", help="The new status."),
     agent_id: str | None = AGENT_ID,
     redact: bool = context.REDACT,
 ) -> None:
@@ -79,7 +78,7 @@ def update(
 
 
 @goal_app.command("show")
-def show(ctx: typer.Context, goal_id: str | None = GOAL_ID) -> None:
+def show(ctx: Context, goal_id: str | None = GOAL_ID) -> None:
     """Show a goal. Example: loopx goal show -g parser"""
     c = context.get(ctx)
     with c.session() as repo:
@@ -88,7 +87,7 @@ def show(ctx: typer.Context, goal_id: str | None = GOAL_ID) -> None:
 
 
 @goal_app.command("list")
-def list_goals(ctx: typer.Context) -> None:
+def list_goals(ctx: Context) -> None:
     """List the goals on the state branch."""
     c = context.get(ctx)
     with c.session() as repo:
@@ -102,12 +101,12 @@ def list_goals(ctx: typer.Context) -> None:
 
 @agent_app.command("register")
 def register(
-    ctx: typer.Context,
+    ctx: Context,
     goal_id: str | None = GOAL_ID,
     agent_id: str = NAMED_AGENT,
-    lane: str | None = typer.Option(None, "--lane", help="The lane the agent works in."),
-    role: AgentRole = typer.Option("worker", "--role", help="What the agent does."),
-    default: bool = typer.Option(
+    lane: str | None = Option(None, "--lane", help="The lane the agent works in."),
+    role: AgentRole = Option("worker", "--role", help="What the agent does."),
+    default: bool = Option(
         False, "--default", help="Also make it this clone's default agent (git config loopx.agent)."
     ),
     redact: bool = context.REDACT,
@@ -138,7 +137,7 @@ def register(
 
 
 @agent_app.command("list")
-def list_agents(ctx: typer.Context, goal_id: str | None = GOAL_ID) -> None:
+def list_agents(ctx: Context, goal_id: str | None = GOAL_ID) -> None:
     """List a goal's registered agents."""
     c = context.get(ctx)
     with c.session() as repo:

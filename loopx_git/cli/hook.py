@@ -2,19 +2,18 @@
 
 from __future__ import annotations
 
-import typer
-
 from loopx_git.cli import context, render
+from loopx_git.cli.params import Argument, BadParameter, Context, Exit, Group, Option
 
-app = typer.Typer(help="Git hook entry points (the shims `loopx connect` installs call these).", no_args_is_help=True)
+app = Group(help="Git hook entry points (the shims `loopx connect` installs call these).", no_args_is_help=True)
 
 
 @app.command("run", context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
 def run(
-    ctx: typer.Context,
-    name: str = typer.Argument(..., help="pre-commit | pre-push | boundary | public-safety | prepush"),
-    args: list[str] = typer.Argument(None, help="What git or pre-commit passes: remote and URL, or file names."),
-    strict: bool = typer.Option(False, "--strict", help="Warnings fail the hook too."),
+    ctx: Context,
+    name: str = Argument(..., help="pre-commit | pre-push | boundary | public-safety | prepush"),
+    args: list[str] = Argument(None, help="What git or pre-commit passes: remote and URL, or file names."),
+    strict: bool = Option(False, "--strict", help="Warnings fail the hook too."),
 ) -> None:
     """Run one hook now. Findings print as `path:line:col: rule-id (severity) fp=<16hex>`, never the value.
 
@@ -28,16 +27,16 @@ def run(
     from loopx_git.hooks.runner import run as run_hook
 
     if name not in HOOKS:
-        raise typer.BadParameter(f"{name!r} is not one of {', '.join(HOOKS)}", param_hint="NAME")
-    raise typer.Exit(run_hook(name, list(args or []), repo=context.get(ctx).repo, strict=strict))
+        raise BadParameter(f"{name!r} is not one of {', '.join(HOOKS)}", param_hint="NAME")
+    raise Exit(run_hook(name, list(args or []), repo=context.get(ctx).repo, strict=strict))
 
 
-def register(root: typer.Typer) -> None:
+def register(root: Group) -> None:
     @root.command("check")
     def check(
-        ctx: typer.Context,
-        strict: bool = typer.Option(False, "--strict", help="Warnings fail the check too."),
-        rules: bool = typer.Option(False, "--rules", help="List the rules (ids, severity, what they find) and exit."),
+        ctx: Context,
+        strict: bool = Option(False, "--strict", help="Warnings fail the check too."),
+        rules: bool = Option(False, "--rules", help="List the rules (ids, severity, what they find) and exit."),
     ) -> None:
         """Scan the tracked tree for secrets and local state (exit 1 on a blocking finding).
 
@@ -63,7 +62,7 @@ def register(root: typer.Typer) -> None:
         else:
             render.emit(c, report.to_json(strict), lambda d: None)
         if report.failed(strict):
-            raise typer.Exit(1)
+            raise Exit(1)
 
 
 def _list_rules(c) -> None:

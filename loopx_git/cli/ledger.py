@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import typer
-
 from loopx_git.cli import context, render
 from loopx_git.cli.choices import ApproverCeiling, LedgerNext, LedgerWriteBack, Verdict
 from loopx_git.cli.context import AGENT_ID, GOAL_ID
+from loopx_git.cli.params import Argument, BadParameter, Context, Exit, Group, Option
 
-app = typer.Typer(
+app = Group(
     help="The loop ledger: durable memory of fresh-context iterations (one action each, evidence first).",
     no_args_is_help=True,
 )
@@ -32,14 +31,14 @@ def _show(entry) -> None:
 
 @app.command("add")
 def add(
-    ctx: typer.Context,
+    ctx: Context,
     goal_id: str | None = GOAL_ID,
-    belief: str | None = typer.Option(
+    belief: str | None = Option(
         None, "--belief", help="Required: what is believed and must be verified (the entry's claim)."
     ),
-    claim: str | None = typer.Option(None, "--claim", hidden=True, help="The old name of --belief."),
-    action: str = typer.Option(..., "--action", help="The one action an iteration takes for it."),
-    entry_id: str | None = typer.Option(None, "--entry-id", help="Choose the id (default: generated)."),
+    claim: str | None = Option(None, "--claim", hidden=True, help="The old name of --belief."),
+    action: str = Option(..., "--action", help="The one action an iteration takes for it."),
+    entry_id: str | None = Option(None, "--entry-id", help="Choose the id (default: generated)."),
     agent_id: str | None = AGENT_ID,
     redact: bool = context.REDACT,
 ) -> None:
@@ -50,10 +49,10 @@ def add(
     # --belief, not --claim: a ledger claim is a belief to verify, nothing like `todo claim`; the old
     # name still works, hidden, so scripts written against it do not break
     if belief is not None and claim is not None and belief != claim:
-        raise typer.BadParameter("give --belief once (--claim is its old name)", param_hint="'--belief'")
+        raise BadParameter("give --belief once (--claim is its old name)", param_hint="'--belief'")
     belief = belief if belief is not None else claim
     if belief is None:
-        raise typer.BadParameter("missing: what is believed and must be verified", param_hint="'--belief'")
+        raise BadParameter("missing: what is believed and must be verified", param_hint="'--belief'")
     c = context.get(ctx)
     with c.session(redact=redact) as repo:
         goal_id = c.goal(repo, goal_id)
@@ -63,7 +62,7 @@ def add(
 
 
 @app.command("list")
-def list_entries(ctx: typer.Context, goal_id: str | None = GOAL_ID) -> None:
+def list_entries(ctx: Context, goal_id: str | None = GOAL_ID) -> None:
     """Ledger entries, oldest first. Example: loopx ledger list -g parser"""
     c = context.get(ctx)
     with c.session() as repo:
@@ -73,7 +72,7 @@ def list_entries(ctx: typer.Context, goal_id: str | None = GOAL_ID) -> None:
 
 @app.command("show")
 def show(
-    ctx: typer.Context, goal_id: str | None = GOAL_ID, entry_id: str = typer.Option(..., "--entry-id", help="Entry id.")
+    ctx: Context, goal_id: str | None = GOAL_ID, entry_id: str = Option(..., "--entry-id", help="Entry id.")
 ) -> None:
     """One ledger entry. Example: loopx ledger show -g parser --entry-id fix-ci"""
     c = context.get(ctx)
@@ -84,7 +83,7 @@ def show(
 
 @app.command("next")
 def next_(
-    ctx: typer.Context,
+    ctx: Context,
     goal_id: str | None = GOAL_ID,
     agent_id: str | None = AGENT_ID,
     redact: bool = context.REDACT,
@@ -115,19 +114,19 @@ def next_(
 
 @app.command("record")
 def record(
-    ctx: typer.Context,
+    ctx: Context,
     goal_id: str | None = GOAL_ID,
-    entry_id: str = typer.Option(..., "--entry-id", help="Entry id."),
-    status: LedgerWriteBack = typer.Option(..., "--status", help="Where the entry stands after this iteration."),
-    verdict: Verdict = typer.Option(..., "--verdict", help="What the evidence says about the belief."),
-    next_: LedgerNext = typer.Option(..., "--next", help="What the loop does next."),
-    evidence: list[str] = typer.Option(
+    entry_id: str = Option(..., "--entry-id", help="Entry id."),
+    status: LedgerWriteBack = Option(..., "--status", help="Where the entry stands after this iteration."),
+    verdict: Verdict = Option(..., "--verdict", help="What the evidence says about the belief."),
+    next_: LedgerNext = Option(..., "--next", help="What the loop does next."),
+    evidence: list[str] = Option(
         [],
         "--evidence",
         help="KIND:REF, repeatable; KIND is test_path, diff_ref, "
         "command_output (sha256:<hex>), url, artifact_id or receipt_hash.",
     ),
-    question: str | None = typer.Option(None, "--question", help="With --next ask_user: what the person must answer."),
+    question: str | None = Option(None, "--question", help="With --next ask_user: what the person must answer."),
     agent_id: str | None = AGENT_ID,
     redact: bool = context.REDACT,
 ) -> None:
@@ -155,24 +154,22 @@ def record(
     render.write_result(c, result, lambda r: render.line(f"recorded {r.write.summary}"))
 
 
-def register_fire(root: typer.Typer) -> None:
+def register_fire(root: Group) -> None:
     # options end at COMMAND's first word, `--` or not: what follows is COMMAND's own (its --json, -f, -v)
     @root.command("fire", context_settings={"allow_extra_args": True, "allow_interspersed_args": False})
     def fire_cmd(
-        ctx: typer.Context,
+        ctx: Context,
         goal_id: str | None = GOAL_ID,
-        max_iterations: int | None = typer.Option(
-            None, "--max-iterations", help="Required: at most this many iterations."
-        ),
-        timeout: float | None = typer.Option(None, "--timeout", help="Required: seconds for the whole fire."),
-        iteration_timeout: float | None = typer.Option(
+        max_iterations: int | None = Option(None, "--max-iterations", help="Required: at most this many iterations."),
+        timeout: float | None = Option(None, "--timeout", help="Required: seconds for the whole fire."),
+        iteration_timeout: float | None = Option(
             None, "--iteration-timeout", help="Seconds for one run of COMMAND (default: --timeout)."
         ),
-        approver_ceiling: ApproverCeiling | None = typer.Option(
+        approver_ceiling: ApproverCeiling | None = Option(
             None, "--approver-ceiling", help="Required: the most the iterations may approve."
         ),
         agent_id: str | None = AGENT_ID,
-        command: list[str] = typer.Argument(None, metavar="-- COMMAND [ARGS]...", help="Run once per iteration."),
+        command: list[str] = Argument(None, metavar="-- COMMAND [ARGS]...", help="Run once per iteration."),
     ) -> None:
         """One bounded headless run of the loop, for a scheduler: each iteration selects one ledger entry, runs
         COMMAND with its action contract (JSON) on stdin and LOOPX_LEDGER_ENTRY set, and writes COMMAND's JSON answer
@@ -191,7 +188,8 @@ def register_fire(root: typer.Typer) -> None:
         with c.session() as repo:
             goal_id = c.goal(repo, goal_id)
             agent_id = c.actor(repo, goal_id, agent_id)
-            summary = fire(repo, goal_id, list(command or []) + list(ctx.args), bounds, agent_id=agent_id)
+            extra = ctx.args  # type: ignore[attr-defined]  # typer's context: fire takes extra arguments, so typer parses it
+            summary = fire(repo, goal_id, list(command or []) + list(extra), bounds, agent_id=agent_id)
 
         def text(s) -> None:
             render.line(
@@ -218,13 +216,13 @@ def register_fire(root: typer.Typer) -> None:
                         render.line(f"      {tail_line}")
 
         render.emit(c, summary, text)
-        raise typer.Exit(exit_code(summary))
+        raise Exit(exit_code(summary))
 
 
 @app.command("conformance")
 def conformance(
-    ctx: typer.Context,
-    file: str = typer.Argument(
+    ctx: Context,
+    file: str = Argument(
         ..., metavar="FILE.json", help="The seed's contract document, one case, or a `loopx fire` record (JSON)."
     ),
 ) -> None:
@@ -256,4 +254,4 @@ def conformance(
 
     render.emit(c, report, text)
     if not report["ok"]:
-        raise typer.Exit(1)
+        raise Exit(1)

@@ -1,22 +1,23 @@
-"""Assembles the ``loopx`` app: one sub-app per command group, one callback for the global
-options, and the one error boundary that maps exceptions to exit codes."""
+"""Assembles the ``loopx`` command line: one group per command family, one callback for the global
+options, and the one error boundary that maps exceptions to exit codes. A command line is parsed by
+``cli/fast.py`` when it can settle it, else by the typer app built from the same declarations."""
 
 from __future__ import annotations
 
 import contextlib
 import os
 import sys
-
-import typer
+from typing import Any
 
 from loopx_git.cli import connect, event, goal, hook, ledger, maintenance, review, rollback, status, sync, todo
 from loopx_git.cli import run as run_command  # `run` is this module's entry point (below)
-from loopx_git.cli.context import Ctx, OutputFormat, output_options
+from loopx_git.cli.context import Ctx, OutputFormat
+from loopx_git.cli.params import BadParameter, Context, Exit, Group, Option
 from loopx_git.defaults import AGENT_ENV, GOAL_ENV
 
 EXIT_OK, EXIT_REFUSED, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 
-app = typer.Typer(
+app = Group(
     name="loopx",
     help="Durable state for long-running agent work, kept on a git state branch.\n\n"
     "Every change is one commit on refs/heads/loopx/state; nothing is lost, everything can be reviewed.\n\n"
@@ -32,34 +33,43 @@ app = typer.Typer(
 
 @app.callback(invoke_without_command=True)
 def main(
-    ctx: typer.Context,
-    repo: str = typer.Option(".", "--repo", help="Repository to use (any folder inside it).", metavar="PATH"),
-    format: OutputFormat = typer.Option(
+    ctx: Context,
+    repo: str = Option(".", "--repo", help="Repository to use (any folder inside it).", metavar="PATH"),
+    format: OutputFormat = Option(
         OutputFormat.text, "--format", "-f", help="Output: text for people, json/yaml for scripts."
     ),
-    as_json: bool = typer.Option(False, "--json", help="Shorthand for --format json."),
-    state_branch: str | None = typer.Option(
+    as_json: bool = Option(False, "--json", help="Shorthand for --format json."),
+    state_branch: str | None = Option(
         None, "--state-branch", help="State branch (default: as connected, else loopx/state)."
     ),
-    version: bool = typer.Option(False, "--version", help="Print the version and exit."),
+    version: bool = Option(False, "--version", help="Print the version and exit."),
 ) -> None:
-    # --version is a plain option, not an eager callback: an eager one exits before the parser sees
-    # what follows it, so `loopx --version true` would print the version instead of failing
+    # runs under typer only (the fast path reads these options itself). --version is a plain option,
+    # not an eager callback: an eager one exits before the parser sees what follows it, so
+    # `loopx --version true` would print the version instead of failing
     if version:
-        from loopx_git import __version__
+        _print_version()
+        raise Exit()
+    if ctx.invoked_subcommand is None:  # type: ignore[attr-defined]  # typer's context
+        ctx.fail("Missing command.")  # type: ignore[attr-defined]
+    ctx.obj = root_ctx(repo, format, as_json, state_branch)
+    ctx.call_on_close(ctx.obj.flush_notices)  # type: ignore[attr-defined]
 
-        typer.echo(f"loopx {__version__}")
-        raise typer.Exit()
-    if ctx.invoked_subcommand is None:
-        ctx.fail("Missing command.")
-    ctx.obj = Ctx(
+
+def root_ctx(repo: str, format: OutputFormat, as_json: bool, state_branch: str | None) -> Ctx:
+    return Ctx(
         repo=repo,
         format=OutputFormat.json if as_json else format,
         state_branch=state_branch,
         goal_env=os.environ.get(GOAL_ENV) or None,
         agent_env=os.environ.get(AGENT_ENV) or None,
     )
-    ctx.call_on_close(ctx.obj.flush_notices)
+
+
+def _print_version() -> None:
+    from loopx_git import __version__
+
+    sys.stdout.write(f"loopx {__version__}\n")
 
 
 connect.register(app)
@@ -84,65 +94,101 @@ FORMATLESS = {
 }
 """Commands whose output has one form: they do not offer --format/--json after the command."""
 
-
-def build_command():
-    """The app's click command tree, finished in one place rather than in each command: every command
-    takes ``--format/-f`` and ``--json`` after its name too (one that declares its own ``--format``,
-    like review-diff, keeps it), and flags show no ``<bool>`` value in help, since they take none."""
-    command = typer.main.get_command(app)
-    shared = output_options()
-    for path, cmd in walk(command):
-        acts = not hasattr(cmd, "commands") or getattr(cmd, "invoke_without_command", False)
-        if acts and path not in FORMATLESS:
-            taken = {opt for param in cmd.params for opt in param.opts}
-            cmd.params.extend(param for param in shared if not taken & set(param.opts))
-        _plain_flags(cmd)
-    return command
+SHARED_OPTIONS = {"--format": "format", "-f": "format", "--json": "json"}
+"""The output options every command takes after its name too (``context.output_options``)."""
 
 
-def walk(command, path: tuple[str, ...] = ()):
+def build_command(call: Any = None) -> Any:
+    """The typer app's click command tree (``cli/app.py``)."""
+    from loopx_git.cli.app import build_command as build
+
+    return build(app, call)
+
+
+def walk(command: Any, path: tuple[str, ...] = ()) -> Any:
     """(``"todo add"``, command) for the root (``""``) and every group and command below it."""
     yield " ".join(path), command
     for name, sub in getattr(command, "commands", {}).items():
         yield from walk(sub, (*path, name))
 
 
-def _plain_flags(command) -> None:
-    """Typer renders a type for every option, ``<bool>`` for a flag too, which reads as if the flag took
-    a value; an empty metavar shows none. The help option is made on first use, so it is caught then."""
-    for param in command.params:
-        if getattr(param, "is_flag", False):
-            param.metavar = ""
-    made = command.get_help_option
-
-    def get_help_option(ctx):
-        option = made(ctx)
-        if option is not None:
-            option.metavar = ""
-        return option
-
-    command.get_help_option = get_help_option
-
-
 def run_cli(argv: list[str] | None = None) -> int:
     """The error boundary: LoopxError -> 1 with ``error[code]: message``; usage -> 2."""
-    try:  # newer typer vendors click as typer._click; older ones use click itself
-        from typer._click import exceptions as click_errors
-    except ImportError:  # pragma: no cover - depends on the installed typer
-        from click import exceptions as click_errors  # type: ignore[import-not-found, no-redef]  # not installed
-
     from loopx_git.errors import LoopxError
 
+    argv = list(sys.argv[1:] if argv is None else argv)
     _tolerant_output()
     _closed_streams_to_devnull()
-    command = build_command()
     try:
-        rc = command.main(args=argv, prog_name="loopx", standalone_mode=False)
+        rc = _run_fast(argv)
+        return _run_typer(argv) if rc is None else rc
     except LoopxError as exc:
         _say(f"error[{exc.code}]: {exc.message}")
         if exc.hint:
             _say(f"hint: {exc.hint}")
         return exc.exit_code
+    except KeyboardInterrupt:
+        return 130
+    except Exception as exc:  # the boundary: never a traceback full of locals
+        _say(
+            f"internal error: {type(exc).__name__}: {exc} (exit 3 is always a bug in loopx; please report it "
+            "with the command that caused it)"
+        )
+        return EXIT_INTERNAL
+
+
+def _run_fast(argv: list[str]) -> int | None:
+    """The command run from the fast parser's reading, or None when typer is to parse it (also when
+    the command finds a usage error before it writes anything: typer reports it with the usage)."""
+    from loopx_git.cli import fast
+
+    if os.environ.get("_LOOPX_COMPLETE"):  # shell completion is typer's
+        return None
+    if argv == ["--version"]:
+        _print_version()
+        return EXIT_OK
+    try:
+        parsed = fast.parse(argv, app, {} if _formatless(argv) else SHARED_OPTIONS)
+    except fast.Unsure:
+        return None
+    root = dict(parsed.root)
+    if root.pop("version"):  # --version before a command: typer's reading of it stands
+        return None
+    obj = root_ctx(**root)
+    if parsed.format is not None:
+        from dataclasses import replace
+
+        obj = replace(obj, format=OutputFormat(parsed.format))
+    try:
+        rc = parsed.command.func(fast.context(obj), **parsed.kwargs)
+    except BadParameter:
+        return None
+    except Exit as exc:
+        return exc.exit_code
+    except (KeyboardInterrupt, EOFError):  # as click reports an interrupted command
+        sys.stderr.write("\naborted\n")
+        return EXIT_REFUSED
+    finally:
+        obj.flush_notices()
+    return rc if isinstance(rc, int) else EXIT_OK
+
+
+def _formatless(argv: list[str]) -> bool:
+    words = [a for a in argv if not a.startswith("-")][:2]
+    return " ".join(words) in FORMATLESS
+
+
+def _run_typer(argv: list[str]) -> int:
+    import typer
+
+    try:  # newer typer vendors click as typer._click; older ones use click itself
+        from typer._click import exceptions as click_errors
+    except ImportError:  # pragma: no cover - depends on the installed typer
+        from click import exceptions as click_errors  # type: ignore[import-not-found, no-redef]  # not installed
+
+    command = build_command()
+    try:
+        rc = command.main(args=argv, prog_name="loopx", standalone_mode=False)
     except typer.Exit as exc:
         return exc.exit_code
     except typer.Abort:
@@ -153,14 +199,6 @@ def run_cli(argv: list[str] | None = None) -> int:
             exc.message = exc.message.removeprefix("Value error, ")  # whose message keeps its own prefix
         exc.show()
         return EXIT_USAGE if isinstance(exc, click_errors.UsageError) else EXIT_REFUSED
-    except KeyboardInterrupt:
-        return 130
-    except Exception as exc:  # the boundary: never a traceback full of locals
-        _say(
-            f"internal error: {type(exc).__name__}: {exc} (exit 3 is always a bug in loopx; please report it "
-            "with the command that caused it)"
-        )
-        return EXIT_INTERNAL
     return rc if isinstance(rc, int) else EXIT_OK
 
 

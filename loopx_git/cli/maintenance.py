@@ -2,19 +2,18 @@
 
 from __future__ import annotations
 
-import typer
-
 from loopx_git.cli import context, render
+from loopx_git.cli.params import Argument, Context, Exit, Group, Option
 
 MANY_PACKS = 50
 """Past this many packs doctor suggests `loopx gc` (loopx's own packing keeps far fewer)."""
 
 
-def register(root: typer.Typer) -> None:
+def register(root: Group) -> None:
     @root.command("verify")
     def verify(
-        ctx: typer.Context,
-        policy_from: str | None = typer.Option(
+        ctx: Context,
+        policy_from: str | None = Option(
             None,
             "--policy-from",
             metavar="REF",
@@ -56,12 +55,12 @@ def register(root: typer.Typer) -> None:
 
         render.emit(c, report, text)
         if not report.ok:
-            raise typer.Exit(1)
+            raise Exit(1)
 
     @root.command("doctor")
     def doctor(
-        ctx: typer.Context,
-        remotes: bool = typer.Option(
+        ctx: Context,
+        remotes: bool = Option(
             True, "--remotes/--offline", help="Ask each remote whether it has the state branch (git ls-remote)."
         ),
     ) -> None:
@@ -142,10 +141,10 @@ def register(root: typer.Typer) -> None:
 
         render.emit(c, data, text)
         if advice:
-            raise typer.Exit(1)
+            raise Exit(1)
 
     @root.command("gc")
-    def gc(ctx: typer.Context) -> None:
+    def gc(ctx: Context) -> None:
         """Pack the repository's objects now (git gc) and remove the objects of lost races.
 
         loopx also packs by itself, a bounded number of packs, once enough loose objects pile up. Writes that
@@ -218,9 +217,9 @@ def register(root: typer.Typer) -> None:
 
     @root.command("schema")
     def schema(
-        ctx: typer.Context,
-        name: str | None = typer.Argument(None, help="Output or record name; leave out to list them."),
-        list_: bool = typer.Option(False, "--list", help="List every schema and the commands that print it."),
+        ctx: Context,
+        name: str | None = Argument(None, help="Output or record name; leave out to list them."),
+        list_: bool = Option(False, "--list", help="List every schema and the commands that print it."),
     ) -> None:
         """Print the JSON Schema of a command's JSON output or of a record; list them all with --list.
 
@@ -244,12 +243,12 @@ def register(root: typer.Typer) -> None:
                 ),
             )
             return
-        render.emit(c, get_schema(name), lambda s: typer.echo(json.dumps(s, indent=2)))
+        render.emit(c, get_schema(name), lambda s: print(json.dumps(s, indent=2)))
 
     @root.command("demo")
     def demo(
-        ctx: typer.Context,
-        keep: bool = typer.Option(False, "--keep", help="Keep the demo repository and print its path."),
+        ctx: Context,
+        keep: bool = Option(False, "--keep", help="Keep the demo repository and print its path."),
     ) -> None:
         """A scripted walk through a temporary repository: connect, a goal, two agents, todos, a claim race,
         a deferred todo woken by its dependency, a PR-merge wake-up, status and verify.
@@ -260,4 +259,4 @@ def register(root: typer.Typer) -> None:
         c = context.get(ctx)
         report = run_demo(keep=keep, live=c.format == context.OutputFormat.text)
         render.emit(c, report, lambda r: None)  # text was printed as it went
-        raise typer.Exit(0 if report.ok else 1)
+        raise Exit(0 if report.ok else 1)

@@ -54,9 +54,52 @@ def _write_utf8(data: bytes) -> None:
 
 
 def console(stderr: bool = False, width: int | None = None):
-    from rich.console import Console  # lazy: rich is only loaded for text output
+    from rich.console import Console  # lazy: rich is only loaded for a terminal (and tables that wrap)
 
-    return Console(stderr=stderr, highlight=False, soft_wrap=True, width=width)
+    # emoji=False: a todo's text saying ":bug:" is printed as written, not as a picture
+    return Console(stderr=stderr, highlight=False, soft_wrap=True, width=width, emoji=False)
+
+
+def terminal(stream: Any) -> bool:
+    """Whether ``stream`` is a terminal as rich decides it (``TTY_COMPATIBLE``, ``FORCE_COLOR``,
+    ``isatty``): where it is not, output is plain text, written without loading rich at all."""
+    import os
+
+    compatible = os.environ.get("TTY_COMPATIBLE", "")
+    if compatible in ("0", "1"):
+        return compatible == "1"
+    force = os.environ.get("FORCE_COLOR")
+    if force is not None:
+        return force != ""
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError):
+        return False
+
+
+def _width() -> int:
+    """The width rich gives a console that is not a terminal: ``COLUMNS``, else the size of whichever
+    standard stream is a terminal, else 80."""
+    import os
+
+    columns = os.environ.get("COLUMNS", "")
+    if columns.isdigit() and int(columns):
+        return int(columns)
+    for fd in (0, 1, 2):
+        try:
+            return os.get_terminal_size(fd).columns or 80
+        except (AttributeError, ValueError, OSError):
+            continue
+    return 80
+
+
+def _cells(text: str) -> int:
+    """Columns ``text`` takes on a terminal (wide characters take two)."""
+    if text.isascii():
+        return len(text)
+    from rich.cells import cell_len
+
+    return cell_len(text)
 
 
 def visible(text: str) -> str:
@@ -82,13 +125,26 @@ def table(
     """A table whose id columns (``ID_COLUMNS``, plus ``ids``) are printed whole: they keep their
     longest value's width and never wrap; the free-text columns wrap instead. When even that does
     not fit, the table is drawn wider than the terminal (which wraps the line) rather than cut an id."""
+    cells = [["" if cell is None else visible(str(cell)) for cell in row] for row in rows]
+    tty = terminal(sys.stdout)
+    if not tty:
+        widths = [max([_cells(name), *(_cells(row[i]) for row in cells)]) for i, name in enumerate(columns)]
+        # plain columns, as rich draws them when nothing wraps; a long listing is never wrapped (rich
+        # takes half a millisecond a row to lay one out, and a script reading it wants one row a line)
+        if sum(widths) + 2 * (len(columns) - 1) <= _width() or len(cells) > PLAIN_ROWS:
+            _plain_table(columns, cells, widths, title)
+            return
+    _rich_table(columns, cells, title, ids, tty)
+
+
+def _rich_table(
+    columns: Sequence[str], cells: list[list[str]], title: str | None, ids: Iterable[str], tty: bool
+) -> None:
     from rich import box
     from rich.table import Table
     from rich.text import Text
 
     out = console()
-    tty = out.is_terminal
-    cells = [["" if cell is None else visible(str(cell)) for cell in row] for row in rows]
     id_columns = ID_COLUMNS | set(ids)
     widths = [max([len(name), *(len(row[i]) for row in cells)]) for i, name in enumerate(columns)]
     grid = Table(
@@ -116,15 +172,43 @@ def table(
     out.print(grid)
 
 
+PLAIN_ROWS = 200
+"""Beyond this many rows a table that is not on a terminal is drawn plain even when it is wider
+than the console: no wrapping, one row a line."""
+
+
+def _plain_table(columns: Sequence[str], cells: list[list[str]], widths: list[int], title: str | None) -> None:
+    out = []
+    if title:
+        out.append(title + "\n")
+    for row in [list(columns), *cells]:
+        out.append("  ".join(cell + " " * (width - _cells(cell)) for cell, width in zip(row, widths)))
+        out.append("\n")
+    sys.stdout.write("".join(out))
+
+
 def line(message: str = "", style: str | None = None) -> None:
+    if not terminal(sys.stdout):
+        sys.stdout.write(visible(message) + "\n")
+        return
     console().print(visible(message), style=style, markup=False)
+
+
+Segments = list[tuple[str, str | None]]
+"""A line as (text, style) pieces: bold labels on a terminal, plain text elsewhere."""
 
 
 def kv(pairs: Iterable[tuple[str, Any]]) -> None:
     """``key: value`` lines; nested values (lists, mappings, records) as indented lines below."""
+    lines = _nested_lines(list(pairs), 0)
+    if not terminal(sys.stdout):
+        sys.stdout.write("".join("".join(text for text, _ in segments) + "\n" for segments in lines))
+        return
+    from rich.text import Text
+
     out = console()
-    for text in _nested_lines(list(pairs), 0):
-        out.print(text)
+    for segments in lines:
+        out.print(Text.assemble(*((text, style) if style else text for text, style in segments)))
 
 
 def fields(data: Any, *, skip: Iterable[str] = ("schema_version",)) -> None:
@@ -155,52 +239,59 @@ def _empty(value: Any) -> bool:
     return value is None or (isinstance(value, (str, list, tuple)) and not value)
 
 
-def _nested_lines(pairs: list[tuple[str, Any]], depth: int) -> list:
-    from rich.text import Text
-
+def _nested_lines(pairs: list[tuple[str, Any]], depth: int) -> list[Segments]:
     pad = "  " * depth
-    lines = []
+    lines: list[Segments] = []
     for key, value in pairs:
         value = to_data(value)
         if _empty(value):
             continue
-        label = Text.assemble(pad, (f"{visible(str(key))}:", "bold"))
+        label: Segments = [(pad, None), (f"{visible(str(key))}:", "bold")]
         if isinstance(value, dict):
             lines.append(label)
             lines += _nested_lines(list(value.items()), depth + 1)
         elif isinstance(value, (list, tuple)) and all(not isinstance(v, (dict, list, tuple)) for v in value):
             if sum(len(scalar(v)) for v in value) <= 60:  # a short list of scalars reads best on one line
-                lines.append(label + Text(" " + ", ".join(scalar(v) for v in value)))
+                lines.append([*label, (" " + ", ".join(scalar(v) for v in value), None)])
             else:
                 lines.append(label)
-                lines += [Text(f"{pad}  - {scalar(v)}") for v in value]
+                lines += [[(f"{pad}  - {scalar(v)}", None)] for v in value]
         elif isinstance(value, (list, tuple)):
             lines.append(label)
             lines += _item_lines(value, depth + 1)
         else:
-            lines.append(label + Text(" " + scalar(value).replace("\n", "\n" + pad + "  ")))
+            lines.append([*label, (" " + scalar(value).replace("\n", "\n" + pad + "  "), None)])
     return lines
 
 
-def _item_lines(items: Sequence[Any], depth: int) -> list:
+def _item_lines(items: Sequence[Any], depth: int) -> list[Segments]:
     """List items as ``- ``: a mapping's first key on the dash line, the rest aligned under it."""
-    from rich.text import Text
-
     pad = "  " * depth
-    lines = []
+    lines: list[Segments] = []
     for item in items:
         item = to_data(item)
         if isinstance(item, dict) and not _empty(item):
             inner = _nested_lines(list(item.items()), depth + 1)
-            first = inner[0]
-            lines.append(Text(pad + "- ") + first[len(pad) + 2 :])
+            lines.append([(pad + "- ", None), *_drop(inner[0], len(pad) + 2)])
             lines += inner[1:]
         elif isinstance(item, (list, tuple, dict)):  # a nested list, or a mapping with nothing in it
-            lines.append(Text(pad + "-"))
+            lines.append([(pad + "-", None)])
             lines += _item_lines(item, depth + 1) if isinstance(item, (list, tuple)) else []
         else:
-            lines.append(Text(f"{pad}- {scalar(item)}"))
+            lines.append([(f"{pad}- {scalar(item)}", None)])
     return lines
+
+
+def _drop(segments: Segments, count: int) -> Segments:
+    """``segments`` without their first ``count`` characters (the indent a dash line replaces)."""
+    out: Segments = []
+    for text, style in segments:
+        if count >= len(text):
+            count -= len(text)
+            continue
+        out.append((text[count:], style))
+        count = 0
+    return out
 
 
 def plural(count: int, noun: str) -> str:
@@ -210,8 +301,8 @@ def plural(count: int, noun: str) -> str:
 
 def note(message: str) -> None:
     """One line to stderr, always ended: the shell's next prompt must not follow it on the same line."""
-    err = console(stderr=True)
-    if err.is_terminal:
+    if terminal(sys.stderr):
+        err = console(stderr=True)
         err.print(visible(message), style="dim", markup=False)
         err.file.flush()
     else:
@@ -272,10 +363,10 @@ class Progress:
     """A progress bar on stderr when it is a terminal; silent otherwise."""
 
     def __enter__(self):
-        err = console(stderr=True)
-        if not err.is_terminal:
+        if not terminal(sys.stderr):
             self._bar = None
             return None
+        err = console(stderr=True)
         from rich.progress import Progress as Bar
 
         bar = self._bar = Bar(console=err, transient=True)

@@ -6,9 +6,8 @@ import re
 import sys
 from enum import Enum
 
-import typer
-
 from loopx_git.cli import context, render
+from loopx_git.cli.params import Argument, BadParameter, Context, Exit, Group, Option
 
 SECTION_TITLES = {
     "todos": "Todos",
@@ -141,18 +140,18 @@ def _text(review) -> None:
         render.line(f"issue {issue.code} {issue.path} [{(issue.commit or '')[:7]}]: {issue.message}", style="red")
 
 
-def register(root: typer.Typer) -> None:
+def register(root: Group) -> None:
     @root.command("review-diff")
     def review_diff(
-        ctx: typer.Context,
-        range_: str = typer.Argument(..., metavar="BASE..HEAD", help="Two commits of state branches (see below)."),
-        fmt: ReviewFormat | None = typer.Option(
+        ctx: Context,
+        range_: str = Argument(..., metavar="BASE..HEAD", help="Two commits of state branches (see below)."),
+        fmt: ReviewFormat | None = Option(
             None, "--format", "-f", help="text | markdown | json (default: the global --format)."
         ),
-        commit_url: str | None = typer.Option(
+        commit_url: str | None = Option(
             None, "--commit-url", help="Link template with {sha} (default: from the origin remote for GitHub/GitLab)."
         ),
-        policy_from: str | None = typer.Option(
+        policy_from: str | None = Option(
             None,
             "--policy-from",
             metavar="REF",
@@ -181,14 +180,14 @@ def register(root: typer.Typer) -> None:
         from loopx_git.views.review_diff import review
 
         if "..." in range_:  # git's symmetric difference: a review is of what HEAD adds to BASE
-            raise typer.BadParameter(
+            raise BadParameter(
                 f"{masked(range_)!r} uses '...'; give the two-dot form BASE..HEAD "
                 "(for example loopx/state..origin/loopx/state)",
                 param_hint="'BASE..HEAD'",
             )
         base, sep, head = range_.partition("..")
         if not sep or not base or not head:
-            raise typer.BadParameter(
+            raise BadParameter(
                 f"{masked(range_)!r} is not BASE..HEAD (for example loopx/state..origin/loopx/state)",
                 param_hint="'BASE..HEAD'",
             )
@@ -206,12 +205,12 @@ def register(root: typer.Typer) -> None:
 
             render.emit(replace(c, format=context.OutputFormat(chosen)), result, _text)
         if not result.ok:
-            raise typer.Exit(1)
+            raise Exit(1)
 
     @root.command("propose")
     def propose(
-        ctx: typer.Context,
-        branch: str | None = typer.Option(None, "--branch", help="Proposal branch (default loopx/proposals/<tip>)."),
+        ctx: Context,
+        branch: str | None = Option(None, "--branch", help="Proposal branch (default loopx/proposals/<tip>)."),
         remote: str = context.REMOTE,
     ) -> None:
         """Push the local state commits to a proposal branch for pull-request review; the remote state branch

@@ -4,13 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import typer
-
 from loopx_git.cli import context, render
 from loopx_git.cli.choices import RollbackTrigger
 from loopx_git.cli.context import AGENT_ID, GOAL_ID
+from loopx_git.cli.params import BadParameter, Context, Group, Option
 
-app = typer.Typer(
+app = Group(
     help="Rollback as compensation: a rollback_packet_v0 plus compensating events; history stays.",
     invoke_without_command=True,
     no_args_is_help=True,
@@ -32,20 +31,20 @@ def _transitions(write) -> list[dict]:
 
 @app.callback()
 def rollback(
-    ctx: typer.Context,
+    ctx: Context,
     goal_id: str | None = GOAL_ID,
-    event: str | None = typer.Option(None, "--event", help="The event to undo (with the events it caused)."),
-    commit: str | None = typer.Option(
+    event: str | None = Option(None, "--event", help="The event to undo (with the events it caused)."),
+    commit: str | None = Option(
         None,
         "--commit",
         help="A commit: of the state branch (compensated), or of the project (a gated git_revert plan and a todo).",
     ),
-    reason: str | None = typer.Option(None, "--reason", help="Why: the packet's trigger summary and decision reason."),
-    trigger: RollbackTrigger = typer.Option("mistaken_transition", "--trigger", help="What made the rollback needed."),
-    dry_run: bool = typer.Option(
+    reason: str | None = Option(None, "--reason", help="Why: the packet's trigger summary and decision reason."),
+    trigger: RollbackTrigger = Option("mistaken_transition", "--trigger", help="What made the rollback needed."),
+    dry_run: bool = Option(
         False, "--dry-run", help="Print the packet and the compensating transitions; write nothing."
     ),
-    force_later_changes: bool = typer.Option(
+    force_later_changes: bool = Option(
         False, "--force-later-changes", help="Compensate even though the entities changed since the target."
     ),
     agent_id: str | None = AGENT_ID,
@@ -62,10 +61,10 @@ def rollback(
       loopx rollback -g parser --commit 1a2b3c4 --reason 'wrong todo completed'
       loopx rollback list -g parser
     """
-    if ctx.invoked_subcommand is not None:
+    if ctx.invoked_subcommand is not None:  # type: ignore[attr-defined]  # a group callback: typer's context
         return
     if (event is None) == (commit is None):  # judged from the command line alone: a usage error
-        raise typer.BadParameter("give exactly one of --event and --commit", param_hint="'--event' / '--commit'")
+        raise BadParameter("give exactly one of --event and --commit", param_hint="'--event' / '--commit'")
     c = context.get(ctx)
     with c.session(redact=redact) as repo:
         goal_id = c.goal(repo, goal_id)
@@ -115,7 +114,7 @@ def _show_transitions(transitions: list[dict]) -> None:
 
 
 @app.command("list")
-def list_packets(ctx: typer.Context, goal_id: str | None = GOAL_ID) -> None:
+def list_packets(ctx: Context, goal_id: str | None = GOAL_ID) -> None:
     """Rollback packets of a goal, oldest first; `open` when a step waits for a gate or a person.
 
     Example: loopx rollback list -g parser
@@ -145,9 +144,9 @@ def list_packets(ctx: typer.Context, goal_id: str | None = GOAL_ID) -> None:
 
 @app.command("show")
 def show(
-    ctx: typer.Context,
+    ctx: Context,
     goal_id: str | None = GOAL_ID,
-    packet_id: str = typer.Option(..., "--packet-id", help="Packet id."),
+    packet_id: str = Option(..., "--packet-id", help="Packet id."),
 ) -> None:
     """One rollback packet. Example: loopx rollback show -g parser --packet-id rb_01h..."""
     from loopx_git.errors import NotFoundError
@@ -163,9 +162,9 @@ def show(
 
 @app.command("record")
 def record(
-    ctx: typer.Context,
+    ctx: Context,
     goal_id: str | None = GOAL_ID,
-    packet: Path = typer.Option(..., "--packet", help="A rollback_packet_v0 JSON file."),  # read_input refuses (1)
+    packet: Path = Option(..., "--packet", help="A rollback_packet_v0 JSON file."),  # read_input refuses (1)
     agent_id: str | None = AGENT_ID,
     redact: bool = context.REDACT,
 ) -> None:

@@ -2,29 +2,26 @@
 
 from __future__ import annotations
 
-import typer
-
 from loopx_git.cli import context, render
 from loopx_git.cli.choices import MAX_BATCH_SCALE, DeliveryOutcome
 from loopx_git.cli.context import AGENT_FILTER, AGENT_ID, GOAL_ID, LIMIT, TODO_REF
+from loopx_git.cli.params import Context, Group, Option
 
 
-def register(root: typer.Typer) -> None:
+def register(root: Group) -> None:
     @root.command("refresh-state")
     def refresh_state(
-        ctx: typer.Context,
+        ctx: Context,
         goal_id: str | None = GOAL_ID,
-        classification: str = typer.Option(..., "--classification", help="A slug, e.g. progress, blocked, no_op."),
-        delivery_outcome: DeliveryOutcome | None = typer.Option(
-            None, "--delivery-outcome", help="What the run delivered."
-        ),
+        classification: str = Option(..., "--classification", help="A slug, e.g. progress, blocked, no_op."),
+        delivery_outcome: DeliveryOutcome | None = Option(None, "--delivery-outcome", help="What the run delivered."),
         agent_id: str | None = AGENT_ID,
         todo_id: str | None = TODO_REF,
-        recommended_action: str | None = typer.Option(None, "--recommended-action", help="What to do next."),
-        delivery_batch_scale: int | None = typer.Option(
+        recommended_action: str | None = Option(None, "--recommended-action", help="What to do next."),
+        delivery_batch_scale: int | None = Option(
             None, "--delivery-batch-scale", min=0, max=MAX_BATCH_SCALE, help="How large the delivered batch was."
         ),
-        evidence: list[str] = typer.Option([], "--evidence", help="A public-safe evidence ref (repeatable)."),
+        evidence: list[str] = Option([], "--evidence", help="A public-safe evidence ref (repeatable)."),
         redact: bool = context.REDACT,
     ) -> None:
         """Record one run in the run history.
@@ -56,7 +53,7 @@ def register(root: typer.Typer) -> None:
 
     @root.command("history")
     def history(
-        ctx: typer.Context,
+        ctx: Context,
         goal_id: str | None = GOAL_ID,
         agent_id: str | None = AGENT_FILTER,
         limit: int | None = LIMIT,

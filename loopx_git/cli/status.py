@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import typer
-
 from loopx_git.cli import context, render
+from loopx_git.cli.params import Context, Group
 
 
 def show_card(card) -> None:
@@ -66,10 +65,10 @@ def show_card(card) -> None:
     )
 
 
-def register(root: typer.Typer) -> None:
+def register(root: Group) -> None:
     @root.command("status")
     def status(
-        ctx: typer.Context,
+        ctx: Context,
         goal_id: str | None = context.GOAL_ID,
         agent_id: str | None = context.AGENT_FILTER,
     ) -> None:

@@ -5,10 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-import typer
-
 from loopx_git.cli import context, render
 from loopx_git.cli.context import REMOTE
+from loopx_git.cli.params import Context, Group
 
 
 def _pulled(d: dict) -> None:
@@ -38,9 +37,9 @@ def _refusals(c) -> Iterator[None]:
         raise
 
 
-def register(root: typer.Typer) -> None:
+def register(root: Group) -> None:
     @root.command("sync")
-    def sync_cmd(ctx: typer.Context, remote: str = REMOTE) -> None:
+    def sync_cmd(ctx: Context, remote: str = REMOTE) -> None:
         """Pull the remote state branch (fast-forward or merge), then push; retried if another clone pushed first.
 
         Merges union both sides' events and re-derive the documents; conflicting facts (two claims of one todo)
@@ -54,7 +53,7 @@ def register(root: typer.Typer) -> None:
         render.emit(c, result.to_json(), _pulled)
 
     @root.command("pull")
-    def pull_cmd(ctx: typer.Context, remote: str = REMOTE) -> None:
+    def pull_cmd(ctx: Context, remote: str = REMOTE) -> None:
         """Fetch the remote state branch and fast-forward or merge into the local one (never pushes).
 
         Example: loopx pull
@@ -67,7 +66,7 @@ def register(root: typer.Typer) -> None:
         render.emit(c, result.to_json(), _pulled)
 
     @root.command("push")
-    def push_cmd(ctx: typer.Context, remote: str = REMOTE) -> None:
+    def push_cmd(ctx: Context, remote: str = REMOTE) -> None:
         """Push local state commits to the remote; refused if the remote moved since the last pull.
 
         Example: loopx push
@@ -89,7 +88,7 @@ def register(root: typer.Typer) -> None:
         )
 
     @root.command("repair")
-    def repair_cmd(ctx: typer.Context) -> None:
+    def repair_cmd(ctx: Context) -> None:
         """Re-derive every document from the events in one commit (after a plain-git merge left them drifted).
 
         Example: loopx repair && loopx verify

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import typer
-
 from loopx_git.cli import context, render
 from loopx_git.cli.choices import Priority, TaskClass, TodoListStatus, TodoRole, TodoUpdateStatus
 from loopx_git.cli.context import AGENT_ID, GOAL_ID, NEW_TODO_ID, REMOTE, TODO_ID
+from loopx_git.cli.params import Context, Group, Option
 
-app = typer.Typer(
+app = Group(
     help="Formal todos: add, claim, update, complete, supersede; and candidate todos: suggest, promote.",
     no_args_is_help=True,
 )
@@ -46,19 +45,19 @@ def _said(verb: str):
 
 @app.command("add")
 def add(
-    ctx: typer.Context,
+    ctx: Context,
     goal_id: str | None = GOAL_ID,
-    text: str = typer.Option(..., "--text", help="What is to be done."),
-    role: TodoRole = typer.Option("agent", "--role", help="Who does it."),
-    task_class: TaskClass = typer.Option("advancement_task", "--task-class", help="What kind of task it is."),
-    action_kind: str | None = typer.Option(None, "--action-kind", help="A slug naming the kind of action."),
-    priority: Priority = typer.Option("P2", "--priority", help="P0 is the highest."),
-    claimed_by: str | None = typer.Option(None, "--claimed-by", help="Claim it for a registered agent at once."),
-    resume_when: str | None = typer.Option(
+    text: str = Option(..., "--text", help="What is to be done."),
+    role: TodoRole = Option("agent", "--role", help="Who does it."),
+    task_class: TaskClass = Option("advancement_task", "--task-class", help="What kind of task it is."),
+    action_kind: str | None = Option(None, "--action-kind", help="A slug naming the kind of action."),
+    priority: Priority = Option("P2", "--priority", help="P0 is the highest."),
+    claimed_by: str | None = Option(None, "--claimed-by", help="Claim it for a registered agent at once."),
+    resume_when: str | None = Option(
         None, "--resume-when", help="todo_done:<id> | pr_merged:#N | pr_merged:owner/repo#N | capacity_available:<cap>"
     ),
-    unblocks_todo_id: str | None = typer.Option(None, "--unblocks-todo-id", help="The todo this one unblocks."),
-    task_repository: str | None = typer.Option(None, "--task-repository", help="owner/repo or its GitHub URL."),
+    unblocks_todo_id: str | None = Option(None, "--unblocks-todo-id", help="The todo this one unblocks."),
+    task_repository: str | None = Option(None, "--task-repository", help="owner/repo or its GitHub URL."),
     todo_id: str | None = NEW_TODO_ID,
     agent_id: str | None = AGENT_ID,
     redact: bool = context.REDACT,
@@ -92,11 +91,11 @@ def add(
 
 @app.command("claim")
 def claim(
-    ctx: typer.Context,
+    ctx: Context,
     goal_id: str | None = GOAL_ID,
     todo_id: str = TODO_ID,
     agent_id: str | None = context.CLAIMANT,
-    sync: bool = typer.Option(False, "--sync", help="Fetch, claim and push as one step (one winner across clones)."),
+    sync: bool = Option(False, "--sync", help="Fetch, claim and push as one step (one winner across clones)."),
     remote: str = REMOTE,
     redact: bool = context.REDACT,
 ) -> None:
@@ -125,13 +124,13 @@ def claim(
 
 @app.command("update")
 def update(
-    ctx: typer.Context,
+    ctx: Context,
     goal_id: str | None = GOAL_ID,
     todo_id: str = TODO_ID,
-    status: TodoUpdateStatus = typer.Option(..., "--status", help="The new status."),
-    reason: str | None = typer.Option(None, "--reason", help="Why (required for blocked and deferred)."),
-    resume_when: str | None = typer.Option(None, "--resume-when", help="When a deferred/blocked todo may resume."),
-    clear_claim: bool = typer.Option(False, "--clear-claim", help="Release the claim."),
+    status: TodoUpdateStatus = Option(..., "--status", help="The new status."),
+    reason: str | None = Option(None, "--reason", help="Why (required for blocked and deferred)."),
+    resume_when: str | None = Option(None, "--resume-when", help="When a deferred/blocked todo may resume."),
+    clear_claim: bool = Option(False, "--clear-claim", help="Release the claim."),
     agent_id: str | None = AGENT_ID,
     redact: bool = context.REDACT,
 ) -> None:
@@ -151,13 +150,13 @@ def update(
 
 @app.command("complete")
 def complete(
-    ctx: typer.Context,
+    ctx: Context,
     goal_id: str | None = GOAL_ID,
     todo_id: str = TODO_ID,
-    evidence: list[str] = typer.Option([], "--evidence", help="A public-safe evidence ref (repeatable)."),
-    no_follow_up: bool = typer.Option(False, "--no-follow-up", help="Complete without evidence (needs --reason)."),
-    reason: str | None = typer.Option(None, "--reason", help="Why nothing follows."),
-    successor: list[str] = typer.Option([], "--successor-todo-id", help="A todo that continues this one (repeatable)."),
+    evidence: list[str] = Option([], "--evidence", help="A public-safe evidence ref (repeatable)."),
+    no_follow_up: bool = Option(False, "--no-follow-up", help="Complete without evidence (needs --reason)."),
+    reason: str | None = Option(None, "--reason", help="Why nothing follows."),
+    successor: list[str] = Option([], "--successor-todo-id", help="A todo that continues this one (repeatable)."),
     agent_id: str | None = AGENT_ID,
     redact: bool = context.REDACT,
 ) -> None:
@@ -183,11 +182,11 @@ def complete(
 
 @app.command("supersede")
 def supersede(
-    ctx: typer.Context,
+    ctx: Context,
     goal_id: str | None = GOAL_ID,
     todo_id: str = TODO_ID,
-    by: str = typer.Option(..., "--by", help="The todo that replaces it."),
-    reason: str = typer.Option(..., "--reason", help="Why."),
+    by: str = Option(..., "--by", help="The todo that replaces it."),
+    reason: str = Option(..., "--reason", help="Why."),
     agent_id: str | None = AGENT_ID,
     redact: bool = context.REDACT,
 ) -> None:
@@ -205,13 +204,13 @@ def supersede(
 
 @app.command("suggest")
 def suggest(
-    ctx: typer.Context,
+    ctx: Context,
     goal_id: str | None = GOAL_ID,
-    text: str = typer.Option(..., "--text", help="What is to be done."),
-    role: TodoRole = typer.Option("agent", "--role", help="Who would do it."),
-    task_class: TaskClass = typer.Option("advancement_task", "--task-class", help="What kind of task it is."),
-    priority: Priority = typer.Option("P2", "--priority", help="P0 is the highest."),
-    reason: str | None = typer.Option(None, "--reason", help="Why it is suggested."),
+    text: str = Option(..., "--text", help="What is to be done."),
+    role: TodoRole = Option("agent", "--role", help="Who would do it."),
+    task_class: TaskClass = Option("advancement_task", "--task-class", help="What kind of task it is."),
+    priority: Priority = Option("P2", "--priority", help="P0 is the highest."),
+    reason: str | None = Option(None, "--reason", help="Why it is suggested."),
     todo_id: str | None = NEW_TODO_ID,
     agent_id: str | None = AGENT_ID,
     redact: bool = context.REDACT,
@@ -239,7 +238,7 @@ def suggest(
 
 @app.command("promote")
 def promote(
-    ctx: typer.Context,
+    ctx: Context,
     goal_id: str | None = GOAL_ID,
     todo_id: str = TODO_ID,
     agent_id: str | None = AGENT_ID,
@@ -256,13 +255,13 @@ def promote(
 
 @app.command("list")
 def list_todos(
-    ctx: typer.Context,
+    ctx: Context,
     goal_id: str | None = GOAL_ID,
-    status: TodoListStatus | None = typer.Option(None, "--status", help="Only todos with this status."),
-    role: TodoRole | None = typer.Option(None, "--role", help="Only todos for this role."),
-    claimed_by: str | None = typer.Option(None, "--claimed-by", help="Only todos this agent holds."),
-    all_: bool = typer.Option(False, "--all", help="Include done and superseded todos."),
-    suggested: bool = typer.Option(False, "--suggested", help="List candidate (suggested) todos instead."),
+    status: TodoListStatus | None = Option(None, "--status", help="Only todos with this status."),
+    role: TodoRole | None = Option(None, "--role", help="Only todos for this role."),
+    claimed_by: str | None = Option(None, "--claimed-by", help="Only todos this agent holds."),
+    all_: bool = Option(False, "--all", help="Include done and superseded todos."),
+    suggested: bool = Option(False, "--suggested", help="List candidate (suggested) todos instead."),
 ) -> None:
     """List todos, best first (priority, then age).
 
@@ -295,7 +294,7 @@ def list_todos(
 
 
 @app.command("show")
-def show(ctx: typer.Context, goal_id: str | None = GOAL_ID, todo_id: str = TODO_ID) -> None:
+def show(ctx: Context, goal_id: str | None = GOAL_ID, todo_id: str = TODO_ID) -> None:
     """Show one todo. Example: loopx todo show -g parser -t todo-tok --format json"""
     c = context.get(ctx)
     with c.session() as repo:

@@ -329,9 +329,61 @@ EVENT_CLASSES: tuple[type[_Event], ...] = (
 )
 
 RolloutEvent = Annotated[Union[EVENT_CLASSES], Field(discriminator="event_kind")]  # type: ignore[valid-type]  # noqa: UP007 - a union built from a tuple
-EVENT_ADAPTER: TypeAdapter[_Event] = TypeAdapter(RolloutEvent)
 
 EVENT_KINDS: tuple[str, ...] = tuple(cls.model_fields["event_kind"].default for cls in EVENT_CLASSES)
+EVENT_CLASS: dict[str, type[_Event]] = dict(zip(EVENT_KINDS, EVENT_CLASSES))
+
+_KIND_RE = re.compile(rb'"event_kind"\s*:\s*"([a-z_]+)"')
+
+
+class EventAdapter:
+    """The union of every event kind, validated one kind at a time: the record's own class is built
+    and used, not a validator of all of them (which costs a tenth of a second to build, at import or
+    at first use). Whatever the shortcut cannot settle goes to the whole union, whose answer — and
+    error — is the definition: a kind found once, whose class validates the record, is the kind the
+    union's discriminator would pick."""
+
+    def __init__(self) -> None:
+        self._union: TypeAdapter[_Event] | None = None
+
+    @property
+    def union(self) -> TypeAdapter[_Event]:
+        if self._union is None:
+            self._union = TypeAdapter(RolloutEvent)
+        return self._union
+
+    def validate_json(self, data: str | bytes) -> _Event:
+        raw = data.encode() if isinstance(data, str) else data
+        found = _KIND_RE.findall(raw)
+        cls = EVENT_CLASS.get(found[0].decode()) if len(found) == 1 else None
+        if cls is not None:
+            try:
+                event = cls.model_validate_json(raw)
+            except ValueError:  # pydantic.ValidationError: let the union say what is wrong, as it always has
+                pass
+            else:  # the kind was the record's own, not one nested in a value (the default fills a missing one)
+                if "event_kind" in event.model_fields_set:
+                    return event
+        return self.union.validate_json(raw)
+
+    def validate_python(self, data: object, **kwargs: object) -> _Event:
+        kind = data.get("event_kind") if isinstance(data, dict) else getattr(data, "event_kind", None)
+        cls = EVENT_CLASS.get(kind) if isinstance(kind, str) else None
+        if cls is not None:
+            try:
+                event = cls.model_validate(data, **kwargs)  # type: ignore[arg-type]
+            except ValueError:
+                pass
+            else:
+                if "event_kind" in event.model_fields_set:
+                    return event
+        return self.union.validate_python(data, **kwargs)  # type: ignore[arg-type]
+
+    def json_schema(self, **kwargs: object) -> dict[str, object]:
+        return self.union.json_schema(**kwargs)  # type: ignore[arg-type]
+
+
+EVENT_ADAPTER = EventAdapter()
 ENTITY_KINDS = frozenset(k for k in EVENT_KINDS if k.startswith(("goal_", "agent_", "todo_", "rollback_", "ledger_")))
 """Kinds that change a document; only their own commands write them."""
 APPENDABLE_KINDS = tuple(k for k in EVENT_KINDS if k not in ENTITY_KINDS and k not in ("refresh_state", "fire"))

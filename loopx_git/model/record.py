@@ -55,7 +55,9 @@ def control_free(value: str) -> bool:
 
 
 class Record(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True, use_enum_values=True, validate_default=True)
+    model_config = ConfigDict(
+        extra="forbid", frozen=True, use_enum_values=True, validate_default=True, defer_build=True
+    )
 
     def to_row(self) -> Row:
         """The field values in declaration order: a compact, marshal-able form for caches."""

@@ -22,7 +22,7 @@ Sha = Annotated[str, Field(pattern=r"^(?:[0-9a-f]{40}|[0-9a-f]{64})$")]  # SHA-1
 
 
 class Output(BaseModel):
-    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, defer_build=True)
 
 
 # -- the write envelope --------------------------------------------------------------------------

@@ -107,7 +107,10 @@ def adapter(name: str) -> TypeAdapter[Any]:
 
     out = OUTPUTS[_key(name)]
     found = getattr(importlib.import_module(out.module), out.model)
-    return found if isinstance(found, TypeAdapter) else TypeAdapter(found)
+    if isinstance(found, TypeAdapter):
+        return found
+    union = getattr(found, "union", None)  # the event union is built on first use (model.event.EventAdapter)
+    return union if isinstance(union, TypeAdapter) else TypeAdapter(found)
 
 
 def schema(name: str) -> Any:

@@ -1,0 +1,113 @@
+"""The commands and their options as plain declarations, read by two parsers.
+
+Every command module declares its options with ``Option``/``Argument`` and its commands with a
+``Group``, in typer's own spelling, but nothing here loads typer. ``cli/fast.py`` parses the
+common, well-formed command line from these declarations alone and runs the command; whatever it
+does not settle for certain — help, completion, a mistake to explain, an unusual form — goes to the
+typer app that ``cli/app.py`` builds from the same declarations. So there is one description of
+the command line, and the ~75 ms typer spends loading and building itself is paid only when its
+answer is needed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+REQUIRED: Any = ...
+"""The default of an option that must be given (typer's ``...``)."""
+
+
+class Opt:
+    """An option as typer would declare it: ``typer.Option(default, *decls, **settings)``."""
+
+    __slots__ = ("decls", "default", "settings")
+
+    def __init__(self, default: Any, decls: tuple[str, ...], settings: dict[str, Any]) -> None:
+        self.default, self.decls, self.settings = default, decls, settings
+
+    @property
+    def required(self) -> bool:
+        return self.default is REQUIRED
+
+
+class Arg:
+    """A positional argument: ``typer.Argument(default, **settings)``. A command that takes one is
+    always parsed by typer (its forms — ``--``, extra arguments — are typer's to judge)."""
+
+    __slots__ = ("default", "settings")
+
+    def __init__(self, default: Any, settings: dict[str, Any]) -> None:
+        self.default, self.settings = default, settings
+
+
+def Option(default: Any = None, *decls: str, **settings: Any) -> Any:
+    return Opt(default, decls, settings)
+
+
+def Argument(default: Any = None, **settings: Any) -> Any:
+    return Arg(default, settings)
+
+
+class Command:
+    __slots__ = ("func", "name", "settings")
+
+    def __init__(self, name: str, func: Callable[..., Any], settings: dict[str, Any]) -> None:
+        self.name, self.func, self.settings = name, func, settings
+
+
+class Group:
+    """A command group as typer would declare it: ``typer.Typer(**settings)``, its commands, its
+    sub-groups and at most one callback."""
+
+    def __init__(self, **settings: Any) -> None:
+        self.settings = settings
+        self.commands: list[Command] = []
+        self.groups: list[tuple[str, Group]] = []
+        self.callback_func: Command | None = None
+
+    def command(self, name: str | None = None, **settings: Any) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+        def register(func: Callable[..., Any]) -> Callable[..., Any]:
+            self.commands.append(Command(name or func.__name__.lower().replace("_", "-"), func, settings))
+            return func
+
+        return register
+
+    def callback(self, **settings: Any) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+        def register(func: Callable[..., Any]) -> Callable[..., Any]:
+            self.callback_func = Command("", func, settings)
+            return func
+
+        return register
+
+    def add_typer(self, group: Group, *, name: str) -> None:
+        self.groups.append((name, group))
+
+
+class Context:
+    """What a command receives as ``ctx``: under typer, typer's context; on the fast path, this.
+    Commands only ever ask it for the root's ``obj`` (``context.get``)."""
+
+    def __init__(self, obj: Any) -> None:
+        self.obj = obj
+
+    def find_root(self) -> Context:
+        return self
+
+
+class Exit(Exception):
+    """End the command with ``code`` (typer.Exit, without loading typer)."""
+
+    def __init__(self, code: int = 0) -> None:
+        super().__init__(code)
+        self.exit_code = code
+
+
+class BadParameter(Exception):
+    """A usage error found in a command's body (exit 2). Typer reports it, with the usage line: on
+    the fast path nothing has been written yet, so the command line is handed to typer."""
+
+    def __init__(self, message: str, *, param_hint: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.param_hint = param_hint
