@@ -13,15 +13,19 @@ from typing import TYPE_CHECKING, Any
 from loopx_git import defaults
 from loopx_git.errors import LoopxError, Notice, ValidationError
 from loopx_git.integrity import Integrity
-from loopx_git.model.state import State, require_goal
 from loopx_git.store import hygiene, layout
+from loopx_git.store.cache import Answers
 from loopx_git.store.git import GitRepo
-from loopx_git.store.reader import StateReader
-from loopx_git.views.folded import state_reader
 
 if TYPE_CHECKING:
     from loopx_git.domain.write import Write
+    from loopx_git.model.state import State
     from loopx_git.safety.policy import Policy
+    from loopx_git.store.reader import StateReader
+
+ANSWERS_VERSION = "1"
+"""Part of the key of cached answers (with loopx's version): raise it when an answer's shape or the
+way it is computed changes, so no clone serves one the code would no longer give."""
 
 
 class _OnFirstUse:
@@ -78,11 +82,16 @@ class StateRepo:
         """The caller named the state branch: reading it when it does not exist is an error."""
         self.notices: list[Notice] = []
         """What went wrong after a write had landed (upkeep), or is worth a word: never a failure."""
-        self._reader = self._new_reader()
+        self._reader: StateReader | None = None
+        """Made on first use: a read answered from ``Answers`` never loads the models or the fold."""
         self._integrity = Integrity(git, ref)
         self._policy: Policy | None = None
+        self._answers: tuple[str, dict[str, Any]] | None = None
+        self._answers_dirty = False
 
     def _new_reader(self) -> StateReader:
+        from loopx_git.views.folded import state_reader
+
         return state_reader(self.git, self.ref)
 
     @classmethod
@@ -120,7 +129,7 @@ class StateRepo:
         command must not write twice. What could not be done comes back as notices (also kept in
         ``notices``)."""
         upkeep = (
-            ("save the fold cache under .git/loopx/", self._reader.flush),
+            ("save the fold cache under .git/loopx/", self._flush_caches),
             ("pack loose objects", lambda: hygiene.maybe_pack(self.git)),
         )
         for what, chore in upkeep:
@@ -138,6 +147,13 @@ class StateRepo:
 
     # -- reading -------------------------------------------------------------------------------
 
+    def _flush_caches(self) -> None:
+        if self._reader is not None:
+            self._reader.flush()
+        if self._answers_dirty and self._answers is not None:
+            self._answers_store().save(*self._answers)
+            self._answers_dirty = False
+
     @property
     def tip(self) -> str | None:
         return self.git.ref_target(self.ref)
@@ -146,10 +162,39 @@ class StateRepo:
         tip = self.tip
         if tip is None and self.named:
             raise _no_branch(self.ref)
-        return self._reader.state_at(tip)
+        return self.reader.state_at(tip)
+
+    def _goal_state(self, goal_id: str) -> Any:
+        """The goal's folded state at the tip (``model.state.GoalState``), or NotFoundError."""
+        from loopx_git.model.state import require_goal
+
+        return require_goal(self.state(), goal_id)
+
+    def _answers_store(self) -> Answers:
+        from loopx_git import __version__
+
+        return Answers(self.git.common_dir, self.ref, f"{ANSWERS_VERSION}:{__version__}")
+
+    def answer(self, key: str, compute: Callable[[State], Any]) -> Any:
+        """``compute(state)`` at the tip — JSON data, a pure function of the state — from the answers
+        cached for that tip when there is one (then no state is loaded at all), else computed and
+        kept for the next process. The data is shared: callers must not change it."""
+        tip = self.tip
+        if tip is None:
+            return compute(self.state())
+        if self._answers is None or self._answers[0] != tip:
+            loaded = self._answers_store().load() if self._answers is None else None
+            self._answers = loaded if loaded is not None and loaded[0] == tip else (tip, {})
+        answers = self._answers[1]
+        if key not in answers:
+            answers[key] = compute(self.state())
+            self._answers_dirty = True
+        return answers[key]
 
     @property
     def reader(self) -> StateReader:
+        if self._reader is None:
+            self._reader = self._new_reader()
         return self._reader
 
     # -- writing -------------------------------------------------------------------------------
@@ -168,6 +213,7 @@ class StateRepo:
         first. ``record`` is then the ``sync.Adopted`` copy; None for a new root or an existing branch."""
         from loopx_git import sync
         from loopx_git.domain.write import Write
+        from loopx_git.model.state import State
         from loopx_git.store import transaction
         from loopx_git.store.documents import root_document
         from loopx_git.store.yaml_doc import render
@@ -219,7 +265,7 @@ class StateRepo:
     def require_intact(self, tip: str) -> None:
         """Refuse (``broken-branch``) unless the branch at ``tip`` verifies: checked since the last
         verified tip, so usually free. Every write calls it before building on ``tip``."""
-        self.note(self._integrity.require(tip, self._reader.state_at, self.policy))
+        self.note(self._integrity.require(tip, self.reader.state_at, self.policy))
 
     def mark_built(self, commit: str, parent: str | None) -> None:
         """``commit`` was made (or fetched and checked) on top of ``parent``: verified when
@@ -320,7 +366,7 @@ class StateRepo:
             if tip is None:
                 raise _no_branch(self.ref)
             self.require_intact(tip)
-            state = self._reader.state_at(tip)
+            state = self.reader.state_at(tip)
             write = build(state)
             if write.is_empty:
                 return WriteResult(None, write)
@@ -339,7 +385,7 @@ class StateRepo:
             if self.tip != tip:  # lost already: retry before writing objects a lost race leaves behind
                 raise RefMoved(f"{self.ref} moved while the write was prepared")
             commit = transaction.commit(self.git, self.ref, tip, txn)
-            self._reader.remember(commit, after)
+            self.reader.remember(commit, after)
             self.note(self._integrity.built(commit, tip))
             return WriteResult(commit, write, tuple(guarded.redactions), tuple(guarded.warnings))
 
@@ -537,7 +583,7 @@ class StateRepo:
         return self.preview(build) if dry_run else self.apply(build)
 
     def rollbacks(self, goal_id: str) -> list:
-        gs = require_goal(self.state(), goal_id)
+        gs = self._goal_state(goal_id)
         return sorted(gs.rollbacks.values(), key=lambda p: (p.created_at, p.packet_id))
 
     # -- the loop ledger ---------------------------------------------------------------------------
@@ -601,13 +647,13 @@ class StateRepo:
         return self._with_evidence_notes(result, items)
 
     def ledger(self, goal_id: str) -> list:
-        gs = require_goal(self.state(), goal_id)
+        gs = self._goal_state(goal_id)
         return sorted(gs.ledger.values(), key=lambda e: (e.created_at, e.id))
 
     def ledger_entry(self, goal_id: str, entry_id: str):
         from loopx_git.domain.ledger import require_entry
 
-        return require_entry(require_goal(self.state(), goal_id), entry_id)
+        return require_entry(self._goal_state(goal_id), entry_id)
 
     # -- views -----------------------------------------------------------------------------------
 
@@ -615,8 +661,21 @@ class StateRepo:
         return [g.goal for g in sorted(self.state().goals.values(), key=lambda g: g.goal_id) if g.goal is not None]
 
     def goal_exists(self, goal_id: str) -> bool:
-        found = self.state().goals.get(goal_id)
-        return found is not None and found.goal is not None
+        return goal_id in self.goal_ids()
+
+    def goal_ids(self) -> list[str]:
+        """The ids of the goals on the branch, sorted (an answer cached by tip: no fold to read them)."""
+        return list(self.answer("goal-ids", lambda state: sorted(g for g, gs in state.goals.items() if gs.goal)))
+
+    def agent_ids(self, goal_id: str) -> list[str] | None:
+        """The agents registered on ``goal_id``, sorted; None when there is no such goal (cached by tip)."""
+
+        def compute(state: State) -> list[str] | None:
+            gs = state.goals.get(goal_id)
+            return sorted(gs.agents) if gs is not None and gs.goal is not None else None
+
+        found = self.answer(f"agent-ids/{goal_id}", compute)
+        return None if found is None else list(found)
 
     def resolve_goal(
         self, goal_id: str | None = None, *, env: str | None = None, check: bool = True
@@ -648,10 +707,10 @@ class StateRepo:
         return defaults.set_agent(self, goal_id, agent_id)
 
     def goal(self, goal_id: str):
-        return require_goal(self.state(), goal_id).goal
+        return self._goal_state(goal_id).goal
 
     def agents(self, goal_id: str) -> list:
-        return sorted(require_goal(self.state(), goal_id).agents.values(), key=lambda a: a.agent_id)
+        return sorted(self._goal_state(goal_id).agents.values(), key=lambda a: a.agent_id)
 
     def todos(self, goal_id: str, **filters: Any) -> list:
         from loopx_git.views.listing import list_todos
@@ -666,19 +725,19 @@ class StateRepo:
     def todo(self, goal_id: str, todo_id: str):
         from loopx_git.domain.todo import require_todo
 
-        return require_todo(require_goal(self.state(), goal_id), todo_id)
+        return require_todo(self._goal_state(goal_id), todo_id)
 
     def events(self, goal_id: str, **filters: Any) -> list:
         from loopx_git.views.listing import list_events
 
         tip = self.tip
-        return list_events(self._reader, tip, self._reader.state_at(tip), goal_id, **filters)
+        return list_events(self.reader, tip, self.reader.state_at(tip), goal_id, **filters)
 
     def history(self, goal_id: str, **filters: Any) -> list:
         from loopx_git.views.listing import run_history
 
         tip = self.tip
-        return run_history(self._reader, tip, self._reader.state_at(tip), goal_id, **filters)
+        return run_history(self.reader, tip, self.reader.state_at(tip), goal_id, **filters)
 
     def status(self, goal_id: str, agent_id: str | None = None):
         """The goal card. When the branch moved past the last verified tip, what arrived is checked
@@ -689,6 +748,21 @@ class StateRepo:
         card = goal_card(self.state(), goal_id, agent_id)
         self.note(upkeep.read_warning(self))
         return card
+
+    def status_data(self, goal_id: str, agent_id: str | None = None) -> dict[str, Any]:
+        """The goal card as the JSON data ``status --format json`` prints (``GoalCard.model_dump``),
+        answered from the cache when this tip's card was asked for before: the command line's read,
+        which then loads no models at all. The data is shared: do not change it."""
+        from loopx_git import upkeep
+
+        def compute(state: State) -> dict[str, Any]:
+            from loopx_git.views.status import goal_card
+
+            return goal_card(state, goal_id, agent_id).model_dump(mode="json")
+
+        data = self.answer(f"status/{goal_id}/{agent_id or ''}", compute)
+        self.note(upkeep.read_warning(self))
+        return data
 
     def verify(self, progress: Any = None, *, policy_from: str | None = None):
         """Walk the whole branch; ``progress(stage, done, total)`` is called as it goes. Records

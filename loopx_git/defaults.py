@@ -57,8 +57,6 @@ def resolve_goal(
     does not exist, as before); a default is checked here, so its refusal can say where it came from.
     ``check=False`` passes a named default through like a flag: for a command that pulls before it
     reads (``todo claim --sync``), the goal may exist only on the remote so far."""
-    from loopx_git.model.state import listed
-
     if goal_id is not None:
         return Resolved(goal_id, FLAG)
     for value, source in ((env, ENV), (repo.git.config_get(GOAL_KEY), GIT_CONFIG)):
@@ -66,10 +64,12 @@ def resolve_goal(
             if check:
                 _require_goal(repo, value, GOAL_ENV if source == ENV else f"git config {GOAL_KEY}")
             return Resolved(value, source)
-    goals = [g.goal_id for g in repo.goals()]
+    goals = repo.goal_ids()
     if len(goals) == 1:
         return Resolved(goals[0], ONLY_GOAL)
     if goals:
+        from loopx_git.model.state import listed
+
         raise ValidationError(
             f"field 'goal_id': no goal named, and the repository has {len(goals)} goals ({listed(goals)}); "
             + GOAL_RULE,
@@ -99,7 +99,6 @@ def resolve_agent(
     another goal; a command only an agent runs (``required``, e.g. ``todo claim``) is refused there
     instead. ``check=False`` passes a named default through unchecked (see resolve_goal)."""
     from loopx_git.errors import Notice
-    from loopx_git.model.state import require_goal
 
     if agent_id is not None:
         return Resolved(agent_id, FLAG)
@@ -112,7 +111,7 @@ def resolve_agent(
         return None
     if check and required:
         _require_registered(repo, goal_id, configured, f"git config {AGENT_KEY}")
-    elif check and configured not in require_goal(repo.state(), goal_id).agents:
+    elif check and configured not in _registered(repo, goal_id):
         repo.note(
             Notice(
                 "default-agent-elsewhere",
@@ -154,9 +153,21 @@ def set_agent(repo: StateRepo, goal_id: str, agent_id: str) -> bool:
     return True
 
 
+def _registered(repo: StateRepo, goal_id: str) -> list[str]:
+    """The agents registered on ``goal_id``; NotFoundError when there is no such goal."""
+    found = repo.agent_ids(goal_id)
+    if found is None:
+        from loopx_git.model.state import require_goal
+
+        require_goal(repo.state(), goal_id)  # raises, saying which goals there are
+    return found or []
+
+
 def _require_registered(repo: StateRepo, goal_id: str, agent_id: str, origin: str) -> None:
     from loopx_git.model.state import require_agent, require_goal
 
+    if agent_id in (repo.agent_ids(goal_id) or ()):
+        return
     try:
         require_agent(require_goal(repo.state(), goal_id), agent_id, field=f"agent_id (from {origin})")
     except NotFoundError as exc:
@@ -165,10 +176,10 @@ def _require_registered(repo: StateRepo, goal_id: str, agent_id: str, origin: st
 
 
 def _require_goal(repo: StateRepo, goal_id: str, origin: str) -> None:
-    from loopx_git.model.state import listed
-
     if not repo.goal_exists(goal_id):
-        known = listed(g.goal_id for g in repo.goals())
+        from loopx_git.model.state import listed
+
+        known = listed(repo.goal_ids())
         raise NotFoundError(
             f"goal '{goal_id}' (from {origin}) does not exist (known goals: {known})",
             code="not-found",

@@ -23,6 +23,18 @@ def to_data(value: Any) -> Any:
     return value
 
 
+def attributes(data: Any) -> Any:
+    """JSON data read as the record it was dumped from (``card.goal.goal_id``): a read answered from
+    the cache gets its text from the same data its JSON is, without building the models again."""
+    from types import SimpleNamespace
+
+    if isinstance(data, dict):
+        return SimpleNamespace(**{key: attributes(value) for key, value in data.items()})
+    if isinstance(data, list):
+        return [attributes(value) for value in data]
+    return data
+
+
 def emit(ctx: Ctx, value: Any, text: Callable[[Any], None]) -> None:
     if ctx.format == OutputFormat.json:  # \u escapes when stdout cannot carry every character (LANG=C)
         sys.stdout.write(json.dumps(to_data(value), indent=2, ensure_ascii=not _utf8_stdout()) + "\n")

@@ -80,5 +80,5 @@ def register(root: Group) -> None:
         """
         c = context.get(ctx)
         with c.session() as repo:
-            card = repo.status(c.goal(repo, goal_id), agent_id)
-        render.emit(c, card, show_card)
+            card = repo.status_data(c.goal(repo, goal_id), agent_id)
+        render.emit(c, card, lambda data: show_card(render.attributes(data)))

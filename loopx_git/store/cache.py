@@ -50,6 +50,42 @@ class FoldCache:
         self.path.unlink(missing_ok=True)
 
 
+class Answers:
+    """The answers of reads at one tip (a goal card, the goal ids), as the JSON data a command
+    prints. A read answered here loads no model, no fold and no pydantic: what a card costs is the
+    commit id of the tip and one small file. Kept beside the fold cache, keyed like it by tip and
+    by the version of the code that computed the answers; like it never a source of truth."""
+
+    def __init__(self, git_dir: Path, ref: str, version: str):
+        digest = hashlib.sha1(ref.encode()).hexdigest()[:12]
+        self.path = git_dir / "loopx" / f"answers-{digest}.json"
+        self._version = f"{CACHE_FORMAT}:{version}"
+
+    def load(self) -> tuple[str, dict[str, Any]] | None:
+        """(tip, answers) as last saved, or None when missing, stale, or unreadable."""
+        import json
+
+        try:
+            data = json.loads(self.path.read_bytes())
+        except (OSError, ValueError):
+            return None
+        if not isinstance(data, dict) or data.get("version") != self._version:
+            return None
+        tip, answers = data.get("tip"), data.get("answers")
+        if not isinstance(tip, str) or not _OID.fullmatch(tip) or not isinstance(answers, dict):
+            return None
+        return tip, answers
+
+    def save(self, tip: str, answers: dict[str, Any]) -> None:
+        import json
+
+        body = json.dumps({"version": self._version, "tip": tip, "answers": answers}, separators=(",", ":"))
+        _write_atomically(self.path, lambda out: out.write(body.encode("utf-8")))
+
+    def clear(self) -> None:
+        self.path.unlink(missing_ok=True)
+
+
 class VerifiedMark:
     """The last tip of a state branch this clone verified (or built, on a verified tip): a write
     checks only what changed since. Kept beside the fold cache, and like it never a source of

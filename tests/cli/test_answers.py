@@ -1,0 +1,67 @@
+"""Reads answered from the tip-keyed answers under .git/loopx/: the same output as computing them,
+recomputed when the tip moves, and a damaged file is only a slower read."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+from loopx_git.api import StateRepo
+
+
+def answers_file(git_repo):
+    found = list((git_repo / ".git" / "loopx").glob("answers-*.json"))
+    assert len(found) == 1
+    return found[0]
+
+
+def test_a_second_status_is_answered_without_models_or_pydantic(repo, git_repo):
+    code = (
+        "import sys; from loopx_git.cli.main import run_cli; "
+        f"rc = run_cli(['--repo', {str(git_repo)!r}, 'status', '-g', 'g1']); "
+        "print(rc, sorted({m.split('.')[0] for m in sys.modules if m.split('.')[0] in ('pydantic', 'typer', 'rich')} "
+        "| {m for m in sys.modules if m.startswith(('loopx_git.model.', 'loopx_git.domain'))} "
+        "- {'loopx_git.model.canonical'}), file=sys.stderr)"  # escapes for the terminal: no models in it
+    )
+    runs = [subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120) for _ in "ab"]
+    assert [r.returncode for r in runs] == [0, 0], runs[0].stderr + runs[1].stderr
+    assert runs[0].stdout == runs[1].stdout and "Ship the parser" in runs[1].stdout
+    assert "pydantic" in runs[0].stderr  # the first one computed the card
+    assert runs[1].stderr.strip().splitlines()[-1] == "0 []", runs[1].stderr
+
+
+def test_the_cached_card_is_the_computed_card_and_moves_with_the_tip(cli, repo, git_repo):
+    first = cli("status", fmt="json").out
+    assert json.loads(first) == repo.status("g1").model_dump(mode="json")
+    assert cli("status", fmt="json").out == first  # answered from the file
+    assert cli("todo", "add", "-g", "g1", "--text", "A new one").code == 0
+    after = json.loads(cli("status", fmt="json").out)
+    assert [t["text"] for t in after["agent_todos"]] == ["A new one"]
+    assert after == StateRepo.open(git_repo).status("g1").model_dump(mode="json")
+    assert cli("status", "-a", "alice", fmt="json").out != cli("status", fmt="json").out  # keyed by the filter
+
+
+def test_a_damaged_or_foreign_answers_file_is_only_a_slower_read(cli, git_repo):
+    expected = cli("status").out
+    path = answers_file(git_repo)
+    for damage in (b"", b"{not json", b"[]", json.dumps({"version": "0:old", "tip": "0" * 40, "answers": {}}).encode()):
+        path.write_bytes(damage)
+        result = cli("status")
+        assert (result.code, result.out, result.err) == (0, expected, "")
+    data = json.loads(path.read_text())
+    assert (
+        data["tip"]
+        == subprocess.run(
+            ["git", "-C", str(git_repo), "rev-parse", "refs/heads/loopx/state"], capture_output=True, text=True
+        ).stdout.strip()
+    )
+
+
+def test_an_unknown_goal_or_agent_is_refused_and_nothing_is_cached_for_it(cli, git_repo):
+    result = cli("status", "-g", "nope")
+    assert result.code == 1 and "error[not-found]" in result.err
+    result = cli("status", "-g", "g1", "-a", "mallory")
+    assert result.code == 1 and "mallory" in result.err
+    for path in (git_repo / ".git" / "loopx").glob("answers-*.json"):
+        assert not [k for k in json.loads(path.read_text())["answers"] if k.startswith(("status/nope", "status/g1/m"))]
