@@ -150,9 +150,9 @@ class StateRepo:
     def _flush_caches(self) -> None:
         if self._reader is not None:
             self._reader.flush()
-        if self._answers_dirty and self._answers is not None:
-            self._answers_store().save(*self._answers)
-            self._answers_dirty = False
+        if self._answers_dirty and self._answers is not None and self._answers[0] == self.tip:
+            self._answers_store().save(*self._answers)  # answers of a tip a write has since left are not kept
+        self._answers_dirty = False
 
     @property
     def tip(self) -> str | None:
