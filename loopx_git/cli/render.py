@@ -37,14 +37,55 @@ def attributes(data: Any) -> Any:
 
 def emit(ctx: Ctx, value: Any, text: Callable[[Any], None]) -> None:
     if ctx.format == OutputFormat.json:  # \u escapes when stdout cannot carry every character (LANG=C)
-        sys.stdout.write(json.dumps(to_data(value), indent=2, ensure_ascii=not _utf8_stdout()) + "\n")
+        if isinstance(value, (list, tuple)):
+            _stream_json(value)
+        else:
+            sys.stdout.write(json.dumps(to_data(value), indent=2, ensure_ascii=not _utf8_stdout()) + "\n")
     elif ctx.format == OutputFormat.yaml:
-        from loopx_git.store.yaml_doc import render
+        if isinstance(value, (list, tuple)):
+            _stream_yaml(value)
+        else:
+            from loopx_git.store.yaml_doc import render
 
-        data = to_data(value)
-        _write_utf8(render(data if isinstance(data, dict) else {"items": data}))
+            _write_utf8(render(to_data(value)))
     else:
         text(value)
+
+
+STREAM_CHUNK = 200
+"""Items of a listing serialised and written at a time: a long listing starts at once and never
+holds its whole text in memory."""
+
+
+def _stream_json(items: Sequence[Any]) -> None:
+    """A list as ``json.dumps(items, indent=2)`` writes it, byte for byte, written a chunk at a time.
+    JSON text never holds a raw newline (it is escaped in strings), so an item's lines can be
+    indented one level by splitting on them."""
+    if not items:
+        sys.stdout.write("[]\n")
+        return
+    ascii_only = not _utf8_stdout()
+    for start in range(0, len(items), STREAM_CHUNK):
+        parts = []
+        for item in items[start : start + STREAM_CHUNK]:
+            body = json.dumps(to_data(item), indent=2, ensure_ascii=ascii_only)
+            parts.append("  " + body.replace("\n", "\n  "))
+        lead = "[\n" if start == 0 else ",\n"
+        sys.stdout.write(lead + ",\n".join(parts))
+    sys.stdout.write("\n]\n")
+
+
+def _stream_yaml(items: Sequence[Any]) -> None:
+    """A list as ``{"items": [...]}`` in YAML, a chunk of items at a time: each chunk is the same
+    document's ``items`` entries (the dumper keeps no state from one item to the next)."""
+    from loopx_git.store.yaml_doc import render
+
+    if not items:
+        _write_utf8(render({"items": []}))
+        return
+    for start in range(0, len(items), STREAM_CHUNK):
+        chunk = render({"items": [to_data(item) for item in items[start : start + STREAM_CHUNK]]})
+        _write_utf8(chunk if start == 0 else chunk.split(b"\n", 1)[1])
 
 
 def _utf8_stdout() -> bool:

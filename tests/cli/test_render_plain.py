@@ -58,3 +58,36 @@ def test_fields_and_lines_are_plain_text_off_a_terminal(capsys):
     out = drawn(capsys, lambda: render.fields(data))
     assert out == "todo_id: t1\ntext: fix :bug: [bold]now[/bold]\nevidence: a.py, b.py\nnested:\n  k: 1\n"
     assert drawn(capsys, lambda: render.line("done :bug:")) == "done :bug:\n"
+
+
+def _written(fn, items, encoding: str) -> bytes:
+    import io
+    import sys
+
+    buffer = io.TextIOWrapper(io.BytesIO(), encoding=encoding, errors="backslashreplace")
+    saved, sys.stdout = sys.stdout, buffer
+    try:
+        fn(items)
+        buffer.flush()
+    finally:
+        sys.stdout = saved
+    return buffer.buffer.getvalue()
+
+
+def test_listings_stream_byte_for_byte_what_one_dump_would_write():
+    import json
+
+    from loopx_git.store.yaml_doc import render as yaml_render
+
+    rng = random.Random(3)
+    texts = ["a", "b\nc", "é ü", "x: y", "- z", "", "'q'", '"dq"', "emoji 😀", "[red]"]
+
+    def item(i):
+        return {"id": f"t{i}", "text": rng.choice(texts), "n": i, "l": [1, "two", None], "d": {"k": [True, 1.5]}}
+
+    for count in (0, 1, 2, render.STREAM_CHUNK - 1, render.STREAM_CHUNK, render.STREAM_CHUNK + 1, 450):
+        items = [item(i) for i in range(count)]
+        for encoding in ("utf-8", "ascii"):
+            expected = json.dumps(items, indent=2, ensure_ascii=encoding != "utf-8") + "\n"
+            assert _written(render._stream_json, items, encoding) == expected.encode(encoding), (count, encoding)
+        assert _written(render._stream_yaml, items, "utf-8") == yaml_render({"items": items}), count
