@@ -14,7 +14,7 @@ import enum
 import re
 import types
 import typing
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from typing import Any, Literal, get_args, get_origin
 
 from loopx_git.cli.params import Arg, Command, Context, Group, Opt
@@ -123,10 +123,11 @@ class Parsed:
         self.command, self.root, self.kwargs, self.format = command, root, kwargs, format
 
 
-def parse(argv: list[str], root: Group, shared: dict[str, str]) -> Parsed:
+def parse(argv: list[str], root: Group, shared: dict[str, str], formatless: Collection[str] = ()) -> Parsed:
     """``argv`` as typer would hand it over: the root callback's options, the command, and its
     arguments. ``shared`` maps the options every command also takes (``--format``/``-f``/``--json``)
-    to what they set. Raises Unsure for anything it does not settle."""
+    to what they set, except the commands in ``formatless``. Raises Unsure for anything it does not
+    settle."""
     if root.callback_func is None:
         raise Unsure
     root_decls, root_names = options(root.callback_func.func)
@@ -136,9 +137,12 @@ def parse(argv: list[str], root: Group, shared: dict[str, str]) -> Parsed:
         raise Unsure  # no command: help, --version, or a usage error
     command = _command(rest, root)
     by_decl, by_name = options(command.func)
-    for decl, meaning in shared.items():
-        if decl not in by_decl:
-            by_decl[decl] = Param(meaning, "shared", None, {})
+    if " ".join(_path(rest, root)) in formatless:
+        shared = {}
+    for meaning in set(shared.values()):  # as click: one the command declares itself is its own
+        decls = [decl for decl, what in shared.items() if what == meaning]
+        if not any(decl in by_decl for decl in decls):
+            by_decl.update((decl, Param(meaning, "shared", None, {})) for decl in decls)
     values: dict[str, Any] = {}
     if _read(rest[len(_path(rest, root)) :], by_decl, values, stop_at_word=False):
         raise Unsure  # an argument no option takes

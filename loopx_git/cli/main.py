@@ -148,7 +148,7 @@ def _run_fast(argv: list[str]) -> int | None:
         _print_version()
         return EXIT_OK
     try:
-        parsed = fast.parse(argv, app, {} if _formatless(argv) else SHARED_OPTIONS)
+        parsed = fast.parse(argv, app, SHARED_OPTIONS, FORMATLESS)
     except fast.Unsure:
         return None
     root = dict(parsed.root)
@@ -171,11 +171,6 @@ def _run_fast(argv: list[str]) -> int | None:
     finally:
         obj.flush_notices()
     return rc if isinstance(rc, int) else EXIT_OK
-
-
-def _formatless(argv: list[str]) -> bool:
-    words = [a for a in argv if not a.startswith("-")][:2]
-    return " ".join(words) in FORMATLESS
 
 
 def _run_typer(argv: list[str]) -> int:

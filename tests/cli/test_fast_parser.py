@@ -11,7 +11,7 @@ import pytest
 
 from loopx_git.cli import fast
 from loopx_git.cli.main import SHARED_OPTIONS, app, build_command
-from loopx_git.cli.params import Group
+from loopx_git.cli.params import Context, Group, Option
 
 
 def commands(group: Group = app, path: tuple[str, ...] = ()):
@@ -159,3 +159,27 @@ def test_a_read_loads_neither_typer_nor_rich_nor_the_write_path(repo, git_repo):
     assert proc.returncode == 0, proc.stderr
     assert "Ship the parser" in proc.stdout
     assert proc.stderr.strip().splitlines()[-1] == "0 []", proc.stderr
+
+
+def test_a_command_with_its_own_format_option_keeps_it_whole():
+    """As click attaches the shared output options: a command that declares --format keeps its own,
+    and the shared -f is not attached beside it; a formatless command takes neither."""
+    root = Group()
+
+    @root.callback()
+    def main(ctx: Context, repo: str = Option(".", "--repo"), version: bool = Option(False, "--version")) -> None:
+        """Root."""
+
+    @root.command("diff")
+    def diff(ctx: Context, format: str = Option("text", "--format")) -> None:
+        """Own --format."""
+
+    @root.command("plain")
+    def plain(ctx: Context, name: str = Option("x", "--name")) -> None:
+        """Formatless."""
+
+    assert fast.parse(["diff", "--format", "patch"], root, SHARED_OPTIONS).kwargs == {"format": "patch"}
+    for argv in (["diff", "-f", "json"], ["plain", "--json"]):
+        with pytest.raises(fast.Unsure):
+            fast.parse(argv, root, SHARED_OPTIONS, {"plain"})
+    assert fast.parse(["diff", "--json"], root, SHARED_OPTIONS).format == "json"
