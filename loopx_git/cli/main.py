@@ -129,6 +129,13 @@ def run_cli(argv: list[str] | None = None) -> int:
         return exc.exit_code
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:
+        # whoever read a read's output left (`| head`): nothing more to say, and the exit is 1, as
+        # rich made it; a write that landed says so in render.write_result and exits 0
+        from loopx_git.cli.render import reader_gone
+
+        reader_gone()
+        return EXIT_REFUSED
     except Exception as exc:  # the boundary: never a traceback full of locals
         _say(
             f"internal error: {type(exc).__name__}: {exc} (exit 3 is always a bug in loopx; please report it "

@@ -180,14 +180,37 @@ def table(
     not fit, the table is drawn wider than the terminal (which wraps the line) rather than cut an id."""
     cells = [["" if cell is None else visible(str(cell)) for cell in row] for row in rows]
     tty = terminal(sys.stdout)
-    if not tty:
-        widths = [max([_cells(name), *(_cells(row[i]) for row in cells)]) for i, name in enumerate(columns)]
+    if not tty and not any(_laid_out(cell) for cell in columns) and not any(_laid_out(c) for r in cells for c in r):
+        id_columns, widths, least = _minimums(columns, cells, ids)
+        # a column is as wide as rich makes it: its minimum, or what its widest cell measures
+        final = [
+            max(width if name in id_columns else shrunk, *(_cells(row[i]) for row in cells), _cells(name))
+            for i, (name, width, shrunk) in enumerate(zip(columns, widths, least))
+        ]
         # plain columns, as rich draws them when nothing wraps; a long listing is never wrapped (rich
         # takes half a millisecond a row to lay one out, and a script reading it wants one row a line)
-        if sum(widths) + 2 * (len(columns) - 1) <= _width() or len(cells) > PLAIN_ROWS:
-            _plain_table(columns, cells, widths, title)
+        if sum(final) + 2 * (len(columns) - 1) <= _width() or len(cells) > PLAIN_ROWS:
+            _plain_table(columns, cells, final, title)
             return
     _rich_table(columns, cells, title, ids, tty)
+
+
+def _laid_out(text: str) -> bool:
+    """Whether rich lays ``text`` out rather than print it as it is: a tab (expanded to the next
+    stop) or a line break in a cell (the row grows a line). Such text goes through rich."""
+    return "\t" in text or "\n" in text or "\u2028" in text or "\u2029" in text
+
+
+def _minimums(
+    columns: Sequence[str], cells: list[list[str]], ids: Iterable[str]
+) -> tuple[frozenset[str], list[int], list[int]]:
+    """The id columns, each column's whole width (an id column's minimum) and the width free text may
+    shrink to (between words, never inside one: a word may be an id, as in "until todo_done:<id>")."""
+    id_columns = ID_COLUMNS | set(ids)
+    widths = [max([len(name), *(len(row[i]) for row in cells)]) for i, name in enumerate(columns)]
+    words = [max([len(name), *(len(w) for row in cells for w in row[i].split())]) for i, name in enumerate(columns)]
+    least = [w if name in id_columns else max(min(w, _SHRUNK), word) for name, w, word in zip(columns, widths, words)]
+    return id_columns, widths, least
 
 
 def _rich_table(
@@ -198,8 +221,7 @@ def _rich_table(
     from rich.text import Text
 
     out = console()
-    id_columns = ID_COLUMNS | set(ids)
-    widths = [max([len(name), *(len(row[i]) for row in cells)]) for i, name in enumerate(columns)]
+    id_columns, widths, least = _minimums(columns, cells, ids)
     grid = Table(
         title=title if tty else None,
         box=box.SIMPLE if tty else None,
@@ -207,9 +229,6 @@ def _rich_table(
         pad_edge=False,
         header_style="bold" if tty else "",
     )
-    # free text wraps between words, never inside one: a word may be an id ("until todo_done:<id>")
-    words = [max([len(name), *(len(w) for row in cells for w in row[i].split())]) for i, name in enumerate(columns)]
-    least = [w if name in id_columns else max(min(w, _SHRUNK), word) for name, w, word in zip(columns, widths, words)]
     for name, width, minimum in zip(columns, widths, least):
         if name in id_columns:
             grid.add_column(name, no_wrap=True, min_width=width)
@@ -241,7 +260,7 @@ def _plain_table(columns: Sequence[str], cells: list[list[str]], widths: list[in
 
 
 def line(message: str = "", style: str | None = None) -> None:
-    if not terminal(sys.stdout):
+    if not terminal(sys.stdout) and "\t" not in message:  # rich expands a tab
         sys.stdout.write(visible(message) + "\n")
         return
     console().print(visible(message), style=style, markup=False)
@@ -254,9 +273,13 @@ Segments = list[tuple[str, str | None]]
 def kv(pairs: Iterable[tuple[str, Any]]) -> None:
     """``key: value`` lines; nested values (lists, mappings, records) as indented lines below."""
     lines = _nested_lines(list(pairs), 0)
-    if not terminal(sys.stdout):
+    if not terminal(sys.stdout) and not any("\t" in text for segments in lines for text, _ in segments):
         sys.stdout.write("".join("".join(text for text, _ in segments) + "\n" for segments in lines))
         return
+    _rich_lines(lines)
+
+
+def _rich_lines(lines: list[Segments]) -> None:
     from rich.text import Text
 
     out = console()
@@ -396,10 +419,10 @@ def write_result(ctx: Ctx, result: Any, text: Callable[[Any], None]) -> None:
     except BrokenPipeError:
         # the write has landed; whoever read the output left (`| head`): that is no failure, and
         # a caller that retried on one would write twice
-        _reader_gone()
+        reader_gone()
 
 
-def _reader_gone() -> None:
+def reader_gone() -> None:
     """Point stdout at /dev/null, so the interpreter's final flush does not fail again."""
     import os
 

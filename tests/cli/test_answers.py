@@ -64,4 +64,26 @@ def test_an_unknown_goal_or_agent_is_refused_and_nothing_is_cached_for_it(cli, g
     result = cli("status", "-g", "g1", "-a", "mallory")
     assert result.code == 1 and "mallory" in result.err
     for path in (git_repo / ".git" / "loopx").glob("answers-*.json"):
-        assert not [k for k in json.loads(path.read_text())["answers"] if k.startswith(("status/nope", "status/g1/m"))]
+        keys = [json.loads(k) for k in json.loads(path.read_text())["answers"]]
+        assert ["status", "nope", None] not in keys and ["status", "g1", "mallory"] not in keys
+
+
+def test_an_empty_agent_filter_is_not_the_unfiltered_card(cli):
+    assert cli("status").code == 0  # the unfiltered card is now cached
+    result = cli("status", "-a", "")
+    assert result.code == 1 and "agent" in result.err
+
+
+def test_answers_of_other_code_are_not_used(cli, git_repo, monkeypatch):
+    """An upgrade (or an edit) of the code that computes answers leaves earlier ones unused."""
+    from loopx_git import api
+
+    first = cli("status", fmt="json").out
+    path = answers_file(git_repo)
+    data = json.loads(path.read_text())
+    key = json.dumps(["status", "g1", None])
+    data["answers"][key]["event_count"] = 999  # as if another version had computed it differently
+    path.write_text(json.dumps(data))
+    assert json.loads(cli("status", fmt="json").out)["event_count"] == 999  # same code: the answer is used
+    monkeypatch.setattr(api, "ANSWERS_VERSION", "other")
+    assert cli("status", fmt="json").out == first

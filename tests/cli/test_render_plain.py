@@ -16,9 +16,15 @@ WORDS = [
     "a",
     "",
     "naïve café",
+    "Cafe\u0301-cre\u0300me",  # combining marks: fewer columns than characters
     "宽字符",
     "x" * 30,
     "[red]not markup",
+    ":rocket: launch",
+    "tab\there",
+    "line1\nline2",
+    "para\u2028graph",
+    "until todo_done:todo-with-a-long-id",
 ]
 
 
@@ -28,19 +34,33 @@ def drawn(capsys, fn) -> str:
     return capsys.readouterr().out
 
 
-def test_a_plain_table_is_what_rich_draws_when_nothing_wraps(capsys, monkeypatch):
-    monkeypatch.setenv("COLUMNS", "200")
+def test_a_table_off_a_terminal_is_what_rich_draws(capsys, monkeypatch):
+    """Plain where nothing wraps, rich where it must lay something out (a tab, a line break, a
+    table too wide for the console): either way what rich drew before, byte for byte."""
     monkeypatch.delenv("FORCE_COLOR", raising=False)
     monkeypatch.delenv("TTY_COMPATIBLE", raising=False)
     rng = random.Random(7)
-    for trial in range(200):
+    for trial in range(400):
+        monkeypatch.setenv("COLUMNS", rng.choice(["200", "80", "40"]))
         columns = rng.sample(["todo", "pri", "status", "claimed by", "text", "agent", "#"], rng.randint(1, 6))
         cells = [[rng.choice(WORDS) for _ in columns] for _ in range(rng.randint(0, 6))]
-        widths = [max([render._cells(c), *(render._cells(r[i]) for r in cells)]) for i, c in enumerate(columns)]
         title = rng.choice([None, "Agent todos"])
-        plain = drawn(capsys, partial(render._plain_table, columns, cells, widths, title))
+        ours = drawn(capsys, partial(render.table, columns, cells, title))
         rich = drawn(capsys, partial(render._rich_table, columns, cells, title, (), False))
-        assert plain == rich, (trial, columns, cells)
+        assert ours == rich, (trial, columns, cells)
+
+
+def test_lines_and_fields_off_a_terminal_are_what_rich_prints(capsys, monkeypatch):
+    monkeypatch.delenv("FORCE_COLOR", raising=False)
+    monkeypatch.delenv("TTY_COMPATIBLE", raising=False)
+    for word in WORDS:
+        ours = drawn(capsys, partial(render.line, f"added t1: {word} [open]"))
+        rich = drawn(capsys, lambda w=word: render.console().print(f"added t1: {w} [open]", markup=False))
+        assert ours == rich, word
+        data = {"todo_id": "t1", "text": word, "evidence": [word, "b.py"], "items": [{"k": word, "v": 1}, "x"]}
+        ours = drawn(capsys, partial(render.fields, data))
+        rich = drawn(capsys, partial(render._rich_lines, render._nested_lines(list(data.items()), 0)))
+        assert ours == rich, word
 
 
 def test_a_long_listing_off_a_terminal_is_one_row_a_line(capsys, monkeypatch):
