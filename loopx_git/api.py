@@ -24,8 +24,37 @@ if TYPE_CHECKING:
     from loopx_git.store.reader import StateReader
 
 ANSWERS_VERSION = "1"
-"""Part of the key of cached answers (with loopx's version): raise it when an answer's shape or the
-way it is computed changes, so no clone serves one the code would no longer give."""
+"""Part of the key of cached answers: raise it when what an answer holds changes shape."""
+
+
+def _code_stamp() -> str:
+    """What computed the cached answers: loopx's version and the files of the code that computes
+    them (the models, the views, this module), by size and modification time. An upgrade or an edit
+    of any of them leaves earlier answers unused, with no version to remember to raise; it costs a
+    few dozen ``stat`` calls, not an import."""
+    import hashlib
+    import os
+
+    from loopx_git import __version__
+
+    root = Path(__file__).parent
+    digest = hashlib.sha1(f"{ANSWERS_VERSION}:{__version__}".encode())
+    for folder in (root / "model", root / "views", root / "store"):
+        for entry in sorted(os.scandir(folder), key=lambda e: e.name):
+            if entry.name.endswith(".py"):
+                info = entry.stat()
+                digest.update(f"{folder.name}/{entry.name}:{info.st_size}:{info.st_mtime_ns};".encode())
+    info = os.stat(__file__)
+    digest.update(f"api:{info.st_size}:{info.st_mtime_ns}".encode())
+    return digest.hexdigest()[:16]
+
+
+def _key(*parts: str | None) -> str:
+    """An answer's key: its parts as JSON, so that no two questions share one (a goal id holding a
+    ``/``, an agent filter of ``''`` and of none)."""
+    import json
+
+    return json.dumps(parts)
 
 
 class _OnFirstUse:
@@ -171,9 +200,7 @@ class StateRepo:
         return require_goal(self.state(), goal_id)
 
     def _answers_store(self) -> Answers:
-        from loopx_git import __version__
-
-        return Answers(self.git.common_dir, self.ref, f"{ANSWERS_VERSION}:{__version__}")
+        return Answers(self.git.common_dir, self.ref, _code_stamp())
 
     def answer(self, key: str, compute: Callable[[State], Any]) -> Any:
         """``compute(state)`` at the tip — JSON data, a pure function of the state — from the answers
@@ -385,7 +412,7 @@ class StateRepo:
             if self.tip != tip:  # lost already: retry before writing objects a lost race leaves behind
                 raise RefMoved(f"{self.ref} moved while the write was prepared")
             commit = transaction.commit(self.git, self.ref, tip, txn)
-            self.reader.remember(commit, after)
+            self.reader.remember(commit, after, added=len(write.events) + len(write.runs))
             self.note(self._integrity.built(commit, tip))
             return WriteResult(commit, write, tuple(guarded.redactions), tuple(guarded.warnings))
 
@@ -548,7 +575,9 @@ class StateRepo:
                     ),
                 )
             added = {path for path, _ in self.git.added_records(sha)}
-            targets = [e for e in events if layout.event_path(e.goal_id, e.event_id, e.recorded_at) in added]
+            targets = [
+                e for e in events if not added.isdisjoint(layout.event_paths(e.goal_id, e.event_id, e.recorded_at))
+            ]
             refs = [sha]
         else:
             assert event_id is not None  # exactly one of the two is given
@@ -665,7 +694,7 @@ class StateRepo:
 
     def goal_ids(self) -> list[str]:
         """The ids of the goals on the branch, sorted (an answer cached by tip: no fold to read them)."""
-        return list(self.answer("goal-ids", lambda state: sorted(g for g, gs in state.goals.items() if gs.goal)))
+        return list(self.answer(_key("goal-ids"), lambda state: sorted(g for g, gs in state.goals.items() if gs.goal)))
 
     def agent_ids(self, goal_id: str) -> list[str] | None:
         """The agents registered on ``goal_id``, sorted; None when there is no such goal (cached by tip)."""
@@ -674,7 +703,7 @@ class StateRepo:
             gs = state.goals.get(goal_id)
             return sorted(gs.agents) if gs is not None and gs.goal is not None else None
 
-        found = self.answer(f"agent-ids/{goal_id}", compute)
+        found = self.answer(_key("agent-ids", goal_id), compute)
         return None if found is None else list(found)
 
     def resolve_goal(
@@ -760,7 +789,7 @@ class StateRepo:
 
             return goal_card(state, goal_id, agent_id).model_dump(mode="json")
 
-        data = self.answer(f"status/{goal_id}/{agent_id or ''}", compute)
+        data = self.answer(_key("status", goal_id, agent_id), compute)
         self.note(upkeep.read_warning(self))
         return data
 

@@ -18,14 +18,13 @@ from __future__ import annotations
 
 import random
 import time
-from collections import Counter
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from loopx_git.errors import ConflictError, LoopxError, ValidationError
 from loopx_git.model.state import extend, fold
 from loopx_git.store import layout
-from loopx_git.store.documents import render_touched, touched
+from loopx_git.store.documents import branch_layout, layout_upgrade, render_touched, touched
 from loopx_git.store.git import RefMoved
 from loopx_git.store.remote import MAX_MESSAGES, PushResult, Remote, push_outcome
 
@@ -212,21 +211,28 @@ def merge(repo: StateRepo, ours: str, theirs: str, label: str) -> PullResult:
             "with different content; nothing was merged",
             code="record-clash",
         )
-    names = Counter(p.rsplit("/", 1)[1] for p, _ in git.walk_files(ours_tree, "goals") if layout.record_kind(p))
-    reused = [p for p, _ in incoming if names[p.rsplit("/", 1)[1]]]
+    reader = repo.reader
+    folded = reader.state_at(ours)
+    # a record file is named by its id (verified: ours is intact), so the ids folded at ours are
+    # the names of its record files, asked without walking a tree as large as the history
+    known = [ids for goal in folded.goals.values() for ids in (goal.event_ids, goal.run_ids)]
+    reused = [p for p, _ in incoming if any(p.rsplit("/", 1)[1].removesuffix(".json") in ids for ids in known)]
     if reused:
         raise SyncRefused(
             f"{reused[0]}: its record id is already used here by another file; nothing was merged", code="record-clash"
         )
-    reader = repo.reader
     their_events, their_runs = reader.parse(incoming)
     our_events, _ = reader.parse(outgoing)
-    tree = git.write_tree(ours_tree, {}, blobs=dict(incoming))
-    merged = reader.state_at(ours).copy_for({e.goal_id for e in their_events} | {r.goal_id for r in their_runs})
-    if not extend(merged, their_events, their_runs):  # their events interleave with ours: fold all, in order
-        merged = fold(*reader.records_in(tree))
-    documents = render_touched(merged, touched(their_events) | touched(our_events))
-    tree = git.write_tree(tree, documents)
+    merged = folded.copy_for({e.goal_id for e in their_events} | {r.goal_id for r in their_runs})
+    if not extend(merged, their_events, their_runs):  # an interleaving event the fold reads whole: fold all
+        events, runs = reader.records_in(ours_tree)  # the merged tree's records: ours and theirs, no others
+        merged = fold([*events, *their_events], [*runs, *their_runs])
+    # the merged tree's layout: ours was verified, so only their records can bring layout-2 paths
+    version = branch_layout(git, ours_tree, [p for p, _ in incoming])
+    documents = render_touched(merged, touched(their_events) | touched(our_events), version)
+    if layout.ROOT_DOCUMENT not in documents:  # an old branch says layout 2 once layout-2 records join it
+        documents.update(layout_upgrade(git, ours_tree, [p for p, _ in incoming]))
+    tree = git.write_tree(ours_tree, documents, blobs=dict(incoming))  # one tree: their records, the documents
     message = (
         f"loopx: merge {label} ({len(their_events)} events from the remote, {len(our_events)} local)\n\n"
         f"Loopx-Merge: {theirs}\n"
@@ -307,6 +313,17 @@ def refusal(repo: StateRepo, remote: str, branch: str, result: PushResult) -> Pu
     return PushRefused(message, remote=remote, refused_by=result.refused_by or "remote", messages=lines, hint=hint)
 
 
+def _save_fold(repo: StateRepo) -> None:
+    """Save the fold of the tip before git pushes it: the pre-push hook, a process of its own, then
+    reads the state it checks the documents against from the cache instead of folding the branch
+    again. It is the save ``close()`` makes anyway, made earlier; one that fails is left to it."""
+    import contextlib
+    import pickle
+
+    with contextlib.suppress(OSError, pickle.PickleError, RecursionError, MemoryError):
+        repo.reader.flush()
+
+
 def push(repo: StateRepo, remote: Remote) -> Pushed:
     """Push the local tip if it descends from the remote tip last fetched, and the remote is still
     there. A refusal other than a lost race (a hook's, say) is an error."""
@@ -320,6 +337,7 @@ def push(repo: StateRepo, remote: Remote) -> Pushed:
             code="behind-remote",
             hint="run `loopx pull` (or `loopx sync`) first",
         )
+    _save_fold(repo)
     result = remote.push(ours, seen)
     if not result.ok and not result.lost_race:
         raise refusal(repo, remote.name, repo.ref.removeprefix("refs/heads/"), result)

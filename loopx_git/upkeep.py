@@ -18,7 +18,7 @@ def repair(repo: StateRepo) -> WriteResult:
     documents; records are never touched (a broken one needs a person). No commit when all agree."""
     from loopx_git.api import WriteResult
     from loopx_git.domain.write import Write
-    from loopx_git.store.documents import render_all
+    from loopx_git.store.documents import branch_layout, render_all
 
     repo.require_writable()
     empty = Write("repair", "documents", "", None)
@@ -28,8 +28,10 @@ def repair(repo: StateRepo) -> WriteResult:
         tip = repo.tip
         if tip is None:
             return WriteResult(None, empty)
-        expected = render_all(repo.reader.state_at(tip))
-        entries = {e.path: e for e in git.walk_entries(git.commit(tip).tree)}
+        tree = git.commit(tip).tree
+        entries = {e.path: e for e in git.walk_entries(tree)}
+        # an old-layout branch keeps saying layout 1 until a layout-2 record lands: not drift
+        expected = render_all(repo.reader.state_at(tip), branch_layout(git, tree, entries))
         txn = transaction.Transaction("repair", "re-derive documents from the events")
         for path, data in expected.items():
             entry = entries.get(path)

@@ -4,7 +4,7 @@
 Every commit in each pushed range is walked — not the net diff, so a secret added and removed
 again inside the range still refuses the push — and every blob a commit adds or changes is
 scanned. A push of the state branch must also be a fast-forward of the remote's and pass
-``verify``.
+``verify`` (a tip this clone's loopx verified already, its verified mark, is not verified twice).
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from loopx_git.hooks.checks import Report, boundary_of, check_paths, scan_blob
 from loopx_git.safety.policy import Policy
 from loopx_git.safety.scan import scan, with_place
+from loopx_git.store import lookup
 from loopx_git.store.git import GitRepo
 
 ZERO = "0" * 40
@@ -59,6 +60,17 @@ def _remote_tips(git: GitRepo, remote: str | None) -> list[str]:
     return [oid for _, oid in git.refs(prefix)]
 
 
+def _verified_here(git: GitRepo, state_ref: str, sha: str) -> bool:
+    """Whether ``sha`` is the tip this clone last verified: the mark every loopx write, pull and
+    sync keeps under .git/loopx/ (``integrity.py``), moved only after the commits up to it were
+    checked as ``verify`` checks them, safety rules and documents included, or were built by loopx
+    on a checked tip. A commit is its content, so checking it again here would find what that
+    check found; a push of anything else (a tip made with plain git) is verified below."""
+    from loopx_git.store.cache import VerifiedMark
+
+    return VerifiedMark(git.common_dir, state_ref).load() == sha
+
+
 def _check_state_push(git: GitRepo, update: RefUpdate, state_ref: str, report: Report) -> None:
     if update.deletes:
         report.refused.append(f"{update.remote_ref}: deleting the state branch on the remote loses its history")
@@ -91,6 +103,8 @@ def _check_state_push(git: GitRepo, update: RefUpdate, state_ref: str, report: R
                 "the state branch is append-only and is never rewritten"
             )
             return
+    if _verified_here(git, state_ref, update.local_sha):
+        return
     from loopx_git.views.verify import verify, verify_since
 
     if update.creates:
@@ -108,6 +122,9 @@ def check_push(
 ) -> Report:
     report = Report()
     boundary = boundary_of(policy)
+    updates = list(updates)
+    if any(state_ref in (u.local_ref, u.remote_ref) for u in updates):
+        git = lookup.DiffMemo(git)  # the state check and the scan below diff the same commits
     walked: set[str] = set()
     for update in updates:
         is_state = state_ref in (update.local_ref, update.remote_ref)
@@ -136,13 +153,10 @@ def _check_commit(git: GitRepo, commit, policy: Policy, boundary, report: Report
     where = f"commit {commit.oid[:12]}"
     first = git.commit(commit.parents[0]).tree if commit.parents else None
     others = [git.commit(p).tree for p in commit.parents[1:]]
-    changed: list[tuple[str, str]] = []  # (path, blob id after)
-    for change in git.changes(first, commit.tree):
-        if change.new is None:
-            continue
-        if any(git.tree_entry(t, change.path) == change.new for t in others):
-            continue
-        changed.append((change.path, change.new))
+    changed = [(change.path, change.new) for change in git.changes(first, commit.tree) if change.new is not None]
+    for other in others:  # each parent's folders read once, not once per path
+        there = lookup.entry_ids(git, other, [path for path, _ in changed])
+        changed = [(path, new) for path, new in changed if there[path] != new]
     check_paths(report, (path for path, _ in changed), boundary, policy, where=where)
     for path, new in changed:
         scan_blob(report, git, path, new, policy, where=where)

@@ -356,9 +356,30 @@ def fold(events: Iterable[EventHead], runs: Iterable[RunRecord] = (), state: Sta
 
 
 def extend(state: State, events: list[EventHead], runs: list[RunRecord]) -> bool:
-    """Apply records added after ``state`` was folded; False (state untouched) when an event sorts
-    before what was already folded, since only a full fold is exact then."""
-    if not state.accepts_in_order(events):
-        return False
+    """Apply records added after ``state`` was folded; False (state untouched) when that would not
+    give what a full fold gives.
+
+    An event that sorts after everything its goal folded is applied in order. One that sorts
+    before (two clones' events interleave after a merge) is exact too when the fold reads only its
+    head (a kind outside ``PAYLOAD_KINDS``): such an event changes nothing but the goal's counters,
+    its id set and the recent events, none of which depends on the order it is applied in, and the
+    recent events are re-picked by fold order. An interleaving event whose payload the fold reads
+    (a todo's change, a claim) may change what the events after it meant: only a full fold is
+    exact then."""
+    late: dict[str, list[EventHead]] = {}
+    for event in events:
+        folded = state.goals.get(event.goal_id)
+        if folded is not None and event_order_key(event) <= folded.last_key:
+            if event.event_kind in PAYLOAD_KINDS:
+                return False
+            late.setdefault(event.goal_id, [])
+    for event in events:  # the goal's incoming events, to re-pick its recent ones from
+        if event.goal_id in late:
+            late[event.goal_id].append(event)
+    before = {goal_id: list(state.goals[goal_id].recent) for goal_id in late}
     fold(events, runs, state)
+    for goal_id, incoming in late.items():
+        # the last RECENT_EVENTS in fold order are among the ones kept before and the incoming ones
+        latest = sorted([*before[goal_id], *incoming], key=event_order_key)[-RECENT_EVENTS:]
+        state.goals[goal_id].recent = deque(latest, maxlen=RECENT_EVENTS)
     return True

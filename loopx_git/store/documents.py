@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from loopx_git.model.event import EventHead, LedgerEvent, RollbackPlan
 from loopx_git.model.record import Record
 from loopx_git.model.state import GoalState, State
 from loopx_git.store import layout
 from loopx_git.store.yaml_doc import render
+
+if TYPE_CHECKING:
+    from loopx_git.store.git import GitRepo
 
 Entity = tuple[str, str, str]  # (kind, goal_id, id)
 
@@ -45,15 +48,17 @@ def _dump(record: Record) -> dict[str, Any]:
     return record.model_dump(mode="json")
 
 
-def root_document(state: State) -> dict[str, object]:
+def root_document(state: State, layout_version: int | None = None) -> dict[str, object]:
+    """loopx.yaml: the goals, and the layout the branch's records are in (``layout_version``: what
+    new writes use unless given; ``branch_layout`` says what a given tree must say)."""
     goals = sorted(g for g, s in state.goals.items() if s.goal is not None)
-    return {"layout_version": layout.LAYOUT_VERSION, "goals": goals}
+    return {"layout_version": layout.WRITE_LAYOUT if layout_version is None else layout_version, "goals": goals}
 
 
-def render_entity(state: State, entity: Entity) -> tuple[str, bytes] | None:
+def render_entity(state: State, entity: Entity, layout_version: int | None = None) -> tuple[str, bytes] | None:
     kind, goal_id, entity_id = entity
     if kind == "root":
-        return layout.ROOT_DOCUMENT, render(root_document(state))
+        return layout.ROOT_DOCUMENT, render(root_document(state, layout_version))
     goal_state: GoalState | None = state.goals.get(goal_id)
     if goal_state is None:
         return None
@@ -72,10 +77,10 @@ def render_entity(state: State, entity: Entity) -> tuple[str, bytes] | None:
     return None
 
 
-def render_touched(state: State, entities: Iterable[Entity]) -> dict[str, bytes]:
+def render_touched(state: State, entities: Iterable[Entity], layout_version: int | None = None) -> dict[str, bytes]:
     out = {}
     for entity in entities:
-        rendered = render_entity(state, entity)
+        rendered = render_entity(state, entity, layout_version)
         if rendered is not None:
             out[rendered[0]] = rendered[1]
     return out
@@ -92,6 +97,47 @@ def all_entities(state: State) -> Iterable[Entity]:
         yield from (("ledger", goal_id, e) for e in goal_state.ledger)
 
 
-def render_all(state: State) -> dict[str, bytes]:
-    """Every document the state implies; ``verify`` compares the branch against this."""
-    return render_touched(state, all_entities(state))
+def render_all(state: State, layout_version: int | None = None) -> dict[str, bytes]:
+    """Every document the state implies; ``verify`` compares the branch against this (with the
+    ``layout_version`` of ``branch_layout``)."""
+    return render_touched(state, all_entities(state), layout_version)
+
+
+def branch_layout(git: GitRepo, tree: str, event_paths: Iterable[str] | None = None) -> int:
+    """The ``layout_version`` loopx.yaml at ``tree`` must say: 1 where it says 1 and every event
+    sits at its layout-1 path (a branch no loopx since layout 2 has written to), else
+    ``LAYOUT_VERSION``. ``event_paths``: the tree's record paths when the caller has them; else the
+    tree is walked, and only when loopx.yaml says 1."""
+    if _declared(git, tree) != 1:
+        return layout.LAYOUT_VERSION
+    return layout.LAYOUT_VERSION if unannounced_event(git, tree, event_paths) else 1
+
+
+def unannounced_event(git: GitRepo, tree: str, event_paths: Iterable[str] | None = None) -> str | None:
+    """The first event at a layout-2 path in a tree whose loopx.yaml says layout 1 (which this
+    loopx never writes: the commit that adds the first one says 2), or None."""
+    if _declared(git, tree) != 1:
+        return None
+    if event_paths is None:
+        event_paths = (p for p, _ in git.walk_files(tree, "goals"))
+    return next((p for p in event_paths if layout.event_layout(p) == 2), None)
+
+
+def _declared(git: GitRepo, tree: str) -> int | None:
+    oid = git.tree_entry(tree, layout.ROOT_DOCUMENT)
+    return None if oid is None else layout.declared_layout(git.read_blob(oid))
+
+
+def layout_upgrade(git: GitRepo, base_tree: str | None, added: Iterable[str]) -> dict[str, bytes]:
+    """loopx.yaml saying ``LAYOUT_VERSION`` when records at layout-2 paths join a tree whose
+    loopx.yaml says 1 (the first write of this loopx on an old branch, or a merge bringing one's
+    records into it); else nothing. The rest of the document stays as it was."""
+    if base_tree is None or not any(layout.event_layout(p) == 2 for p in added):
+        return {}
+    oid = git.tree_entry(base_tree, layout.ROOT_DOCUMENT)
+    if oid is None:
+        return {}
+    data = git.read_blob(oid)
+    if layout.declared_layout(data) != 1:  # says 2 already, or drifted: verify names that, not this
+        return {}
+    return {layout.ROOT_DOCUMENT: layout.with_layout(data, layout.LAYOUT_VERSION)}

@@ -79,6 +79,11 @@ class Entry:
 class GitRepo:
     def __init__(self, repo: pygit2.Repository):
         self._repo = repo
+        self.objects_written = 0
+        """Blobs, trees and commits this handle has written (some may have existed already): a
+        count that costs nothing, for deciding when to look at the loose objects during use."""
+        self.objects_at_pack_check = 0
+        """``objects_written`` when the loose objects were last looked at (``transaction.pack_if_due``)."""
 
     # -- opening -----------------------------------------------------------------------------
 
@@ -270,10 +275,13 @@ class GitRepo:
             else:
                 yield f"{prefix}{entry.name}", str(entry.id), entry.filemode
 
-    def changes(self, old_tree: str | None, new_tree: str, base: str = "") -> Iterator[Change]:
+    def changes(
+        self, old_tree: str | None, new_tree: str, base: str = "", within: Callable[[str], bool] | None = None
+    ) -> Iterator[Change]:
         """Files that differ between two trees. Identical subtrees are skipped by id, so the
-        cost follows the size of the change, not of the history. Iterative, not recursive: a
-        hostile tree may nest deeper than Python's stack."""
+        cost follows the size of the change, not of the history; ``within(folder)`` (a path ending
+        in ``/``) says which changed folders to look into, when only some can matter. Iterative, not
+        recursive: a hostile tree may nest deeper than Python's stack."""
         stack = [self._changed_entries(old_tree, new_tree, base)]
         while stack:
             item = next(stack[-1], None)
@@ -281,7 +289,7 @@ class GitRepo:
                 stack.pop()
             elif isinstance(item, Change):
                 yield item
-            else:
+            elif within is None or within(item[2]):
                 stack.append(self._changed_entries(*item))
 
     def _changed_entries(
@@ -403,6 +411,7 @@ class GitRepo:
     # -- writing ---------------------------------------------------------------------------------
 
     def write_blob(self, data: bytes) -> str:
+        self.objects_written += 1
         return str(self._repo.create_blob(data))
 
     def write_tree(
@@ -447,6 +456,7 @@ class GitRepo:
                 builder.insert(name, pygit2.Oid(hex=value), FILE_MODE)
         if len(builder) == 0:
             return None
+        self.objects_written += 1
         return str(builder.write())
 
     def signature(self) -> pygit2.Signature:
@@ -474,6 +484,7 @@ class GitRepo:
             if any(held in said for held in _LOCK_HELD) and "Permission denied" not in said:
                 raise RefMoved(said, lock=_lock_path(said)) from exc  # another writer holds the ref's lock
             raise StoreError(f"could not write the commit on {ref}: {exc}", code="commit-failed") from exc
+        self.objects_written += 1
         return str(oid)
 
     # -- the git binary, for what libgit2 does not do (packing) -----------------------------------
@@ -535,16 +546,18 @@ class GitRepo:
             return False
 
     def added_records(self, commit: str) -> list[tuple[str, str]]:
-        """``(path, blob id)`` of the record files ``commit`` adds to its first parent's tree."""
+        """``(path, blob id)`` of the record files ``commit`` adds to its first parent's tree, by
+        hour and id (``layout.record_order``) in either event layout."""
         info = self.commit(commit)
         base = self.commit(info.parents[0]).tree if info.parents else None
         from loopx_git.store import layout
 
-        return [
+        added = [
             (c.path, c.new)
             for c in self.changes(base, info.tree)
             if c.old is None and c.new is not None and layout.is_record(c.path)  # added: no old, a new
         ]
+        return sorted(added, key=lambda record: layout.record_order(record[0]))
 
     def merge_base(self, a: str, b: str) -> str | None:
         found = self._repo.merge_base(a, b)

@@ -6,7 +6,20 @@ import re
 
 DEFAULT_STATE_REF = "refs/heads/loopx/state"
 ROOT_DOCUMENT = "loopx.yaml"
-LAYOUT_VERSION = 1
+LAYOUT_VERSION = 2
+"""The layout new event records are written in, and what ``layout_version`` in loopx.yaml says once
+a branch holds one. Layout 1 put every event of an hour in one tree (``.../HH/<id>.json``), which
+each append rewrote: bytes per append grew with the events of that hour (330 KB per append after
+10k in one hour). Layout 2 adds two bucket levels under the hour, the last and second-to-last
+characters of the event id (``.../HH/<last>/<second-to-last>/<id>.json``): a ULID's low-order
+characters are random, so no tree of the spine has more than 37 entries and a leaf holds about
+N/1024 of the hour's N events. A branch may hold both: events written in layout 1 stay where they
+are (records never move); every new event goes to its layout-2 path. loopx.yaml says 1 only while
+every event sits at its layout-1 path."""
+LAYOUTS = (1, 2)
+WRITE_LAYOUT = LAYOUT_VERSION
+"""The layout ``event_path`` writes in. Always ``LAYOUT_VERSION``, except to rebuild a branch as an
+older loopx wrote it (tests of old branches, the benchmark's baseline)."""
 
 MAX_BLOB_BYTES = 1 << 20
 """No file on the state branch is larger: records hold short fields (4 KiB each by default) and
@@ -15,9 +28,13 @@ REGULAR_FILE = 0o100644
 """The one mode loopx writes: no executables, symlinks or submodule links on the state branch."""
 
 _ID = r"[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}"  # model.ids.ID_PATTERN, kept here so hooks load no pydantic
+_BUCKET = "[0-9a-z_]"
 EVENT_PATH_RE = re.compile(
-    rf"goals/(?P<goal>{_ID})/events/(?P<y>\d{{4}})/(?P<m>\d{{2}})/(?P<d>\d{{2}})/(?P<h>\d{{2}})/(?P<id>{_ID})\.json\Z"
+    rf"goals/(?P<goal>{_ID})/events/(?P<y>\d{{4}})/(?P<m>\d{{2}})/(?P<d>\d{{2}})/(?P<h>\d{{2}})/"
+    rf"(?:(?P<b1>{_BUCKET})/(?P<b2>{_BUCKET})/)?(?P<id>{_ID})\.json\Z"
 )
+"""An event record of either layout: with the two bucket levels (layout 2) or without (layout 1).
+The shape only; that the buckets and the hour fit the event is checked against its content."""
 RUN_PATH_RE = re.compile(
     rf"goals/(?P<goal>{_ID})/runs/(?P<y>\d{{4}})/(?P<m>\d{{2}})/(?P<d>\d{{2}})/(?P<id>{_ID})\.json\Z"
 )
@@ -70,11 +87,68 @@ def goal_dir(goal_id: str) -> str:
     return f"goals/{goal_id}"
 
 
-def event_path(goal_id: str, event_id: str, recorded_at: str) -> str:
-    """``goals/<goal>/events/YYYY/MM/DD/HH/<event-id>.json``: an hour shard keeps every tree small,
-    so an append rebuilds a handful of small trees whatever the history's length."""
+def _bucket(char: str) -> str:
+    # ids may hold '.', ':', '-' or capitals (records from elsewhere): a bucket is never '.' (a name
+    # git's fsck refuses) and never differs from another only in case
+    return char.lower() if char.isascii() and char.isalnum() else "_"
+
+
+def event_buckets(event_id: str) -> str:
+    """``<last>/<second-to-last>`` character of the id: the random end of a ULID, so events spread
+    evenly over 32 x 32 leaves whatever the write rate."""
+    return f"{_bucket(event_id[-1])}/{_bucket(event_id[-2] if len(event_id) > 1 else '_')}"
+
+
+def event_path(goal_id: str, event_id: str, recorded_at: str, version: int | None = None) -> str:
+    """Where a new event is written (``version``: ``WRITE_LAYOUT`` unless given). Layout 2:
+    ``goals/<goal>/events/YYYY/MM/DD/HH/<b1>/<b2>/<event-id>.json``, the hour shard split by the
+    id's last two characters, so an append rebuilds a fixed handful of small trees whatever the
+    history's length and the write rate. Layout 1: ``.../HH/<event-id>.json``."""
     y, m, d, h = recorded_at[0:4], recorded_at[5:7], recorded_at[8:10], recorded_at[11:13]
-    return f"goals/{goal_id}/events/{y}/{m}/{d}/{h}/{event_id}.json"
+    shard = f"goals/{goal_id}/events/{y}/{m}/{d}/{h}"
+    if (WRITE_LAYOUT if version is None else version) == 1:
+        return f"{shard}/{event_id}.json"
+    return f"{shard}/{event_buckets(event_id)}/{event_id}.json"
+
+
+def event_paths(goal_id: str, event_id: str, recorded_at: str) -> tuple[str, ...]:
+    """Every path the event may be stored at, one per layout, newest layout first: what a record's
+    content allows (a reader finds it at exactly one of them)."""
+    return tuple(event_path(goal_id, event_id, recorded_at, version) for version in reversed(LAYOUTS))
+
+
+def event_layout(path: str) -> int | None:
+    """The layout of an event record's path (1 or 2), or None for any other path."""
+    m = EVENT_PATH_RE.match(path)
+    if m is None:
+        return None
+    return 1 if m.group("b1") is None else 2
+
+
+def record_order(path: str) -> str:
+    """A sort key putting record files in the order layout 1's trees kept them, whatever the
+    layout of each: by hour shard, then by file name (the id: time order for ULIDs). Tree order
+    in layout 2 is bucket order, which is random."""
+    m = EVENT_PATH_RE.match(path)
+    if m is None or m.group("b1") is None:
+        return path
+    return path[: m.start("b1")] + path[m.end("b2") + 1 :]
+
+
+_DECLARED_RE = re.compile(rb"^layout_version: (\d{1,6})$", re.MULTILINE)
+
+
+def declared_layout(root_document: bytes) -> int | None:
+    """The ``layout_version`` loopx.yaml says (read without a YAML parser: the hooks load none),
+    or None when it says none."""
+    m = _DECLARED_RE.search(root_document)
+    return int(m.group(1)) if m else None
+
+
+def with_layout(root_document: bytes, version: int) -> bytes:
+    """loopx.yaml saying ``version``, the rest as it was (the line is the one ``root_document``
+    renders, so this equals a fresh rendering of the same goals)."""
+    return _DECLARED_RE.sub(b"layout_version: %d" % version, root_document, count=1)
 
 
 def run_path(goal_id: str, run_id: str, generated_at: str) -> str:
@@ -104,6 +178,15 @@ def ledger_document(goal_id: str, entry_id: str) -> str:
 
 def rollback_document(goal_id: str, packet_id: str) -> str:
     return f"goals/{goal_id}/rollbacks/{packet_id}.yaml"
+
+
+def may_hold_records(folder: str) -> bool:
+    """Whether a folder (``goals/g1/``, ``goals/g1/events/2026/``) may hold records: the goals, a
+    goal's folder, its events and runs. A diff of records never needs to look into the documents."""
+    parts = folder.rstrip("/").split("/")
+    if parts[0] != "goals":
+        return False
+    return len(parts) <= 2 or parts[2] in ("events", "runs")
 
 
 def is_record(path: str) -> bool:

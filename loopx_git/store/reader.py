@@ -14,6 +14,11 @@ from loopx_git.store.git import GitRepo
 from loopx_git.store.records import parse_event, parse_for_fold, parse_run
 
 Records = tuple[list[EventHead], list[RunRecord]]
+
+SAVE_AFTER = 20
+"""Records a state may be ahead of the saved cache before a process saves it again. Fewer are
+cheaper to fold again from the saved tip (a diff and a few parses) than the whole state is to
+pickle: a write of one todo on a 10k-todo goal does not rewrite the cache."""
 FoldFn = Callable[[Iterable[EventHead], Iterable[RunRecord]], Any]
 ExtendFn = Callable[[Any, list[EventHead], list[RunRecord]], bool]
 
@@ -31,21 +36,25 @@ class StateReader:
         self._extend = extend
         self._memory: tuple[str, Any] | None = None
         self._dirty = False
+        self._ahead: int | None = 0
+        """Records the state in memory has beyond the saved cache; None: not built from it (save)."""
 
     def state_at(self, tip: str | None) -> Any:
         if tip is None:
             return self._fold([], [])
         if self._memory is None:
             self._memory = self._usable(self._cache.load())
+            self._ahead = 0 if self._memory is not None else None
         if self._memory is not None and self._memory[0] == tip:
             return self._memory[1]
-        state = None
+        advanced = None
         if self._memory is not None:
-            state = self._advance(self._memory[0], self._memory[1], tip)
-        if state is None:
-            state = self._fold(*self.all_records(tip))
-        self.remember(tip, state)
-        return state
+            advanced = self._advance(self._memory[0], self._memory[1], tip)
+        if advanced is None:
+            self.remember(tip, self._fold(*self.all_records(tip)))
+        else:
+            self.remember(tip, advanced[0], added=advanced[1])
+        return self._memory[1]  # type: ignore[index]  # remember() set it
 
     def _usable(self, cached: tuple[str, Any] | None) -> tuple[str, Any] | None:
         """The cached (tip, state) if it has the shape this reader folds — a tip that is a commit
@@ -58,17 +67,24 @@ class StateReader:
             return None
         return cached if type(state) is type(self._fold([], [])) else None
 
-    def remember(self, tip: str, state: Any) -> None:
+    def remember(self, tip: str, state: Any, *, added: int | None = None) -> None:
+        """``state`` is the fold at ``tip``: ``added`` records beyond the state in memory (None: built
+        some other way, so the cache is saved at the end of the process)."""
         self._memory = (tip, state)
         self._dirty = True
+        self._ahead = None if added is None or self._ahead is None else self._ahead + added
 
     def flush(self) -> None:
-        """Write the in-memory fold to the on-disk cache (done once per process, not per write)."""
-        if self._dirty and self._memory is not None:
+        """Write the in-memory fold to the on-disk cache (done once per process, not per write), unless
+        it is only a few records ahead of the saved one (``SAVE_AFTER``)."""
+        if self._dirty and self._memory is not None and (self._ahead is None or self._ahead >= SAVE_AFTER):
             self._cache.save(*self._memory)
-            self._dirty = False
+            self._ahead = 0
+        self._dirty = False
 
-    def _advance(self, old_tip: str, state: Any, tip: str) -> Any:
+    def _advance(self, old_tip: str, state: Any, tip: str) -> tuple[Any, int] | None:
+        """The state at ``tip`` from the state at its ancestor ``old_tip``, and how many records that
+        took; None when only a fold from scratch is exact."""
         if not self._git.is_ancestor(old_tip, tip):
             return None
         added = self.added_records(self._git.commit(old_tip).tree, self._git.commit(tip).tree)
@@ -77,7 +93,7 @@ class StateReader:
         events, runs = added
         # the cached object may be shared with callers: extend a copy of the goals it touches
         state = state.copy_for({e.goal_id for e in events} | {r.goal_id for r in runs})
-        return state if self._extend(state, events, runs) else None
+        return (state, len(events) + len(runs)) if self._extend(state, events, runs) else None
 
     def all_records(self, tip: str) -> Records:
         return self.records_in(self._git.commit(tip).tree)
@@ -109,7 +125,7 @@ class StateReader:
         (then only a full fold is exact, and ``verify`` will say what happened)."""
         events: list[EventHead] = []
         runs: list[RunRecord] = []
-        for change in self._git.changes(old_tree, new_tree):
+        for change in self._git.changes(old_tree, new_tree, within=layout.may_hold_records):
             kind = layout.record_kind(change.path)
             if kind is None:
                 continue
@@ -124,7 +140,8 @@ class StateReader:
 
     def goal_files(self, tip: str | None, goal_id: str, kind: str, since_shard: str = "") -> list[tuple[str, str]]:
         """(path, blob id) of one goal's record files (kind: events | runs), optionally only
-        from the time shard ``since_shard`` (``YYYY/MM/DD/HH`` prefix) on, without reading blobs."""
+        from the time shard ``since_shard`` (``YYYY/MM/DD/HH`` prefix, the same in both event layouts)
+        on, without reading blobs."""
         if tip is None:
             return []
         base = f"goals/{goal_id}/{kind}"

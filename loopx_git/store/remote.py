@@ -186,7 +186,9 @@ class Remote:
         proc = self.git.git_command("push", "--atomic", "--porcelain", lease, self.name, f"{local}:{self.state_ref}")
         outcome = push_outcome(proc)
         if outcome.ok:
-            self.git.move_ref(self.tracking_ref, local, self.git.ref_target(self.tracking_ref))
+            seen = self.git.ref_target(self.tracking_ref)
+            if seen != local:  # git moves it itself where a fetch refspec maps the branch there
+                self.git.move_ref(self.tracking_ref, local, seen)
         return outcome
 
     def remote_tip(self) -> str | None:

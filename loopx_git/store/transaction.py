@@ -57,8 +57,37 @@ def commit(git: GitRepo, ref: str, parent: str | None, txn: Transaction) -> str:
                 raise StoreError(f"{path} already exists on {ref}; records are append-only", code="record-exists")
     if any(layout.is_record(path) for path in txn.removed):
         raise StoreError("records are append-only; a transaction never removes one", code="record-removed")
-    tree = git.write_tree(base_tree, txn.files, remove=txn.removed)
-    return git.commit_on_ref(ref, tree, [parent] if parent else [], txn.message())
+    files = txn.files
+    if layout.ROOT_DOCUMENT not in files:  # an old branch's first layout-2 record says so in loopx.yaml
+        from loopx_git.store.documents import layout_upgrade
+
+        files = {**files, **layout_upgrade(git, base_tree, files)}
+    tree = git.write_tree(base_tree, files, remove=txn.removed)
+    commit = git.commit_on_ref(ref, tree, [parent] if parent else [], txn.message())
+    pack_if_due(git)
+    return commit
+
+
+PACK_CHECK_EVERY = 256
+"""Objects a handle writes between two looks at the loose-object count (a ``listdir`` of one
+fan-out directory). An append writes about a dozen, so a long-lived handle (an agent loop, the
+Python API) looks every twenty-odd commits and packs once ``hygiene.LOOSE_THRESHOLD`` new loose
+objects are there, instead of piling up objects until ``close()``."""
+
+
+def pack_if_due(git: GitRepo) -> bool:
+    """Pack during use when this handle has written enough since it last looked. Never raises: the
+    commit has landed, and what could not be packed now ``close()`` packs (and reports) again."""
+    if git.objects_written - git.objects_at_pack_check < PACK_CHECK_EVERY:
+        return False
+    git.objects_at_pack_check = git.objects_written
+    from loopx_git.errors import LoopxError
+    from loopx_git.store import hygiene
+
+    try:
+        return hygiene.maybe_pack(git)
+    except (OSError, LoopxError):
+        return False
 
 
 def retrying(attempt: Callable[[], T], *, attempts: int | None = None) -> T:

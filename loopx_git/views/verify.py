@@ -20,7 +20,7 @@ from loopx_git.model.state import Conflict, fold
 from loopx_git.model.todo import TodoItem
 from loopx_git.safety.mask import masked
 from loopx_git.store import layout
-from loopx_git.store.documents import render_all
+from loopx_git.store.documents import branch_layout, render_all, unannounced_event
 from loopx_git.store.git import Change, GitRepo
 from loopx_git.store.records import parse_event, parse_run
 
@@ -99,13 +99,15 @@ def verify(
         progress("history", n, len(commits))
     tree = git.commit(tip).tree
     records, documents = _check_tree(git, git.walk_entries(tree), changed, problems)
-    events, runs = _parse_records(git, records, added_in, problems, progress)
-    _check_unique(events, added_in, problems)
+    events, runs, where = _parse_records(git, records, added_in, problems, progress)
+    _check_unique(events, where, added_in, problems)
     if policy is not None:
-        _check_safety(events, runs, policy, added_in, problems)
+        _check_safety(events, runs, where, policy, added_in, problems)
     state = fold(events, runs)
     _check_entities(state, problems)
-    checked = _check_documents(git, render_all(state), problems, documents)
+    paths = [p for p, _ in records]
+    _check_layout(git, tree, paths, added_in, problems)
+    checked = _check_documents(git, render_all(state, branch_layout(git, tree, paths)), problems, documents)
     conflicts = [c for g in state.goals.values() for c in g.conflicts]
     return VerifyReport(
         ok=not problems.items,
@@ -138,9 +140,12 @@ def verify_since(
     passed: a fold of broken records proves nothing. Every blob the new commits add is
     bounded in size and every name checked, even one a later commit removes (its objects arrive
     all the same); the layout is checked for the paths they leave at the tip. A deleted or changed
-    record is reported as such; the document drift it also causes is left to a full ``verify``."""
+    record is reported as such; the document drift it also causes is left to a full ``verify``.
+    A record the range adds that ``since`` already holds, as it is (what a merge takes from its
+    other parent when that is ``since``), was checked with ``since`` and is not read again."""
     from collections import Counter
 
+    from loopx_git.store import lookup
     from loopx_git.store.documents import render_touched, touched
 
     resolved = resolve_tip(git, ref, tip)
@@ -154,17 +159,25 @@ def verify_since(
     for commit in commits:
         _check_commit(git, commit.oid, commit.tree, commit.parents, added_in, problems, changed)
     tree = git.commit(tip).tree
-    at_tip = [entry for entry in map(lambda p: git.leaf(tree, p), sorted(changed)) if entry is not None]
+    at_tip = [entry for entry in lookup.leaves(git, tree, sorted(changed)).values() if entry is not None]
     records, docs = _check_tree(git, at_tip, changed, problems)
+    # the records a verified ``since`` held say what its loopx.yaml says; only the ones the range
+    # adds can need another layout, unless the range changes loopx.yaml itself: then look at all
+    layout_paths = None if layout.ROOT_DOCUMENT in changed else [p for p, _ in records]
+    _check_layout(git, tree, layout_paths, added_in, problems)
+    # a merge adds, against its first parent, the records its other parent brings: those that
+    # ``since`` holds already, as they are, were checked with it and are not read again
     records = [(p, o) for p, o in records if p in added_in]
-    events, runs = _parse_records(git, records, added_in, problems, _noop)
+    checked_at_since = lookup.entry_ids(git, git.commit(since).tree, [p for p, _ in records])
+    records = [(p, o) for p, o in records if checked_at_since[p] != o]
+    events, runs, where = _parse_records(git, records, added_in, problems, _noop)
     if events:  # ids are file names: count them without reading a blob
         names = Counter(
             p.rsplit("/", 1)[1] for p, _ in git.walk_files(tree, "goals") if layout.record_kind(p) == "event"
         )
         for event in events:
             if names[f"{event.event_id}.json"] > 1:
-                path = layout.event_path(event.goal_id, event.event_id, event.recorded_at)
+                path = where[id(event)]
                 problems.add(
                     "duplicate-event-id",
                     path,
@@ -172,7 +185,7 @@ def verify_since(
                     f"event id {event.event_id} is used by another event file too",
                 )
     if policy is not None:
-        _check_safety(events, runs, policy, added_in, problems)
+        _check_safety(events, runs, where, policy, added_in, problems)
     checked, conflicts = 0, []
     if documents and not problems:  # a merge re-derives every touched document: records only
         if state_at is None:
@@ -182,9 +195,11 @@ def verify_since(
         state = state_at(tip)
         entities = touched(events) | {e for e in map(layout.document_entity, changed) if e is not None}
         _check_entities(state, problems, {(goal, todo) for kind, goal, todo in entities if kind == "todo"})
-        expected = render_touched(state, entities)
-        present = {p: o for p in {*expected, *(p for p, _ in docs)} if (o := git.tree_entry(tree, p)) is not None}
-        checked = _check_documents(git, expected, problems, present)
+        expected = render_touched(state, entities, branch_layout(git, tree, layout_paths))
+        present = {
+            p: o for p, o in lookup.entry_ids(git, tree, sorted({*expected, *(p for p, _ in docs)})).items() if o
+        }
+        checked = _check_documents(git, expected, problems, present.items())
         conflicts = [c for g in state.goals.values() for c in g.conflicts]
     return VerifyReport(
         ok=not problems.items,
@@ -274,6 +289,22 @@ def _check_entities(state: Any, problems: _Problems, only: set | None = None) ->
             )
 
 
+def _check_layout(
+    git: GitRepo, tree: str, event_paths: list[str] | None, added_in: dict[str, str], problems: _Problems
+) -> None:
+    """An event at a layout-2 path while loopx.yaml says layout 1: loopx never writes that (the
+    commit that adds the first such event says 2). ``event_paths``: where to look (all when None)."""
+    where = unannounced_event(git, tree, event_paths)
+    if where is not None:
+        problems.add(
+            "layout-mismatch",
+            where,
+            added_in.get(where),
+            "an event at a layout-2 path on a branch whose loopx.yaml says layout_version 1; the commit "
+            "that adds the first layout-2 event says layout_version 2 (`loopx repair` re-derives it)",
+        )
+
+
 def _check_change(git: GitRepo, oid: str, change: Change, problems: _Problems) -> None:
     """What a commit brings in (a removal brings nothing): names fsck refuses, blobs over the bound.
     Both stay in history once committed, so only rewriting the branch clears them."""
@@ -335,25 +366,34 @@ def _check_tree(git: GitRepo, entries: Iterable, added_in: dict[str, str], probl
 def _parse_records(
     git: GitRepo, files: list[tuple[str, str]], added_in: dict[str, str], problems: _Problems, progress: Progress
 ):
+    """The valid records of ``files``, and where each was read (by ``id()`` of the record): a problem
+    names the file a record sits in, whichever layout put it there."""
     events: list[EventBase] = []
     runs: list[RunRecord] = []
+    where: dict[int, str] = {}
     for n, (path, oid) in enumerate(files, 1):
         try:
+            record: EventBase | RunRecord
             if layout.record_kind(path) == "event":
-                events.append(parse_event(git.read_blob(oid), path))
+                record = parse_event(git.read_blob(oid), path)
+                events.append(record)
             else:
-                runs.append(parse_run(git.read_blob(oid), path))
+                record = parse_run(git.read_blob(oid), path)
+                runs.append(record)
+            where[id(record)] = path
         except LoopxError as exc:
             problems.add("invalid-record", path, added_in.get(path), exc.message)
         if n % 1000 == 0 or n == len(files):
             progress("records", n, len(files))
-    return events, runs
+    return events, runs, where
 
 
-def _check_unique(events: list[EventBase], added_in: dict[str, str], problems: _Problems) -> None:
+def _check_unique(
+    events: list[EventBase], where: dict[int, str], added_in: dict[str, str], problems: _Problems
+) -> None:
     seen: dict[str, str] = {}
     for event in events:
-        path = layout.event_path(event.goal_id, event.event_id, event.recorded_at)
+        path = where[id(event)]
         if event.event_id in seen:
             problems.add(
                 "duplicate-event-id",
@@ -364,17 +404,15 @@ def _check_unique(events: list[EventBase], added_in: dict[str, str], problems: _
         seen[event.event_id] = path
 
 
-def _check_safety(events: list, runs: list, policy: Any, added_in: dict[str, str], problems: _Problems) -> None:
+def _check_safety(
+    events: list, runs: list, where: dict[int, str], policy: Any, added_in: dict[str, str], problems: _Problems
+) -> None:
     """Records against the public-safety rules, as the write gate checks them; only blocking
     findings count, and a finding names the field, rule and fingerprint, never the value."""
     from loopx_git.safety.records import check
 
     for record in [*events, *runs]:
-        path = (
-            layout.event_path(record.goal_id, record.event_id, record.recorded_at)
-            if isinstance(record, EventBase)
-            else layout.run_path(record.goal_id, record.run_id, record.generated_at)
-        )
+        path = where[id(record)]
         for finding in check(record.model_dump(mode="json"), policy)[1]:
             if finding.blocks:
                 problems.add(

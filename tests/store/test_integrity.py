@@ -12,6 +12,7 @@ import pytest
 
 import loopx_git
 from loopx_git.errors import LoopxError, StoreError
+from loopx_git.store import layout
 from loopx_git.store.git import RefMoved
 from tests.conftest import GOAL, NOW, Cli, git, state_tip
 from tests.plumbing import plain_commit
@@ -304,7 +305,7 @@ def test_a_secret_written_by_plain_git_blocks_writes(cli, git_repo):
     data["event_id"] = "evt_01zzzzzzzzzzzzzzzzzzzzzzzz"
     data["summary"] = f"token {token}"
     data["lamport"] = data["lamport"] + 1
-    path = events[-1].rsplit("/", 1)[0] + f"/{data['event_id']}.json"
+    path = layout.event_path(GOAL, data["event_id"], data["recorded_at"])
     advance(
         git_repo, plain_commit(git_repo, STATE, "a note", {path: json.dumps(data, indent=2, sort_keys=True) + "\n"})
     )
@@ -334,7 +335,7 @@ def test_a_well_formed_event_that_breaks_a_todo_is_refused_by_writes_reviews_and
         if change["field"] == "status":
             change["after"] = "bogus"
     data["event_id"] = "evt_01zzzzzzzzzzzzzzzzzzzzzzzy"
-    bad_path = path.rsplit("/", 1)[0] + f"/{data['event_id']}.json"
+    bad_path = layout.event_path(GOAL, data["event_id"], data["recorded_at"])
     advance(
         alice,
         plain_commit(

@@ -8,6 +8,7 @@ import os
 import re
 from pathlib import Path
 
+from loopx_git.store import layout
 from tests.conftest import GOAL, Cli, git, state_tip
 
 GOLDEN = Path(__file__).resolve().parents[1] / "golden" / "review_diff.md"
@@ -119,7 +120,9 @@ def test_a_secret_that_reached_a_branch_is_an_issue(repo, git_repo, tmp_path, ca
     data["event_id"] = data["event_id"][:-1] + ("x" if data["event_id"][-1] != "x" else "y")
     data["lamport"] += 1
     data["summary"] = "token " + "gh" + "p_" + "aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3z5A"
-    (source.parent / f"{data['event_id']}.json").write_text(json.dumps(data, indent=2, sort_keys=True) + "\n")
+    planted = work / layout.event_path(GOAL, data["event_id"], data["recorded_at"])
+    planted.parent.mkdir(parents=True, exist_ok=True)
+    planted.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n")
     git(work, "add", "-A")
     git(work, "commit", "-q", "-m", "planted by plain git")
     result = Cli(git_repo, capsys)("review-diff", f"{base}..loopx/state", "--format", "json")

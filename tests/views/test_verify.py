@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 import loopx_git
+from loopx_git.store import layout
 from tests.conftest import GOAL, NOW, git
 
 
@@ -55,7 +56,10 @@ def problems(git_repo):
 
 
 def event_files(path: Path) -> list[Path]:
-    return sorted(path.glob(f"goals/{GOAL}/events/**/*.json"))
+    # by hour, then id (time order), as layout 1's trees held them; layout 2's bucket folders do not
+    return sorted(
+        path.glob(f"goals/{GOAL}/events/**/*.json"), key=lambda p: layout.record_order(p.relative_to(path).as_posix())
+    )
 
 
 def test_clean_branch_verifies(repo):
