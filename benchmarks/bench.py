@@ -236,7 +236,7 @@ def bench_push_verify(quick: bool) -> dict:
     return {"incremental_ms": since_ms, "full_verify_ms": full_ms, "ratio": since_ms / full_ms}
 
 
-def _notes(repo, count: int, label: str, per_commit: int = 10) -> None:
+def notes(repo, count: int, label: str, per_commit: int = 10) -> None:
     """``count`` note events through the real write path, ``per_commit`` to a commit."""
     for start in range(0, count, per_commit):
 
@@ -265,13 +265,13 @@ def bench_sync(quick: bool) -> dict:
     ra = loopx_git.open(a)
     ra.connect()
     ra.goal_create(GOAL, "benchmark goal")
-    _notes(ra, 1000, "base")
+    notes(ra, 1000, "base")
     ra.sync()
     rb = loopx_git.open(b)
     rb.pull()
-    _notes(ra, added, "from a")
+    notes(ra, added, "from a")
     ra.sync()
-    _notes(rb, added, "from b")
+    notes(rb, added, "from b")
     ra.close()
     rb.close()
     b_tip = rb.tip

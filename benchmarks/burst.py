@@ -17,15 +17,14 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
-import shutil
 import statistics
-import subprocess
 import sys
 import time
 import zlib
 from pathlib import Path
 
 import pygit2
+from bench import fresh_repo  # benchmarks/ is on the path: python benchmarks/burst.py
 
 import loopx_git
 from loopx_git.store import hygiene, layout
@@ -36,16 +35,6 @@ HOUR = "2026-03-01T10"
 SAMPLE_EVERY = 50
 MAX_RATIO = 1.5
 MAX_BYTES = 100 << 20
-
-
-def fresh_repo(name: str) -> Path:
-    path = WORK / name
-    shutil.rmtree(path, ignore_errors=True)
-    path.mkdir(parents=True)
-    subprocess.run(["git", "init", "-q", str(path)], check=True)
-    subprocess.run(["git", "-C", str(path), "config", "user.name", "bench"], check=True)
-    subprocess.run(["git", "-C", str(path), "config", "user.email", "bench@example.invalid"], check=True)
-    return path
 
 
 def disk_bytes(git_dir: Path) -> int:

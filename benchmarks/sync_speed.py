@@ -39,10 +39,9 @@ import time
 from datetime import datetime, timezone
 from pathlib import Path
 
+from bench import notes  # benchmarks/ is on the path: python benchmarks/sync_speed.py
+
 import loopx_git
-from loopx_git.domain.write import EventMaker, Write
-from loopx_git.model.event import Note
-from loopx_git.model.ids import format_utc
 
 WORK = Path(__file__).resolve().parent / ".work" / "sync-speed"
 GOAL = "bench"
@@ -80,21 +79,6 @@ def init(path: Path, *, bare: bool = False) -> Path:
     return path
 
 
-def _notes(repo, count: int, label: str, per_commit: int) -> None:
-    """``count`` note events through the real write path, ``per_commit`` to a commit."""
-    for start in range(0, count, per_commit):
-
-        def build(state, start=start):
-            maker = EventMaker(state.goals[GOAL], format_utc(datetime.now(timezone.utc)))
-            events = [
-                maker.make(Note, goal_id=GOAL, agent_id="bench", summary=f"{label} {start + i}")
-                for i in range(min(per_commit, count - start))
-            ]
-            return Write("bench notes", f"{len(events)} notes", GOAL, None, events)
-
-        repo.apply(build)
-
-
 class LoopxSide:
     """Clones A and B of a bare remote, with loopx state branches of the shape asked for."""
 
@@ -107,15 +91,15 @@ class LoopxSide:
         ra.connect()
         ra.goal_create(GOAL, "benchmark goal")
         ra.agent_register(GOAL, "bench")
-        _notes(ra, base, "base", 10)
+        notes(ra, base, "base", 10)
         ra.sync()
         rb = loopx_git.open(self.b)
         rb.connect()  # adopts origin's copy, as `loopx connect` in a fresh clone does
         if hooks:
             rb.connect_worktree(hooks=True, ignore=False)
-        _notes(ra, added, "from a", per_commit)
+        notes(ra, added, "from a", per_commit)
         ra.sync()
-        _notes(rb, added, "from b", per_commit)
+        notes(rb, added, "from b", per_commit)
         ra.close()
         rb.close()
         for path in (self.remote, self.a, self.b):
