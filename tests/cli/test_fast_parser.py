@@ -183,3 +183,13 @@ def test_a_command_with_its_own_format_option_keeps_it_whole():
         with pytest.raises(fast.Unsure):
             fast.parse(argv, root, SHARED_OPTIONS, {"plain"})
     assert fast.parse(["diff", "--json"], root, SHARED_OPTIONS).format == "json"
+
+
+def test_version_loads_nothing_but_the_entry_point():
+    code = (
+        "import sys; from loopx_git.cli.main import run_cli; rc = run_cli(['--version']); "
+        "print(rc, sorted({m.split('.')[0] for m in sys.modules} & {'pygit2', 'pydantic', 'typer', 'rich', 'ruamel'}), "
+        "file=sys.stderr)"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert proc.stdout.startswith("loopx ") and proc.stderr.strip() == "0 []", proc.stderr
