@@ -14,13 +14,16 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-CACHE_FORMAT = 1
+CACHE_FORMAT = 2
+"""In the names of the files here. 2 came with layout-2 event paths, which a loopx before it does
+not see: a fold it cached or a tip it marked verified on such a branch is blind to those events, so
+none of its files is trusted here, and it finds none of ours (it verifies, and refuses, instead)."""
 
 
 class FoldCache:
     def __init__(self, git_dir: Path, ref: str, fold_version: str):
         digest = hashlib.sha1(ref.encode()).hexdigest()[:12]
-        self.path = git_dir / "loopx" / f"fold-{digest}.pickle"
+        self.path = git_dir / "loopx" / f"fold-{CACHE_FORMAT}-{digest}.pickle"
         self._version = (CACHE_FORMAT, fold_version)
 
     def load(self) -> tuple[str, Any] | None:
@@ -93,7 +96,7 @@ class VerifiedMark:
 
     def __init__(self, git_dir: Path, ref: str):
         digest = hashlib.sha1(ref.encode()).hexdigest()[:12]
-        self.path = git_dir / "loopx" / f"verified-{digest}"
+        self.path = git_dir / "loopx" / f"verified-{CACHE_FORMAT}-{digest}"
 
     def load(self) -> str | None:
         try:
