@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import inspect
 import typing
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import typer
@@ -15,11 +15,6 @@ from loopx_git.cli.params import Arg, BadParameter, Context, Exit, Group, Opt
 
 Call = Callable[[Callable[..., Any], tuple, dict], Any]
 """How a command's function is called (tests record the arguments typer passes instead)."""
-
-FORMATLESS = {
-    "hook run": "git's entry point; its findings have one fixed form, and it runs without the app",
-}
-"""Commands whose output has one form: they do not offer --format/--json after the command."""
 
 
 def typer_app(group: Group, call: Call | None = None) -> typer.Typer:
@@ -68,6 +63,8 @@ def build_command(root: Group, call: Call | None = None) -> Any:
     """The app's click command tree, finished in one place rather than in each command: every command
     takes ``--format/-f`` and ``--json`` after its name too (one that declares its own ``--format``,
     like review-diff, keeps it), and flags show no ``<bool>`` value in help, since they take none."""
+    from loopx_git.cli.main import FORMATLESS, walk  # main builds the app only once it is loaded itself
+
     command = typer.main.get_command(typer_app(root, call))
     shared = output_options()
     for path, cmd in walk(command):
@@ -77,13 +74,6 @@ def build_command(root: Group, call: Call | None = None) -> Any:
             cmd.params.extend(param for param in shared if not taken & set(param.opts))
         _plain_flags(cmd)
     return command
-
-
-def walk(command: Any, path: tuple[str, ...] = ()) -> Iterator[tuple[str, Any]]:
-    """(``"todo add"``, command) for the root (``""``) and every group and command below it."""
-    yield " ".join(path), command
-    for name, sub in getattr(command, "commands", {}).items():
-        yield from walk(sub, (*path, name))
 
 
 def _plain_flags(command: Any) -> None:

@@ -17,7 +17,7 @@ import typing
 from collections.abc import Callable, Collection
 from typing import Any, Literal, get_args, get_origin
 
-from loopx_git.cli.params import Arg, Command, Context, Group, Opt
+from loopx_git.cli.params import Arg, Command, Group, Opt
 
 _INT = re.compile(r"[0-9]{1,18}")
 _HELP = frozenset(("-h", "--help"))
@@ -244,7 +244,3 @@ def _plain(command: Command) -> Command:
     if command.settings:  # context settings (extra arguments, no interspersed options): typer's to read
         raise Unsure
     return command
-
-
-def context(obj: Any) -> Context:
-    return Context(obj)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
+from collections.abc import Iterator
 from typing import Any
 
 from loopx_git.cli import connect, event, goal, hook, ledger, maintenance, review, rollback, status, sync, todo
@@ -105,7 +106,7 @@ def build_command(call: Any = None) -> Any:
     return build(app, call)
 
 
-def walk(command: Any, path: tuple[str, ...] = ()) -> Any:
+def walk(command: Any, path: tuple[str, ...] = ()) -> Iterator[tuple[str, Any]]:
     """(``"todo add"``, command) for the root (``""``) and every group and command below it."""
     yield " ".join(path), command
     for name, sub in getattr(command, "commands", {}).items():
@@ -167,7 +168,7 @@ def _run_fast(argv: list[str]) -> int | None:
 
         obj = replace(obj, format=OutputFormat(parsed.format))
     try:
-        rc = parsed.command.func(fast.context(obj), **parsed.kwargs)
+        rc = parsed.command.func(Context(obj), **parsed.kwargs)
     except BadParameter:
         return None
     except Exit as exc:
