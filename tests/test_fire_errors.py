@@ -15,7 +15,8 @@ import pytest
 import loopx_git
 from loopx_git.fire import STDERR_KEEP
 from tests.conftest import GOAL, Cli, git, state_tip
-from tests.safety.corpus import SHAPES, _pem
+from tests.safety.corpus import SHAPES
+from tests.safety.parts import pem
 
 BOUNDS = ["--max-iterations", "3", "--timeout", "60", "--approver-ceiling", "workspace_write", "--agent-id", "alice"]
 DONE = {"status": "done", "verdict": "MATCH", "next": "resume", "evidence": [{"kind": "test_path", "ref": "t/x.py"}]}
@@ -174,7 +175,7 @@ def test_a_program_that_does_not_exist_is_refused_before_anything_runs(ledger, g
 
 
 def test_a_key_over_several_lines_is_redacted_whole_before_the_tail_is_cut(ledger, git_repo, tmp_path, capsys):
-    key = _pem(random.Random(5), "RSA")
+    key = pem(random.Random(5), "RSA")
     (tmp_path / "key.txt").write_text(key)
     body = (
         f"sys.stderr.write(open({str(tmp_path / 'key.txt')!r}).read() + '\\n')\n"

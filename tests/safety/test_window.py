@@ -8,14 +8,15 @@ import random
 
 from loopx_git.safety.scan import redact
 from loopx_git.safety.window import whole_lines
-from tests.safety.corpus import B64, SHAPES, _cat, _r
+from tests.safety.corpus import SHAPES
+from tests.safety.parts import B64, cat, rand
 
 TOKEN = SHAPES["github-token"][0](random.Random(3))  # assembled at run time: no literal in this file
 
 
 def key(rng: random.Random, lines: int) -> list[str]:
-    body = [_r(rng, 64, B64) for _ in range(lines)]
-    return [_cat("-----BEGIN ", "EC PRIVATE KEY-----"), *body, _cat("-----END ", "EC PRIVATE KEY-----")]
+    body = [rand(rng, 64, B64) for _ in range(lines)]
+    return [cat("-----BEGIN ", "EC PRIVATE KEY-----"), *body, cat("-----END ", "EC PRIVATE KEY-----")]
 
 
 def test_a_whole_stream_is_kept_as_it_is():

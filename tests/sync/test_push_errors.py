@@ -16,7 +16,8 @@ from loopx_git.hooks import runner
 from loopx_git.sync import PushRefused
 from tests.conftest import Cli, git
 from tests.plumbing import plain_commit
-from tests.safety.corpus import B64, SHAPES, _cat, _pem, _r
+from tests.safety.corpus import SHAPES
+from tests.safety.parts import B64, cat, pem, rand
 from tests.sync.helpers import GOAL, bare, clone
 
 STATE = "refs/heads/loopx/state"
@@ -90,7 +91,7 @@ def test_the_json_error_carries_who_refused_and_the_redacted_lines(alice, remote
 
 
 def test_a_key_spread_over_lines_is_redacted_whole_and_control_characters_are_escaped(alice, remote, capsys):
-    key = _pem(random.Random(5), "RSA")
+    key = pem(random.Random(5), "RSA")
     (remote / "hooks" / "key.txt").write_text(key + "\n")
     script(remote / "hooks" / "pre-receive", 'cat "$(dirname "$0")/key.txt"\nprintf \'bell\\007 here\\n\'\nexit 1\n')
     result = Cli(alice, capsys)("sync")
@@ -175,8 +176,8 @@ def test_the_pre_push_hook_never_advises_rebasing_the_state_branch(tmp_path, rem
 
 def long_key(rng: random.Random, lines: int) -> str:
     """A PEM-shaped key of ``lines`` body lines, assembled at run time like the corpus's."""
-    body = "\n".join(_r(rng, 64, B64) for _ in range(lines))
-    return _cat("-----BEGIN ", "RSA PRIVATE KEY", "-----\n", body, "\n-----END ", "RSA PRIVATE KEY", "-----")
+    body = "\n".join(rand(rng, 64, B64) for _ in range(lines))
+    return cat("-----BEGIN ", "RSA PRIVATE KEY", "-----\n", body, "\n-----END ", "RSA PRIVATE KEY", "-----")
 
 
 def test_a_long_key_a_local_hook_prints_is_redacted_whole_not_cut_first(alice, remote, capsys):

@@ -1,0 +1,127 @@
+"""Material that names a person or a machine: home paths, temporary folders, e-mail addresses, private addresses."""
+
+from __future__ import annotations
+
+import re
+
+from loopx_git.safety.rule import BLOCK, WARN, Context, Rule, is_placeholder
+
+# Names documentation uses for "some user": /home/user/project is an example, not a leak.
+_EXAMPLE_USERS = frozenset({"user", "username", "name", "me", "you", "someone", "your-name", "yourname"})
+
+
+def _home_user(m: re.Match, ctx: Context) -> bool:
+    user = m.groupdict().get("user")
+    if user is None:
+        return True
+    return user not in ctx.ci_home_users and user.lower() not in _EXAMPLE_USERS and not is_placeholder(user)
+
+
+def _windows_user(m: re.Match, ctx: Context) -> bool:
+    user = m.group("user")
+    return user.lower() not in ("public", "default", "all users", "default user") and _home_user(m, ctx)
+
+
+_EMAIL_SKIP_DOMAINS = ("example.com", "example.org", "example.net", "users.noreply.github.com", "noreply.github.com")
+_FILE_SUFFIXES = (
+    "png",
+    "jpg",
+    "jpeg",
+    "gif",
+    "svg",
+    "webp",
+    "ico",
+    "pdf",
+    "js",
+    "css",
+    "py",
+    "json",
+    "yaml",
+    "yml",
+    "md",
+    "txt",
+)
+
+
+_RESERVED_TLDS = ("test", "example", "invalid", "localhost")  # RFC 2606: never a real mailbox
+
+
+def _email(m: re.Match, ctx: Context) -> bool:
+    local, domain = m.group("s").rsplit("@", 1)
+    domain = domain.lower()
+    tld = domain.rsplit(".", 1)[-1]
+    if local.lower() in ("git", "noreply", "no-reply") or tld in _FILE_SUFFIXES or tld in _RESERVED_TLDS:
+        return False
+    return not any(domain == d or domain.endswith("." + d) for d in _EMAIL_SKIP_DOMAINS) and not is_placeholder(local)
+
+
+_LOCAL_TAIL = re.compile(r"[A-Za-z0-9._%+-]{1,64}\Z")
+
+
+def _local_part_start(text: str, at: int) -> int:
+    """Where the local part before the ``@`` at ``at`` begins (``at`` itself if there is none)."""
+    m = _LOCAL_TAIL.search(text, max(0, at - 64), at)
+    return m.start() if m else at
+
+
+def _ipv4_private(m: re.Match, ctx: Context) -> bool:
+    return all(int(part) <= 255 for part in m.group("s").split("."))
+
+
+RULES: tuple[Rule, ...] = (
+    Rule(
+        "home-path",
+        BLOCK,
+        "absolute home path",
+        ("/home/", "/users/", "/root"),  # publicsafe: allow[home-path]
+        (
+            r"(?<![A-Za-z0-9_.~$%/-])(?P<s>(?:/mnt/[a-z]/Users|/[a-z]/Users|/home|/Users)/(?P<user>[A-Za-z0-9._-]+)|/root)(?=[/\"'\s,;:)\]}]|$)"  # publicsafe: allow[home-path]  # noqa: E501
+        ),
+        accept=_home_user,
+        anchored=True,
+        back=6,
+    ),
+    Rule(
+        "windows-user-path",
+        BLOCK,
+        "Windows user path",
+        ("\\users\\", ":/users/", "\\wsl"),
+        (
+            r"(?i)(?P<s>(?<![A-Za-z])[A-Z]:(?:\\\\|\\|/)Users(?:\\\\|\\|/)(?P<user>[A-Za-z0-9._ -]+?)"
+            r"|(?:\\\\){1,2}wsl(?:\$|\.localhost)(?:\\\\|\\)[^\\\s\"]+(?:\\\\|\\)home(?:\\\\|\\)(?P<wsluser>[A-Za-z0-9._-]+))"
+            r"(?=\\|/|[\"'\s,;]|$)"
+        ),
+        accept=lambda m, ctx: _windows_user(m, ctx) if m.group("user") else True,
+    ),
+    Rule(
+        "temp-path",
+        WARN,
+        "per-user temporary folder",
+        ("/var/folders/", "/run/user/", "/tmp/user", "/tmp/systemd-private", "\\temp"),
+        (
+            r"(?i)(?P<s>(?:/private)?/var/folders/[A-Za-z0-9_+-]{2}/[A-Za-z0-9_+-]+/T|/run/user/\d+|/tmp/(?:user|systemd-private)-[^\s/\"']+"
+            r"|AppData(?:\\\\|\\)Local(?:\\\\|\\)Temp)"
+        ),
+    ),
+    Rule(
+        "email-address",
+        WARN,
+        "e-mail address",
+        ("@",),
+        (
+            r"(?<![A-Za-z0-9._%+-])(?P<s>[A-Za-z0-9._%+-]{1,64}@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,24})(?![A-Za-z0-9-])"
+        ),
+        accept=_email,
+        anchored=True,
+        start=_local_part_start,
+    ),
+    Rule(
+        "private-ip",
+        WARN,
+        "RFC 1918 address",
+        ("10.", "192.168.", "172."),
+        (r"(?<![0-9.])(?P<s>(?:10\.\d{1,3}|192\.168|172\.(?:1[6-9]|2\d|3[01]))\.\d{1,3}\.\d{1,3})(?![0-9]|\.\d)"),
+        accept=_ipv4_private,
+        anchored=True,
+    ),
+)

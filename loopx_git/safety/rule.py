@@ -1,0 +1,153 @@
+"""What a rule is: a keyword prefilter, a regex whose group ``s`` is the secret part (the only
+part a finding fingerprints and ``redact`` replaces), a severity and an optional check on each
+match; and the checks rules share (placeholders, entropy). The rules themselves are in
+``safety/catalog/``, one module per family, put together in ``safety/rules.py``.
+
+Standard library only: this module is on the hook path, where every millisecond of import is paid
+on every commit.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from functools import cached_property
+
+BLOCK, WARN = "block", "warn"
+
+# CI runners whose home folder is public knowledge, not a person's (extendable in config).
+DEFAULT_CI_HOME_USERS = frozenset(
+    {"runner", "runneradmin", "circleci", "travis", "vsts", "gitlab-runner", "buildkite-agent"}
+)
+
+_PLACEHOLDER_WORDS = (
+    "example",
+    "changeme",
+    "change_me",
+    "placeholder",
+    "redacted",
+    "dummy",
+    "your_",
+    "your-",
+    "<",
+    "${",
+    "{{",
+    "xxxx",
+    "****",
+    "...",
+)
+_PLACEHOLDER_RE = re.compile(r"\$[A-Za-z_][A-Za-z0-9_]*|%[A-Za-z_][A-Za-z0-9_]*%|x+|\*+|\.+|0+", re.I)
+
+
+def is_placeholder(value: str) -> bool:
+    """``${VAR}``, ``$VAR``, ``<token>``, ``{{x}}``, ``changeme``, ``xxxx…``, ``…EXAMPLE…``: a
+    stand-in for a secret, not one. Also an earlier redaction, so redaction is a fixed point."""
+    low = value.lower()
+    return any(word in low for word in _PLACEHOLDER_WORDS) or bool(_PLACEHOLDER_RE.fullmatch(value))
+
+
+def entropy(value: str) -> float:
+    """Shannon entropy in bits per character."""
+    if not value:
+        return 0.0
+    counts: dict[str, int] = {}
+    for ch in value:
+        counts[ch] = counts.get(ch, 0) + 1
+    n = len(value)
+    return -sum(c / n * math.log2(c / n) for c in counts.values())
+
+
+def looks_random(value: str, minimum: float = 3.0) -> bool:
+    """A real credential has mixed characters; ``aaaaaaaa``, ``12345678`` and words do not."""
+    if value.isdigit() or len(set(value)) < 5:
+        return False
+    return entropy(value) >= minimum
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One format. ``keywords`` are lower-case literals: a match must start on a line holding one of
+    them (and may run on ``span`` characters past that line's end, for multi-line formats); usually
+    the keyword is the format's fixed prefix. ``source`` is the regex, with the secret part as group
+    ``s``. ``reference`` says where the format is documented (the vendor's page, or "—" for the
+    formats that are defined by context rather than by a vendor)."""
+
+    id: str
+    severity: str
+    description: str
+    keywords: tuple[str, ...]
+    source: str
+    """The regex; compiled on first use, so a commit that triggers no rule compiles none."""
+    fingerprint_only: bool = False
+    """Only an exact fingerprint in ``.publicsafe-allow`` may allowlist it: no inline comment,
+    no disabled rule, no severity override, no allowed path."""
+    accept: Callable[[re.Match, Context], bool] | None = None
+    """Extra check on a match; False means a look-alike, not a finding."""
+    anchored: bool = False
+    """Match only where a keyword occurs, instead of searching the whole text: for rules whose
+    keywords are common words (``token``, ``@``). A match starts at most ``back`` characters
+    before its keyword (or where ``start`` says)."""
+    back: int = 0
+    start: Callable[[str, int], int] | None = None
+    span: int = 0
+    """How far past the end of its keyword's line a match may run: 0 for a one-line format."""
+    reference: str = ""
+    """Where the format is documented: a vendor's page (a URL), or a short note."""
+
+    @cached_property
+    def pattern(self) -> re.Pattern:
+        return re.compile(self.source)
+
+    def finditer(self, text: str, low: str) -> Iterator[re.Match]:
+        """The rule's matches in ``text`` (``low`` is ``text.lower()``), in order."""
+        if not self.anchored or not text.isascii():  # lower() keeps positions only for ASCII
+            yield from self.pattern.finditer(text)
+            return
+        positions = sorted({i for k in self.keywords for i in _occurrences(low, k)})
+        end = 0
+        for p in positions:
+            if p < end:
+                continue
+            first = self.start(text, p) if self.start else max(0, p - self.back)
+            for q in range(max(first, end), p + 1):
+                m = self.pattern.match(text, q)
+                if m is not None:
+                    yield m
+                    end = m.end()
+                    break
+
+
+def _occurrences(low: str, keyword: str) -> Iterator[int]:
+    i = low.find(keyword)
+    while i >= 0:
+        yield i
+        i = low.find(keyword, i + 1)
+
+
+@dataclass(frozen=True)
+class Context:
+    ci_home_users: frozenset = DEFAULT_CI_HOME_USERS
+
+
+def secret(m: re.Match) -> str:
+    return m.group("s")
+
+
+def not_placeholder(m: re.Match, ctx: Context) -> bool:
+    return not is_placeholder(secret(m))
+
+
+def random_enough(minimum: float) -> Callable[[re.Match, Context], bool]:
+    def check(m: re.Match, ctx: Context) -> bool:
+        value = secret(m)
+        return not is_placeholder(value) and looks_random(value, minimum)
+
+    return check
+
+
+# A key's value, up to a quote, space or separator.
+VALUE = r"""[^\s"'`,;()\[\]{}<>\\]"""
+# An optional quote around keys and values, also JSON-escaped (`\"`) or shell-escaped (`'\''`).
+Q = r"""(?:'\\''|\\?["'`])?"""
