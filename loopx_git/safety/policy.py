@@ -45,6 +45,8 @@ class Policy:
     max_field_bytes: int = DEFAULT_MAX_FIELD_BYTES
     local_state: tuple = ()
     allow: tuple = ()
+    extra_rules: tuple = ()
+    """A team's own rules (``Rule`` objects), scanned after the built-in table."""
 
     @property
     def context(self) -> Context:

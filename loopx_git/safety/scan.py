@@ -99,8 +99,8 @@ def _inline_allowed(line: str, rule: Rule) -> bool:
 def _candidates(text: str, lower: str, policy: Policy):
     ctx = policy.context
     present = {keyword for keyword in KEYWORDS if keyword in lower}
-    for rule in RULES:
-        if present.isdisjoint(rule.keywords) or (rule.id in policy.disabled and not rule.fingerprint_only):
+    for rule in (*RULES, *policy.extra_rules):
+        if present.isdisjoint(rule.keywords) and not any(k in lower for k in rule.keywords) or (rule.id in policy.disabled and not rule.fingerprint_only):
             continue
         for m in rule.finditer(text, lower):
             if rule.accept is not None and not rule.accept(m, ctx):

@@ -74,6 +74,16 @@ BENIGN: list[str] = [
     "/home/user/project",
     "C:\\Users\\Public\\Documents",
 ]
+BENIGN += [
+    *keys.LOOK_ALIKES,
+    *cloud.LOOK_ALIKES,
+    *hosting.LOOK_ALIKES,
+    *saas.LOOK_ALIKES,
+    *payment.LOOK_ALIKES,
+    *ai.LOOK_ALIKES,
+    *generic.LOOK_ALIKES,
+    *personal.LOOK_ALIKES,
+]
 
 FORMATS = ("json", "yaml", "python", "shell", "markdown")
 

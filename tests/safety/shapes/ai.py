@@ -23,3 +23,6 @@ SHAPES: dict[str, list[Shape]] = {
         lambda r: cat("hub login h", "f_", rand(r, 34, string.ascii_letters), " done"),
     ],
 }
+
+# Benign look-alikes of this family: texts that must produce no finding at all.
+LOOK_ALIKES: list[str] = []

@@ -21,3 +21,6 @@ SHAPES: dict[str, list[Shape]] = {
         lambda r: cat("maps key AI", "za", rand(r, 35, URLSAFE), " restricted"),
     ],
 }
+
+# Benign look-alikes of this family: texts that must produce no finding at all.
+LOOK_ALIKES: list[str] = []

@@ -37,3 +37,6 @@ SHAPES: dict[str, list[Shape]] = {
         lambda r: cat("api_key = '", rand(r, 24), "'"),
     ],
 }
+
+# Benign look-alikes of this family: texts that must produce no finding at all.
+LOOK_ALIKES: list[str] = []

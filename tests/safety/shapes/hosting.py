@@ -27,3 +27,6 @@ SHAPES: dict[str, list[Shape]] = {
         lambda r: cat("token py", "pi-AgEIcHlwaS5vcmc", rand(r, 70, URLSAFE), " for upload"),
     ],
 }
+
+# Benign look-alikes of this family: texts that must produce no finding at all.
+LOOK_ALIKES: list[str] = []

@@ -13,3 +13,6 @@ SHAPES: dict[str, list[Shape]] = {
     ],
     "jwt": [lambda r: jwt(r), lambda r: cat("session=", jwt(r)), lambda r: cat("id_token: ", jwt(r))],
 }
+
+# Benign look-alikes of this family: texts that must produce no finding at all.
+LOOK_ALIKES: list[str] = []

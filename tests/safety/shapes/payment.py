@@ -11,3 +11,6 @@ SHAPES: dict[str, list[Shape]] = {
         lambda r: cat("test mode s", "k_test_", rand(r, 26)),
     ],
 }
+
+# Benign look-alikes of this family: texts that must produce no finding at all.
+LOOK_ALIKES: list[str] = []

@@ -33,3 +33,6 @@ SHAPES: dict[str, list[Shape]] = {
         lambda r: "node 172.20.3.44 joined",
     ],
 }
+
+# Benign look-alikes of this family: texts that must produce no finding at all.
+LOOK_ALIKES: list[str] = []

@@ -47,3 +47,6 @@ SHAPES: dict[str, list[Shape]] = {
         lambda r: cat("mail via S", "G.", rand(r, 22, URLSAFE), ".", rand(r, 43, URLSAFE), " ok"),
     ],
 }
+
+# Benign look-alikes of this family: texts that must produce no finding at all.
+LOOK_ALIKES: list[str] = []
