@@ -12,7 +12,9 @@ with the CPU time of each process (user + system, from ``os.wait4``) beside its 
 - ``python -c "import pygit2"``: the baseline every ratio is taken against;
 - ``loopx --version`` and ``loopx status`` at an unchanged tip (the card answered from the cache);
 - ``loopx todo add`` followed each time by ``loopx status`` (the card recomputed at the new tip);
-- ``loopx todo list`` of every open todo as text (piped) and as ``--format json``.
+- ``loopx todo list`` of every open todo as text (piped) and as ``--format json``;
+- the floor under any write that validates through the models: processes that only import pygit2,
+  then pydantic, ruamel.yaml and loopx's model classes on top (what ``todo add`` cannot do without).
 
 Then prints the import profile of ``loopx status`` and ``loopx todo add`` (``python -X importtime``),
 summed by package. Repositories and environments live under benchmarks/.work/ (ignored by git).
@@ -116,6 +118,15 @@ def summarise(profile: dict[str, float]) -> str:
     return f"{total:.0f} ms: {parts}"
 
 
+FLOORS = {
+    "import pygit2": "import pygit2",
+    "+ pydantic": "import pygit2; from pydantic import BaseModel, Field, TypeAdapter",
+    "+ ruamel.yaml": "import pygit2; from pydantic import BaseModel, Field, TypeAdapter; import ruamel.yaml",
+    "+ loopx's model classes": "import pygit2; import ruamel.yaml; import loopx_git.model.state",
+}
+"""Cumulative imports, each a whole process: what a write pays before it reads or writes anything."""
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="2k todos / 20k events, fewer samples")
@@ -153,6 +164,11 @@ def main() -> None:
             base = result["import pygit2"][1]
             for name, (wall, cpu) in result.items():
                 print(f"  {name:26} {wall:7.0f} / {cpu:6.0f}   x{cpu / base:5.2f}")
+        floors = sample({name: [str(python), "-c", code] for name, code in FLOORS.items()}, repo, n)
+        base = floors["import pygit2"][1]
+        print("  the floor of a validated write (imports only):")
+        for name, (wall, cpu) in floors.items():
+            print(f"    {name:32} {wall:7.0f} / {cpu:6.0f}   x{cpu / base:5.2f}")
         listing = sample(
             {"text": [loopx, "todo", "list"], "json": [loopx, "todo", "list", "--format", "json"]}, repo, max(3, n // 3)
         )
