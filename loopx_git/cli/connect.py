@@ -15,14 +15,14 @@ def register(root: Group) -> None:
         ),
         goal_id: str | None = context.DEFAULT_GOAL,
         objective: str | None = Option(None, "--objective", help="Create the -g goal with this objective."),
-        hooks: bool = Option(True, "--hooks/--no-hooks", help="Install the pre-commit and pre-push shims."),
+        hooks: bool = Option(True, "--hooks/--no-hooks", help="Install the pre-commit, pre-push and commit-msg shims."),
         ignore: bool = Option(True, "--ignore/--no-ignore", help="Keep the local-state block in .gitignore."),
         remote: str | None = context.TRACK_REMOTE,
         redact: bool = context.REDACT,
     ) -> None:
         """Connect this repository: the state branch, the safety hooks and the .gitignore block.
 
-        Creates the state branch if it is missing, installs the pre-commit and pre-push shims (beside any
+        Creates the state branch if it is missing, installs the pre-commit, pre-push and commit-msg shims (beside any
         hooks you have; core.hooksPath is honoured) and adds the local-state block to .gitignore.
         Running it again only updates what changed.
 
@@ -106,7 +106,7 @@ def register(root: Group) -> None:
 
     @root.command("disconnect")
     def disconnect(ctx: Context) -> None:
-        """Remove loopx's sections from the pre-commit and pre-push hooks; your own hooks stay as they were.
+        """Remove loopx's sections from the pre-commit, pre-push and commit-msg hooks; your own hooks stay as they were.
 
         The state branch and the .gitignore block stay too (local state should stay out of commits).
 

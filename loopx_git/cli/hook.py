@@ -11,8 +11,10 @@ app = Group(help="Git hook entry points (the shims `loopx connect` installs call
 @app.command("run", context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
 def run(
     ctx: Context,
-    name: str = Argument(..., help="pre-commit | pre-push | boundary | public-safety | prepush"),
-    args: list[str] = Argument(None, help="What git or pre-commit passes: remote and URL, or file names."),
+    name: str = Argument(..., help="pre-commit | pre-push | commit-msg | boundary | public-safety | prepush"),
+    args: list[str] = Argument(
+        None, help="What git or pre-commit passes: remote and URL, the message file, or file names."
+    ),
     strict: bool = Option(False, "--strict", help="Warnings fail the hook too."),
 ) -> None:
     """Run one hook now. Findings print as `path:line:col: rule-id (severity) fp=<16hex>`, never the value.
@@ -41,7 +43,8 @@ def register(root: Group) -> None:
         """Scan the tracked tree for secrets and local state (exit 1 on a blocking finding).
 
         Reports tracked local state, local state in the work tree that is not ignored, and every finding of the
-        public-safety rules in the tracked files as staged.
+        public-safety rules (a team's own included) in the tracked files as staged and in their paths. `loopx safety
+        rules` lists the rules.
 
         Examples:
           loopx check
@@ -55,6 +58,8 @@ def register(root: Group) -> None:
 
         with c.session() as repo:
             report = repo.check()
+        for note in report.notes:
+            render.note(f"note: {note}")
         if c.format == context.OutputFormat.text:
             import sys
 

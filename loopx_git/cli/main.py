@@ -10,7 +10,7 @@ import sys
 from collections.abc import Iterator
 from typing import Any
 
-from loopx_git.cli import connect, event, goal, hook, ledger, maintenance, review, rollback, status, sync, todo
+from loopx_git.cli import connect, event, goal, hook, ledger, maintenance, review, rollback, safety, status, sync, todo
 from loopx_git.cli import run as run_command  # `run` is this module's entry point (below)
 from loopx_git.cli.context import Ctx, OutputFormat
 from loopx_git.cli.params import BadParameter, Context, Exit, Group, Option
@@ -81,6 +81,7 @@ app.add_typer(event.app, name="event")
 app.add_typer(hook.app, name="hook")
 app.add_typer(rollback.app, name="rollback")
 app.add_typer(ledger.app, name="ledger")
+app.add_typer(safety.app, name="safety")
 ledger.register_fire(app)
 hook.register(app)
 event.register(app)

@@ -1,19 +1,21 @@
-"""What the hooks and ``loopx check`` look at: paths against the local-state boundary and blob
-contents against the safety rules, read from git (the index, or commits) through ``store/``.
+"""What the hooks and ``loopx check`` look at: paths against the local-state boundary, and paths,
+blob contents and commit messages against the safety rules, read from git (the index, or
+commits) through ``store/``.
 
 A ``Report`` gathers findings; each blob is scanned once however many paths or commits hold it.
 """
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Protocol
 
 from loopx_git.safety.boundary import Boundary
 from loopx_git.safety.policy import ALLOW_FILE, Policy, load
 from loopx_git.safety.rules import BLOCK
-from loopx_git.safety.scan import Finding, fingerprint, scan, with_place
+from loopx_git.safety.scan import Finding, fingerprint, marker, scan, with_place
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -52,7 +54,14 @@ class Report:
     """Refusals that are not findings in a file (a state-branch rewrite, a failed verify)."""
     on_state_branch: bool = False
     """Some finding is in a commit of the state branch, which is append-only: never rewritten."""
+    notes: list[str] = field(default_factory=list)
+    """The policy's notes (team rules left out): ``loopx check`` prints them; hooks, quiet, do not."""
+    masked: dict[str, str] = field(default_factory=dict)
+    """A path holding a secret -> the path as findings show it, the secret masked (``check_names``)."""
     _scanned: dict = field(default_factory=dict)
+
+    def shown(self, path: str) -> str:
+        return self.masked.get(path, path)
 
     @property
     def blocking(self) -> list[Finding]:
@@ -81,14 +90,21 @@ def policy_of(git: Reader) -> Policy:
     """The repository's policy, from the staged ``pyproject.toml`` and ``.publicsafe-allow``
     (what the commit will hold), else the work tree's, else the defaults."""
 
+    workdir = git.workdir
+
     def read(name: str) -> str | None:
-        oid = git.index_blob(name) if git.workdir is not None else None
+        if workdir is None:
+            return None
+        oid = git.index_blob(name)
         if oid is not None:
             return git.read_blob(oid).decode("utf-8", "replace")
-        path = git.workdir / name if git.workdir is not None else None
-        return path.read_text(encoding="utf-8", errors="replace") if path is not None and path.is_file() else None
+        path = workdir / name
+        if not path.is_file() or not path.resolve().is_relative_to(workdir.resolve()):
+            return None  # absent, or a link out of the work tree: only the repository's own files count
+        return path.read_text(encoding="utf-8", errors="replace")
 
-    return load(read("pyproject.toml"), read(ALLOW_FILE))
+    # .loopx-safety.toml and a gitleaks configuration are read the same way, staged first
+    return load(read("pyproject.toml"), read(ALLOW_FILE), read)
 
 
 def boundary_of(policy: Policy) -> Boundary:
@@ -119,7 +135,69 @@ def check_paths(
         if pattern is not None:
             finding = path_finding(path, pattern, policy, where=where, note=note)
             if finding is not None:
-                report.findings.append(finding)
+                report.findings.append(replace(finding, path=report.shown(path)))
+
+
+IN_THE_NAME = "in the file name"
+
+
+def check_names(report: Report, paths: Iterable[str], policy: Policy, *, where: str | None = None) -> None:
+    """Secrets in the paths themselves: a file named after a token publishes it with the tree.
+    Reported as ``path:0:0`` (the path, not a line in the file) with the note ``in the file name``,
+    the path shown with each value masked (``keys/[REDACTED:github-token].txt``) here and in every
+    later finding of the report: a finding never holds a value. Run it before the other checks
+    of the same paths. The paths are scanned as one text, a path a line, and a path near a finding
+    is scanned again on its own, so that its allowlisting (a path glob, ``allowed_paths``) applies."""
+    paths = list(paths)
+    if not paths:
+        return
+    starts, offset = [], 0
+    for path in paths:
+        starts.append(offset)
+        offset += len(path) + 1
+    near: set[int] = set()
+    for hit in scan("\n".join(paths), policy, inline=False):
+        first = bisect_right(starts, hit.start) - 1
+        near.update(range(first, bisect_right(starts, max(hit.start, hit.end - 1))))
+    for i in sorted(near):
+        path = paths[i]
+        found = scan(path, policy, path=path, inline=False)
+        if not found:
+            continue
+        shown = path
+        for f in reversed(found):  # in order and not overlapping: masked from the end, positions hold
+            shown = shown[: f.start] + marker(f.rule) + shown[f.end :]
+        report.masked[path] = shown
+        report.findings.extend(
+            replace(f, line=0, column=0, start=0, end=0, path=shown, where=where, note=IN_THE_NAME) for f in found
+        )
+
+
+COMMIT_MESSAGE = "<commit message>"
+"""The path a finding in a commit message is reported at."""
+_SCISSORS = " ------------------------ >8 ------------------------"
+
+
+def message_text(raw: str, comment: str | None) -> str:
+    """A commit message file as git will record it, for the scan: with ``comment`` (git's comment
+    string, when git strips comments: an editor was used) its comment lines blanked and all that
+    follows the scissors line of ``git commit -v`` (the diff) dropped. Blanked, not removed, so a
+    finding's line is the line in the file."""
+    if comment is None:
+        return raw
+    out = []
+    for line in raw.split("\n"):
+        if line.rstrip("\r") == comment + _SCISSORS:
+            break
+        out.append("" if line.startswith(comment) else line)
+    return "\n".join(out)
+
+
+def check_message(text: str, policy: Policy) -> Report:
+    """The commit-msg check: the message against the rules, before the commit exists."""
+    report = Report()
+    report.findings.extend(with_place(f, path=COMMIT_MESSAGE) for f in scan(text, policy))
+    return report
 
 
 def decode(data: bytes) -> str | None:
@@ -139,7 +217,7 @@ def scan_blob(
         found = scan(text, policy, path=path) if text is not None else []
         report._scanned[(oid, path)] = found
         report.files += 1
-    report.findings.extend(with_place(f, path=path, where=where) for f in found)
+    report.findings.extend(with_place(f, path=report.shown(path), where=where) for f in found)
 
 
 def check_staged(git: StagedReader, policy: Policy, only: set[str] | None = None) -> Report:
@@ -152,6 +230,7 @@ def check_staged(git: StagedReader, policy: Policy, only: set[str] | None = None
     # them, changed or not; otherwise what the commit changes
     staged = git.staged() if only is None else [e for e in git.index_entries() if e[0] in only]
     staged_paths = {p for p, _, _ in staged}
+    check_names(report, sorted(staged_paths), policy)
     check_paths(report, sorted(staged_paths), boundary, policy)
     tracked = (p for p, _, _ in git.index_entries() if p not in staged_paths)
     check_paths(report, tracked, boundary, policy, note="; already tracked")
@@ -162,9 +241,10 @@ def check_staged(git: StagedReader, policy: Policy, only: set[str] | None = None
 
 def check_tree(git: Reader, policy: Policy) -> Report:
     """``loopx check``: every tracked path and blob, as the index holds them."""
-    report = Report()
+    report = Report(notes=list(policy.notes))
     boundary = boundary_of(policy)
     entries = list(git.index_entries())
+    check_names(report, (p for p, _, _ in entries), policy)
     check_paths(report, (p for p, _, _ in entries), boundary, policy, note="; tracked")
     for path, oid, _mode in entries:
         scan_blob(report, git, path, oid, policy)

@@ -24,7 +24,7 @@ from pathlib import Path
 from loopx_git.errors import RuleError
 from loopx_git.hooks import shim
 
-HOOK_NAMES = ("pre-commit", "pre-push")
+HOOK_NAMES = ("pre-commit", "pre-push", "commit-msg")
 SECTION_VERSION = shim.VERSION
 _SHELLS = re.compile(r"^#!\s*(?:/usr/bin/env\s+)?(?:\S*/)?(?:sh|bash|dash|zsh|ksh|ash)\b")
 ASIDE_SUFFIX = ".pre-loopx"
@@ -210,5 +210,10 @@ def framework_snippet() -> str:
         stages: [pre-push]
         pass_filenames: false
         always_run: true
-# then: pre-commit install --hook-type pre-commit --hook-type pre-push
+      - id: loopx-commit-msg
+        name: loopx commit-message scan
+        entry: loopx hook run commit-msg
+        language: system
+        stages: [commit-msg]
+# then: pre-commit install --hook-type pre-commit --hook-type pre-push --hook-type commit-msg
 """

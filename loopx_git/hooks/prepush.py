@@ -12,14 +12,13 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from loopx_git.hooks.checks import Report, boundary_of, check_paths, scan_blob
+from loopx_git.hooks.checks import COMMIT_MESSAGE, Report, boundary_of, check_names, check_paths, scan_blob
 from loopx_git.safety.policy import Policy
 from loopx_git.safety.scan import scan, with_place
 from loopx_git.store import lookup
 from loopx_git.store.git import GitRepo
 
 ZERO = "0" * 40
-COMMIT_MESSAGE = "<commit message>"
 
 
 @dataclass(frozen=True)
@@ -157,6 +156,7 @@ def _check_commit(git: GitRepo, commit, policy: Policy, boundary, report: Report
     for other in others:  # each parent's folders read once, not once per path
         there = lookup.entry_ids(git, other, [path for path, _ in changed])
         changed = [(path, new) for path, new in changed if there[path] != new]
+    check_names(report, (path for path, _ in changed), policy, where=where)  # a renamed file too
     check_paths(report, (path for path, _ in changed), boundary, policy, where=where)
     for path, new in changed:
         scan_blob(report, git, path, new, policy, where=where)

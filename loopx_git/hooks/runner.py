@@ -4,8 +4,10 @@ call. It runs without typer, rich or pydantic (see ``cli/entry.py``): it is on e
 Hooks:
   pre-commit            staged paths and staged content (git's pre-commit hook)
   pre-push REMOTE URL   every commit in the ref updates read from stdin (git's pre-push hook)
+  commit-msg FILE       the message of the commit being made, before it exists (git's
+                        commit-msg hook, and the pre-commit framework's commit-msg stage)
   boundary [FILES]      pre-commit framework: paths against the local-state boundary
-  public-safety [FILES] pre-commit framework: staged content of FILES against the rules
+  public-safety [FILES] pre-commit framework: staged names and content of FILES against the rules
   prepush               pre-commit framework's pre-push stage (PRE_COMMIT_FROM_REF/TO_REF)
 
 Exit codes: 0 clean or warnings only, 1 a blocking finding or refusal (or any finding with
@@ -19,7 +21,7 @@ import os
 import sys
 from typing import TextIO
 
-HOOKS = ("pre-commit", "pre-push", "boundary", "public-safety", "prepush")
+HOOKS = ("pre-commit", "pre-push", "commit-msg", "boundary", "public-safety", "prepush")
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -61,6 +63,8 @@ def print_report(report, out: TextIO, *, label: str, strict: bool = False, quiet
     if report.refused:
         said.append(_count(len(report.refused), "refusal"))
     scope = _count(report.files, "file") + (f" in {_count(report.commits, 'commit')}" if report.commits else "")
+    if label == "commit-msg":
+        scope = "the commit message"
     verdict = "refused" if report.failed(strict) else "ok"
     out.write(f"loopx {label}: {verdict} — {', '.join(said)}; scanned {scope}\n")
     if not report.failed(strict):
@@ -70,6 +74,8 @@ def print_report(report, out: TextIO, *, label: str, strict: bool = False, quiet
             "hint: local state stays out of commits: `git rm -r --cached <path>`, and `loopx connect` keeps it ignored\n"
         )
     if any(f.rule != "local-state" for f in report.findings):
+        from loopx_git.hooks.checks import IN_THE_NAME
+
         if report.on_state_branch:  # append-only: no rebase advice for it
             remove = (
                 "a state-branch commit holds it, and that branch is append-only (never rebased or rewritten): "
@@ -77,6 +83,10 @@ def print_report(report, out: TextIO, *, label: str, strict: bool = False, quiet
             )
         elif label in ("pre-push", "prepush"):
             remove = "rewrite the unpushed commits that hold the value (git rebase -i), then push again"
+        elif label == "commit-msg":
+            remove = "nothing was committed: commit again with a message that leaves the value out"
+        elif any(f.note == IN_THE_NAME for f in report.findings):
+            remove = "rename the file (git mv) or remove the value from it, and stage it again"
         else:
             remove = "remove the value from the file and stage it again"
         out.write(
@@ -110,7 +120,9 @@ def run(
     from loopx_git.hooks import checks
 
     out = out or sys.stderr
-    if name in ("pre-commit", "boundary", "public-safety"):
+    if name == "commit-msg":
+        report = _check_message(args, repo)
+    elif name in ("pre-commit", "boundary", "public-safety"):
         from loopx_git.store.plumbing import IndexReader
 
         index = IndexReader.discover(repo)
@@ -145,6 +157,60 @@ def run(
         report = check_push(git, updates, policy, remote=remote, state_ref=state_ref)
     print_report(report, out, label=name, strict=strict, quiet_when_clean=True)
     return 1 if report.failed(strict) else 0
+
+
+MAX_MESSAGE = 16 << 20
+"""Bytes of a commit message file read at most (a message past this is refused, not read whole)."""
+
+
+def _check_message(args: list[str], repo: str):
+    """The commit-msg hook: git passes the file holding the message it is about to record."""
+    from loopx_git.errors import ValidationError
+    from loopx_git.hooks import checks
+    from loopx_git.store.plumbing import IndexReader
+
+    if len(args) != 1:
+        raise ValidationError(
+            f"commit-msg takes one argument, the message file git passes; got {len(args)}",
+            code="invalid-input",
+            hint="git runs it as `loopx hook run commit-msg .git/COMMIT_EDITMSG`",
+        )
+    try:
+        with open(args[0], "rb") as f:
+            data = f.read(MAX_MESSAGE + 1)
+    except OSError as exc:
+        raise ValidationError(
+            f"commit-msg: the message file {args[0]!r} cannot be read ({exc.strerror or type(exc).__name__})",
+            code="invalid-input",
+        ) from exc
+    if len(data) > MAX_MESSAGE:
+        raise ValidationError(
+            f"commit-msg: the message file is longer than {MAX_MESSAGE >> 20} MiB; rule: a commit message is text "
+            "a person reads",
+            code="invalid-input",
+        )
+    index = IndexReader.discover(repo)
+    try:
+        policy = checks.policy_of(index)
+        # git strips comments (and the diff `commit -v` adds) only from a message edited in an editor;
+        # without one (-m, -F) it sets GIT_EDITOR=: for the hook, and a '#' line is committed as written
+        comment = _comment_string(index.workdir) if os.environ.get("GIT_EDITOR") != ":" else None
+    finally:
+        index.close()
+    return checks.check_message(checks.message_text(data.decode("utf-8", "surrogateescape"), comment), policy)
+
+
+def _comment_string(workdir) -> str | None:
+    """git's comment string (``core.commentChar``/``core.commentString``, ``#`` unless set); None
+    for ``auto``, where git picks one per message: then nothing is taken for a comment."""
+    import subprocess
+
+    proc = subprocess.run(
+        ["git", "config", "--get-regexp", r"^core\.comment(char|string)$"], cwd=workdir, capture_output=True
+    )
+    lines = proc.stdout.decode("utf-8", "surrogateescape").splitlines() if proc.returncode == 0 else []
+    value = lines[-1].split(" ", 1)[1] if lines and " " in lines[-1] else "#"  # the last one set wins
+    return None if value == "auto" or not value else value
 
 
 MAX_PUSH_INPUT = 16 << 20

@@ -30,7 +30,11 @@ BEGIN = "# >>> loopx {name} hook v{version} (installed by `loopx connect`; `loop
 BEGIN_RE = re.compile(r"^# >>> loopx (?P<name>[a-z-]+) hook v(?P<version>\d+) .*>>>$")
 END = "# <<< loopx {name} hook <<<"
 _TARGET_RE = re.compile(r"^loopx_(?P<kind>script|python|bin)=(?P<value>.*)$")  # v1 shims said loopx_bin=
-_DOES = {"pre-commit": ("commit", "git commit --no-verify"), "pre-push": ("push", "git push --no-verify")}
+_DOES = {
+    "pre-commit": ("commit", "git commit --no-verify"),
+    "commit-msg": ("commit", "git commit --no-verify"),
+    "pre-push": ("push", "git push --no-verify"),
+}
 
 
 @dataclass(frozen=True)

@@ -1,5 +1,7 @@
 """What a repository may relax: ``[tool.loopx.safety]`` in its ``pyproject.toml`` and the
-committed ``.publicsafe-allow`` file. Both are parsed from text here; callers read the files.
+committed ``.publicsafe-allow`` file; and what it may add: a team's own rules (``rules`` in that
+table, ``.loopx-safety.toml``, a gitleaks configuration named by ``gitleaks_config``; see
+``safety/custom.py``). All are parsed from text here; callers read the files.
 
 ``.publicsafe-allow`` holds one ``<rule-id> <fingerprint> [path-glob] # reason`` per line —
 fingerprints only, so the file is safe to commit.
@@ -9,6 +11,7 @@ from __future__ import annotations
 
 import re
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -26,7 +29,21 @@ from loopx_git.safety.rules import (
 ALLOW_FILE = ".publicsafe-allow"
 DEFAULT_MAX_FIELD_BYTES = 4096
 _FINGERPRINT = re.compile(r"^[0-9a-f]{16}$")
-_CONFIG_KEYS = ("disabled_rules", "severity", "allowed_paths", "ci_home_users", "max_field_bytes", "local_state")
+_CONFIG_KEYS = (
+    "disabled_rules",
+    "severity",
+    "allowed_paths",
+    "ci_home_users",
+    "max_field_bytes",
+    "local_state",
+    "rules",
+    "gitleaks_config",
+)
+TEAM_FILE = ".loopx-safety.toml"
+_TEAM_KEYS = ("rules", "gitleaks_config")
+
+Reader = Callable[[str], "str | None"]
+"""The text of a file of the repository by its ``/``-separated path, or None when it is absent."""
 
 
 @dataclass(frozen=True)
@@ -47,6 +64,9 @@ class Policy:
     allow: tuple = ()
     extra_rules: tuple = ()
     """A team's own rules (``Rule`` objects), scanned after the built-in table."""
+    notes: tuple = ()
+    """What the team's configuration asked for that loopx leaves out (a gitleaks rule limited to
+    some paths), one sentence each: ``loopx check`` and ``loopx safety rules`` print them."""
 
     @property
     def context(self) -> Context:
@@ -75,7 +95,8 @@ def _refuse(where: str, problem: str, rule: str) -> ValidationError:
     return ValidationError(f"{where}: {problem} ({rule})", code="invalid-config")
 
 
-def parse_allow_file(text: str, name: str = ALLOW_FILE) -> tuple[AllowEntry, ...]:
+def parse_allow_file(text: str, name: str = ALLOW_FILE, *, team_ids: frozenset = frozenset()) -> tuple[AllowEntry, ...]:
+    """``team_ids``: the ids of the team's own rules, which may be allowlisted too."""
     entries = []
     for number, raw in enumerate(text.splitlines(), 1):
         line = raw.split("#", 1)[0].strip()
@@ -89,8 +110,8 @@ def parse_allow_file(text: str, name: str = ALLOW_FILE) -> tuple[AllowEntry, ...
                 f"expected '<rule-id> <fingerprint> [path-glob]', got {len(parts)} fields",
                 "one entry per line; a reason goes after '#'",
             )
-        if parts[0] not in KNOWN_RULE_IDS:
-            raise _refuse(where, f"unknown rule id {parts[0]!r}", "rule ids are listed by `loopx check --rules`")
+        if parts[0] not in KNOWN_RULE_IDS and parts[0] not in team_ids:
+            raise _refuse(where, f"unknown rule id {parts[0]!r}", "rule ids are listed by `loopx safety rules`")
         if parts[0] in STRUCTURAL_RULE_IDS:  # an entry that would silently do nothing
             raise _refuse(
                 where,
@@ -113,10 +134,12 @@ def _strings(where: str, value: Any) -> tuple[str, ...]:
     return tuple(value)
 
 
-def _rule_ids(where: str, ids: tuple[str, ...]) -> tuple[str, ...]:
+def _rule_ids(where: str, ids: tuple[str, ...], team_ids: frozenset = frozenset()) -> tuple[str, ...]:
     for rule_id in ids:
+        if rule_id in team_ids:
+            continue
         if rule_id not in BY_ID:
-            raise _refuse(where, f"unknown rule id {rule_id!r}", "rule ids are listed by `loopx check --rules`")
+            raise _refuse(where, f"unknown rule id {rule_id!r}", "rule ids are listed by `loopx safety rules`")
         if BY_ID[rule_id].fingerprint_only:
             raise _refuse(
                 where,
@@ -126,20 +149,33 @@ def _rule_ids(where: str, ids: tuple[str, ...]) -> tuple[str, ...]:
     return ids
 
 
-def parse_config(table: dict, allow: tuple[AllowEntry, ...] = ()) -> Policy:
-    """Build a policy from the ``[tool.loopx.safety]`` table; every key is checked."""
+def parse_config(
+    table: dict,
+    allow: tuple[AllowEntry, ...] = (),
+    *,
+    allow_text: str | None = None,
+    team_text: str | None = None,
+    read: Reader | None = None,
+) -> Policy:
+    """Build a policy from the ``[tool.loopx.safety]`` table; every key is checked. ``allow_text``
+    (``.publicsafe-allow``) is parsed here once the team's rule ids are known; ``team_text`` is
+    ``.loopx-safety.toml``; ``read`` reads the gitleaks configuration that either one names."""
     prefix = "[tool.loopx.safety]"
     for key in table:
         if key not in _CONFIG_KEYS:
             raise _refuse(f"{prefix} {key}", "unknown key", f"known keys: {', '.join(_CONFIG_KEYS)}")
+    extra, notes = _team_rules(table, team_text, read)
+    team_ids = frozenset(rule.id for rule in extra)
+    if allow_text:
+        allow = parse_allow_file(allow_text, team_ids=team_ids)
     disabled = _rule_ids(
-        f"{prefix} disabled_rules", _strings(f"{prefix} disabled_rules", table.get("disabled_rules", []))
+        f"{prefix} disabled_rules", _strings(f"{prefix} disabled_rules", table.get("disabled_rules", [])), team_ids
     )
     severity = table.get("severity", {})
     if not isinstance(severity, dict) or any(v not in (BLOCK, WARN) for v in severity.values()):
         raise _refuse(f"{prefix} severity", "must map rule ids to 'block' or 'warn'", "severity overrides")
-    _rule_ids(f"{prefix} severity", tuple(k for k, v in severity.items() if v == WARN))
-    _rule_ids(f"{prefix} severity", tuple(severity))
+    _rule_ids(f"{prefix} severity", tuple(k for k, v in severity.items() if v == WARN), team_ids)
+    _rule_ids(f"{prefix} severity", tuple(severity), team_ids)
     max_bytes = table.get("max_field_bytes", DEFAULT_MAX_FIELD_BYTES)
     if not isinstance(max_bytes, int) or isinstance(max_bytes, bool) or not 256 <= max_bytes <= 1 << 20:
         raise _refuse(f"{prefix} max_field_bytes", f"{max_bytes!r} is out of range", "an integer from 256 to 1048576")
@@ -152,12 +188,56 @@ def parse_config(table: dict, allow: tuple[AllowEntry, ...] = ()) -> Policy:
         max_field_bytes=max_bytes,
         local_state=_strings(f"{prefix} local_state", table.get("local_state", [])),
         allow=allow,
+        extra_rules=extra,
+        notes=notes,
     )
 
 
-def load(pyproject_text: str | None, allow_text: str | None) -> Policy:
-    """The policy of a repository from the text of its two files (either may be absent)."""
-    allow = parse_allow_file(allow_text) if allow_text else ()
+def _team_rules(table: dict, team_text: str | None, read: Reader | None) -> tuple[tuple, tuple]:
+    """The team's rules, in order: pyproject's, ``.loopx-safety.toml``'s, then the gitleaks
+    configuration's; and the notes on what was left out. No rule may take a built-in's id."""
+    team: dict = {}
+    if team_text is not None:
+        from loopx_git.safety.custom import toml
+
+        team = toml(team_text, TEAM_FILE)
+        for key in team:
+            if key not in _TEAM_KEYS:
+                raise _refuse(f"{TEAM_FILE} {key}", "unknown key", f"known keys: {', '.join(_TEAM_KEYS)}")
+    if not any(key in source for source in (table, team) for key in _TEAM_KEYS):
+        return (), ()
+    from loopx_git.safety import custom
+
+    taken = set(KNOWN_RULE_IDS)
+    rules = list(
+        custom.team_rules(
+            table.get("rules", []), where="[[tool.loopx.safety.rules]]", source="pyproject.toml", taken=taken
+        )
+    )
+    rules += custom.team_rules(team.get("rules", []), where=f"{TEAM_FILE} [[rules]]", source=TEAM_FILE, taken=taken)
+    if "gitleaks_config" in table and "gitleaks_config" in team:
+        raise _refuse(
+            f"{TEAM_FILE} gitleaks_config",
+            "is set in [tool.loopx.safety] too",
+            "name the gitleaks configuration in one place",
+        )
+    notes: tuple = ()
+    if "gitleaks_config" in table or "gitleaks_config" in team:
+        where = "[tool.loopx.safety] gitleaks_config" if "gitleaks_config" in table else f"{TEAM_FILE} gitleaks_config"
+        path = custom.config_path(where, table.get("gitleaks_config", team.get("gitleaks_config")))
+        text = read(path) if read is not None else None
+        if text is None:
+            raise _refuse(where, f"{path!r} is not a file in the repository", "a path from the repository's root")
+        found = custom.gitleaks_rules(text, source=path, taken=taken)
+        rules += found.rules
+        notes = found.notes
+    return tuple(rules), notes
+
+
+def load(pyproject_text: str | None, allow_text: str | None, read: Reader | None = None) -> Policy:
+    """The policy of a repository from the text of its two files (either may be absent), and
+    ``read`` for the others (``.loopx-safety.toml``, a gitleaks configuration); without it there
+    are none."""
     table: dict = {}
     if pyproject_text:
         if sys.version_info >= (3, 11):
@@ -181,7 +261,8 @@ def load(pyproject_text: str | None, allow_text: str | None) -> Policy:
         table = data.get("tool", {}).get("loopx", {}).get("safety", {})
         if not isinstance(table, dict):
             raise _refuse("[tool.loopx.safety]", "must be a table", "TOML table")
-    return parse_config(table, allow)
+    team_text = read(TEAM_FILE) if read is not None else None
+    return parse_config(table, allow_text=allow_text, team_text=team_text, read=read)
 
 
 def load_from(workdir) -> Policy:
@@ -192,11 +273,11 @@ def load_from(workdir) -> Policy:
 
     def read(name: str) -> str | None:
         path = Path(workdir) / name
-        if not path.is_file():
-            return None
+        if not path.is_file() or not path.resolve().is_relative_to(Path(workdir).resolve()):
+            return None  # absent, or a link out of the work tree: only the repository's own files count
         try:
             return path.read_text(encoding="utf-8")
         except UnicodeDecodeError as exc:
             raise _refuse(name, f"is not UTF-8 text (byte {exc.start})", "policy files are UTF-8") from exc
 
-    return load(read("pyproject.toml"), read(ALLOW_FILE))
+    return load(read("pyproject.toml"), read(ALLOW_FILE), read)

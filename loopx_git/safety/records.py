@@ -13,7 +13,7 @@ from typing import Any
 
 from loopx_git.safety.policy import DEFAULT_POLICY, Policy
 from loopx_git.safety.rules import BLOCK
-from loopx_git.safety.scan import Finding, fingerprint, marker, scan
+from loopx_git.safety.scan import Finding, fingerprint, marker, redacted, scan
 
 _RAW_KEYS = frozenset(
     {
@@ -125,7 +125,10 @@ class _Checker:
             text,
         )
         self.findings.append(finding)
-        self.values.append((value if text is None else value[text.start : text.end], finding))
+        if text is None:
+            self.values.append((value, finding))
+        else:  # a value written in pieces is masked piece by piece, wherever each is printed
+            self.values.extend((value[s:e], finding) for s, e in text.spans)
 
     def value(self, field: str, key: str, value: Any) -> Any:
         if isinstance(value, dict):
@@ -157,11 +160,7 @@ class _Checker:
         found = scan(value, self.policy, inline=False)
         for finding in found:
             self._add(field, finding.rule, value, finding)
-        out = value
-        for finding in reversed(found):
-            if self.redact and finding.blocks:
-                out = out[: finding.start] + marker(finding.rule) + out[finding.end :]
-        return out
+        return redacted(value, [f for f in found if f.blocks]) if self.redact else value
 
 
 def check(record: dict, policy: Policy = DEFAULT_POLICY, *, redact: bool = False) -> tuple[dict, list[FieldFinding]]:

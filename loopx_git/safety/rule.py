@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -39,13 +39,20 @@ _PLACEHOLDER_WORDS = (
     "...",
 )
 _PLACEHOLDER_RE = re.compile(r"\$[A-Za-z_][A-Za-z0-9_]*|%[A-Za-z_][A-Za-z0-9_]*%|x+|\*+|\.+|0+", re.I)
+_FORMAT_FIELD = re.compile(r"\{[A-Za-z_][A-Za-z0-9_.]*(?:![rsa])?(?::[^{}]*)?\}")
+"""A format-string field (``{token}``, ``{cfg.key!r}``): a template a value is filled into."""
 
 
 def is_placeholder(value: str) -> bool:
-    """``${VAR}``, ``$VAR``, ``<token>``, ``{{x}}``, ``changeme``, ``xxxx…``, ``…EXAMPLE…``: a
-    stand-in for a secret, not one. Also an earlier redaction, so redaction is a fixed point."""
+    """``${VAR}``, ``$VAR``, ``<token>``, ``{{x}}``, ``{token}``, ``changeme``, ``xxxx…``,
+    ``…EXAMPLE…``: a stand-in for a secret, not one. Also an earlier redaction, so redaction is a
+    fixed point."""
     low = value.lower()
-    return any(word in low for word in _PLACEHOLDER_WORDS) or bool(_PLACEHOLDER_RE.fullmatch(value))
+    return (
+        any(word in low for word in _PLACEHOLDER_WORDS)
+        or bool(_PLACEHOLDER_RE.fullmatch(value))
+        or ("{" in value and _FORMAT_FIELD.search(value) is not None)
+    )
 
 
 def entropy(value: str) -> float:
@@ -86,7 +93,7 @@ class Rule:
     accept: Callable[[re.Match, Context], bool] | None = None
     """Extra check on a match; False means a look-alike, not a finding."""
     anchored: bool = False
-    """Match only where a keyword occurs, instead of searching the whole text: for rules whose
+    """Match only at the places a keyword occurs, instead of over its lines: for rules whose
     keywords are common words (``token``, ``@``). A match starts at most ``back`` characters
     before its keyword (or where ``start`` says)."""
     back: int = 0
@@ -99,31 +106,6 @@ class Rule:
     @cached_property
     def pattern(self) -> re.Pattern:
         return re.compile(self.source)
-
-    def finditer(self, text: str, low: str) -> Iterator[re.Match]:
-        """The rule's matches in ``text`` (``low`` is ``text.lower()``), in order."""
-        if not self.anchored or not text.isascii():  # lower() keeps positions only for ASCII
-            yield from self.pattern.finditer(text)
-            return
-        positions = sorted({i for k in self.keywords for i in _occurrences(low, k)})
-        end = 0
-        for p in positions:
-            if p < end:
-                continue
-            first = self.start(text, p) if self.start else max(0, p - self.back)
-            for q in range(max(first, end), p + 1):
-                m = self.pattern.match(text, q)
-                if m is not None:
-                    yield m
-                    end = m.end()
-                    break
-
-
-def _occurrences(low: str, keyword: str) -> Iterator[int]:
-    i = low.find(keyword)
-    while i >= 0:
-        yield i
-        i = low.find(keyword, i + 1)
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,7 @@ from __future__ import annotations
 from loopx_git.safety.catalog import ai, cloud, generic, hosting, keys, payment, personal, saas
 from loopx_git.safety.rule import BLOCK, DEFAULT_CI_HOME_USERS, WARN, Context, Rule
 
-__all__ = ["BLOCK", "BY_ID", "DEFAULT_CI_HOME_USERS", "KEYWORDS", "KNOWN_RULE_IDS", "RULES", "WARN", "Context", "Rule"]
+__all__ = ["BLOCK", "BY_ID", "DEFAULT_CI_HOME_USERS", "KNOWN_RULE_IDS", "RULES", "WARN", "Context", "Rule"]
 
 FAMILIES = {
     "keys": keys.RULES,
@@ -24,8 +24,6 @@ FAMILIES = {
 RULES: tuple[Rule, ...] = tuple(rule for rules in FAMILIES.values() for rule in rules)
 
 BY_ID: dict[str, Rule] = {rule.id: rule for rule in RULES}
-KEYWORDS: tuple[str, ...] = tuple(sorted({k for rule in RULES for k in rule.keywords}))
-"""Every prefilter keyword once: a text is searched for each of them one time, not once per rule."""
 
 STRUCTURAL_RULE_IDS = ("raw-material-key", "field-too-large", "unsafe-ref", "boundary-claim")
 """The structural record rules (safety/records.py): no allowlist applies to them; a value that

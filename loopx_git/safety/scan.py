@@ -12,9 +12,12 @@ from __future__ import annotations
 import hashlib
 import re
 from dataclasses import dataclass, replace
+from functools import lru_cache
 
+from loopx_git.safety.decode import views
+from loopx_git.safety.index import KeywordIndex, lowered, matches
 from loopx_git.safety.policy import DEFAULT_POLICY, Policy
-from loopx_git.safety.rules import BLOCK, KEYWORDS, RULES, Rule
+from loopx_git.safety.rules import BLOCK, RULES, Rule
 
 _INLINE_ALLOW = re.compile(
     r"publicsafe:\s*allow(?:\[(?P<rules>[a-z0-9,\s-]*)\])?|pragma:\s*allowlist secret|gitleaks:allow"
@@ -35,6 +38,15 @@ class Finding:
     """What else locates it: the commit a pushed blob came from."""
     note: str | None = None
     """Why, when the rule id alone does not say (the local-state pattern a path matched)."""
+    pieces: tuple[tuple[int, int], ...] = ()
+    """Where a value found in a decoded view was written in several pieces (a literal split by
+    ``+``, a line continued): every ``[start, end)`` of it, which ``redact`` replaces each. Empty
+    when the value is the one span ``[start, end)``."""
+
+    @property
+    def spans(self) -> tuple[tuple[int, int], ...]:
+        """Every ``[start, end)`` the value was written in: one, unless it was written in pieces."""
+        return self.pieces or ((self.start, self.end),)
 
     @property
     def blocks(self) -> bool:
@@ -80,10 +92,24 @@ def _span(text: str, m: re.Match) -> tuple[int, int]:
     return start, end
 
 
-def _line_of(text: str, start: int) -> tuple[int, int, str]:
-    begin = text.rfind("\n", 0, start) + 1
-    finish = text.find("\n", start)
-    return text.count("\n", 0, start) + 1, start - begin + 1, text[begin : finish if finish >= 0 else len(text)]
+class _Lines:
+    """Line numbers of positions asked for in increasing order, counted once through the text."""
+
+    def __init__(self, text: str):
+        self.text = text
+        self.at = 0
+        self.line = 1
+
+    def of(self, start: int) -> tuple[int, int, str]:
+        """(line, column, the line's text) of ``start``, both 1-based."""
+        text = self.text
+        if start < self.at:
+            self.at, self.line = 0, 1
+        self.line += text.count("\n", self.at, start)
+        self.at = start
+        begin = text.rfind("\n", 0, start) + 1
+        finish = text.find("\n", start)
+        return self.line, start - begin + 1, text[begin : finish if finish >= 0 else len(text)]
 
 
 def _inline_allowed(line: str, rule: Rule) -> bool:
@@ -96,13 +122,25 @@ def _inline_allowed(line: str, rule: Rule) -> bool:
     return False
 
 
+_RANK = {rule.id: i for i, rule in enumerate(RULES)}
+
+
+@lru_cache(maxsize=8)
+def _index(extra: tuple[Rule, ...]) -> KeywordIndex:
+    """The keyword index of the table and a team's rules (built once per process and rule set)."""
+    return KeywordIndex((*RULES, *extra))
+
+
 def _candidates(text: str, lower: str, policy: Policy):
     ctx = policy.context
-    present = {keyword for keyword in KEYWORDS if keyword in lower}
-    for rule in (*RULES, *policy.extra_rules):
-        if present.isdisjoint(rule.keywords) and not any(k in lower for k in rule.keywords) or (rule.id in policy.disabled and not rule.fingerprint_only):
+    index = _index(policy.extra_rules)
+    hits = index.hits(lower)
+    for i in sorted({*hits, *index.unkeyed}):  # in table order; only rules whose keyword occurs
+        rule = index.rules[i]
+        positions = hits.get(i)
+        if rule.id in policy.disabled and not rule.fingerprint_only:
             continue
-        for m in rule.finditer(text, lower):
+        for m in matches(rule, text, positions):
             if rule.accept is not None and not rule.accept(m, ctx):
                 continue
             start, end = _span(text, m)
@@ -111,30 +149,50 @@ def _candidates(text: str, lower: str, policy: Policy):
             yield rule, (start, end)
 
 
+_Match = tuple[Rule, int, int, str, tuple[tuple[int, int], ...]]
+
+
+def _found(text: str, lower: str, policy: Policy) -> list[_Match]:
+    """(rule, start, end, value, pieces) of every match in ``text`` and in its decoded views, by
+    start. A value found in a view is located by the pieces of ``text`` it was decoded from."""
+    found: list[_Match] = [(rule, s, e, text[s:e], ()) for rule, (s, e) in _candidates(text, lower, policy)]
+    for view in views(text):
+        for rule, (s, e) in _candidates(view.text, lowered(view.text), policy):
+            pieces = view.pieces(s, e)
+            found.append((rule, pieces[0][0], pieces[-1][1], view.text[s:e], pieces if len(pieces) > 1 else ()))
+    found.sort(key=lambda f: f[1])
+    return found
+
+
 def scan(text: str, policy: Policy = DEFAULT_POLICY, *, path: str | None = None, inline: bool = True) -> list[Finding]:
     """Findings in ``text``, in order, one per span (where two rules match one place, the first
-    blocking one wins). ``inline=False`` ignores allow comments (for records, which are not code)."""
-    lower = text.lower()
+    blocking one wins). ``inline=False`` ignores allow comments (for records, which are not code).
+    The fingerprint of a value found decoded is that of the decoded value: the same secret has one
+    fingerprint however it was written."""
+    lower = lowered(text)
     honour_inline = inline and "allow" in lower
     path_allowed = policy.path_allowed(path)
+    lines = _Lines(text)
     found: list[Finding] = []
-    for rule, (start, end) in _candidates(text, lower, policy):
-        value = text[start:end]
+    for rule, start, end, value, pieces in _found(text, lower, policy):
         fp = fingerprint(value)
         if policy.allowed_by_fingerprint(rule.id, fp, path):
             continue
         if path_allowed and not rule.fingerprint_only:
             continue
-        line, column, line_text = _line_of(text, start)
+        line, column, line_text = lines.of(start)
         if honour_inline and _inline_allowed(line_text, rule):
             continue
         severity = rule.severity if rule.fingerprint_only else policy.severity.get(rule.id, rule.severity)
-        found.append(Finding(rule.id, severity, line, column, fp, start, end, path))
+        found.append(Finding(rule.id, severity, line, column, fp, start, end, path, pieces=pieces))
     return _without_overlaps(found)
 
 
 def _without_overlaps(found: list[Finding]) -> list[Finding]:
-    found.sort(key=lambda f: (f.start, not f.blocks, -(f.end - f.start)))
+    # where two rules find values starting at one place, the one earlier in the table (the more
+    # specific) names it, even if a generic rule's value runs on (over an encoding, say)
+    rank = _RANK.get
+    found.sort(key=lambda f: (f.start, not f.blocks, rank(f.rule, len(_RANK)), -(f.end - f.start)))
     kept: list[Finding] = []
     for finding in found:
         if kept and finding.start < kept[-1].end:
@@ -152,10 +210,16 @@ def marker(rule_id: str) -> str:
 def redact(text: str, policy: Policy = DEFAULT_POLICY, *, path: str | None = None) -> tuple[str, list[Finding]]:
     """``text`` with the secret part of every blocking finding replaced, and the findings replaced."""
     replaced = [f for f in scan(text, policy, path=path, inline=False) if f.blocks]
+    return redacted(text, replaced), replaced
+
+
+def redacted(text: str, findings: list[Finding]) -> str:
+    """``text`` with every piece of each of ``findings`` replaced by its rule's marker."""
+    spans = sorted((span, f.rule) for f in findings for span in f.spans)
     out = text
-    for finding in reversed(replaced):
-        out = out[: finding.start] + marker(finding.rule) + out[finding.end :]
-    return out, replaced
+    for (start, end), rule in reversed(spans):
+        out = out[:start] + marker(rule) + out[end:]
+    return out
 
 
 def with_place(finding: Finding, *, path: str | None = None, where: str | None = None) -> Finding:

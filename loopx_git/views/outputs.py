@@ -150,6 +150,18 @@ class CheckRule(Output):
     allowlist: str
 
 
+class SafetyRule(Output):
+    rule: str
+    severity: Literal["block", "warn"]
+    family: str
+    """The catalog family (``keys``, ``cloud``, …), ``custom`` for a team's rule, ``boundary``
+    for local-state, ``record`` for the structural record rules."""
+    description: str
+    reference: str
+    """Where the format is documented; for a team's rule, the file it came from."""
+    allowlist: str
+
+
 class RemoteCopy(Output):
     remote: str
     ref: str

@@ -18,8 +18,9 @@ def committed_policy(git: GitRepo, rev: str | None) -> Policy:
     if rev is None:
         return DEFAULT_POLICY
     tree = git.commit(rev).tree
-    texts = []
-    for name in POLICY_FILES:
-        oid = git.tree_entry(tree, name)
-        texts.append(git.read_blob(oid).decode("utf-8", "replace") if oid is not None else None)
-    return load(*texts)
+
+    def read(name: str) -> str | None:  # the team's rule files too (.loopx-safety.toml, gitleaks_config)
+        leaf = git.leaf(tree, name)
+        return git.read_blob(leaf.oid).decode("utf-8", "replace") if leaf is not None else None
+
+    return load(read("pyproject.toml"), read(ALLOW_FILE), read)

@@ -41,6 +41,7 @@ OUTPUTS: dict[str, Output] = {
     "loopx_disconnect_result_v0": Output(_OUT, "DisconnectResult", "disconnect"),
     "loopx_check_report_v0": Output(_OUT, "CheckReport", "check"),
     "loopx_check_rule_v0": Output(_OUT, "CheckRule", "check --rules [...]"),
+    "loopx_safety_rule_v0": Output(_OUT, "SafetyRule", "safety rules [...]"),
     "loopx_doctor_report_v0": Output(_OUT, "DoctorReport", "doctor"),
     "loopx_gc_result_v0": Output(_OUT, "GcResult", "gc"),
     "rollback_packet_v0": Output(

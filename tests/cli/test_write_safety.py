@@ -262,3 +262,17 @@ def test_an_allow_entry_for_a_structural_rule_is_refused_not_silently_ignored(se
     assert result.code == 1 and "error[invalid-config]" in result.err
     assert ".publicsafe-allow:1: unsafe-ref is a structural rule of records and cannot be allowlisted" in result.err
     assert state_tip(git_repo) == tip
+
+
+def test_a_token_split_into_literals_is_refused_and_redact_replaces_every_piece(seeded, git_repo):
+    """What a careless agent writes to get a token past a scanner: the pieces are joined before
+    matching, the refusal never echoes a piece, and --redact writes a marker in place of each."""
+    split = f'token = "{TOKEN[:12]}" + "{TOKEN[12:]}"'
+    tip = state_tip(git_repo)
+    refused = seeded("todo", "add", "-g", GOAL, "--text", split)
+    assert refused.code == 1 and refused.err.startswith("error[unsafe]: ") and "field 'text'" in refused.err
+    assert "github-token" in refused.err and fingerprint(TOKEN) in refused.err
+    assert TOKEN[:12] not in refused.err and TOKEN[12:] not in refused.err
+    assert state_tip(git_repo) == tip
+    data = seeded.json("todo", "add", "-g", GOAL, "--text", split, "--redact")
+    assert data["record"]["text"] == 'token = "[REDACTED:github-token]" + "[REDACTED:github-token]"'

@@ -131,3 +131,15 @@ def test_the_snippet_connect_prints_runs_the_loopx_on_path(git_repo, capsys, loo
     assert found.returncode == 1 and "conf.yaml:1:8: github-token (block)" in found.stdout, found.stdout + found.stderr
     missing = pre_commit("run", "loopx-public-safety", cwd=git_repo, env=no_loopx_env)
     assert missing.returncode == 1 and "Executable `loopx` not found" in missing.stdout
+
+
+def test_try_repo_commit_msg_scans_the_message_file(git_repo, hook_repo, env):
+    source, rev = hook_repo
+    args = ["try-repo", str(source), "loopx-commit-msg", "--ref", rev, "--hook-stage", "commit-msg"]
+    message = git_repo / ".git" / "COMMIT_EDITMSG"
+    message.write_text(f"Deploy with {FAKE_TOKEN}\n")
+    found = pre_commit(*args, "--commit-msg-filename", str(message), cwd=git_repo, env=env)
+    assert found.returncode == 1, found.stdout + found.stderr
+    assert "<commit message>:1:13: github-token (block) fp=" in found.stdout and FAKE_TOKEN not in found.stdout
+    message.write_text("Deploy with the CI secret store\n")
+    assert pre_commit(*args, "--commit-msg-filename", str(message), cwd=git_repo, env=env).returncode == 0

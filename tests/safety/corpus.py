@@ -1,5 +1,7 @@
 """A planted-secret corpus: every rule, at least three shapes each, inside JSON, YAML, Python,
-shell and Markdown, plus the benign look-alikes that must pass.
+shell, Markdown, a .env file, a URL and an HTTP header, and written in every way the scanner
+decodes (JSON escapes, base64, hex, split literals, continued lines, folded YAML); plus the benign
+look-alikes that must pass, in the plain formats.
 
 No secret-shaped literal is in this file: each planted value is assembled at run time from a
 seeded random generator, so the file itself passes the rules (and secret scanners elsewhere).
@@ -9,9 +11,11 @@ Run it to print recall per rule and false positives:  python -m tests.safety.cor
 
 from __future__ import annotations
 
+import base64
 import json
 import random
 from dataclasses import dataclass
+from urllib.parse import quote
 
 from tests.safety.parts import cat
 from tests.safety.shapes import ai, cloud, generic, hosting, keys, payment, personal, saas
@@ -85,11 +89,14 @@ BENIGN += [
     *personal.LOOK_ALIKES,
 ]
 
-FORMATS = ("json", "yaml", "python", "shell", "markdown")
+FORMATS = ("json", "yaml", "python", "shell", "markdown", ".env", "url", "header")
+"""Where a value is written as it is (a URL query percent-encodes it)."""
+DECODINGS = ("json-escaped", "base64", "hex", "split-literal", "continued-line", "yaml-folded")
+"""Where a value is written encoded or in pieces, and found only by decoding (safety/decode.py)."""
 
 
 def embed(value: str, fmt: str) -> str:
-    """``value`` as it would sit in a file of format ``fmt``."""
+    """``value`` as it would sit in a file of format ``fmt`` (one of FORMATS or DECODINGS)."""
     if fmt == "json":
         return json.dumps({"note": value, "n": 1}, indent=2) + "\n"
     if fmt == "yaml":
@@ -100,6 +107,29 @@ def embed(value: str, fmt: str) -> str:
         return f'NOTE = """{value}"""\n' if "\n" in value else f"NOTE = {value!r}\n"
     if fmt == "shell":
         return "export NOTE='" + value.replace("'", "'\\''") + "'\n"
+    if fmt == ".env":
+        return "APP_MODE=production\nNOTE=" + json.dumps(value, ensure_ascii=False) + "\nWORKERS=4\n"
+    if fmt == "url":
+        return "open https://app.example.net/callback?note=" + quote(value, safe="") + "&n=1 to resume\n"
+    if fmt == "header":
+        return "GET /v1/items HTTP/1.1\nHost: api.example.net\nX-Note: " + value.replace("\n", "\\n") + "\n\n"
+    if fmt == "json-escaped":  # as serializers that escape every sign write it (`_` as \u005f, `/` as \/)
+        body = "".join(c if c.isalnum() or c == " " else "\\/" if c == "/" else f"\\u{ord(c):04x}" for c in value)
+        return '{"note": "' + body + '", "n": 1}\n'
+    if fmt == "base64":
+        return "NOTE_B64=" + base64.b64encode(value.encode()).decode() + "\n"
+    if fmt == "hex":
+        return "note_hex: " + value.encode().hex() + "\n"
+    if fmt == "split-literal":  # as a careless agent writes it to get past a scanner
+        half = len(value) // 2
+        return f"NOTE = {value[:half]!r} + {value[half:]!r}\n"
+    if fmt == "continued-line":
+        half = len(value) // 2
+        return 'echo "' + value[:half] + "\\\n" + value[half:] + '"\n'
+    if fmt == "yaml-folded":
+        words = value.split()
+        lines = [" ".join(words[k : k + 2]) for k in range(0, len(words), 2)]
+        return "note: >-\n" + "".join(f"  {line}\n" for line in lines) + "n: 1\n"
     return f"# Notes\n\nSet it up:\n\n    {value.replace(chr(10), chr(10) + '    ')}\n\nThen run it.\n"
 
 
@@ -117,7 +147,7 @@ def planted(seed: int = 7) -> list[Sample]:
     for rule, shapes in SHAPES.items():
         for i, shape in enumerate(shapes):
             value = shape(rng)
-            out.extend(Sample(rule, i, fmt, embed(value, fmt)) for fmt in FORMATS)
+            out.extend(Sample(rule, i, fmt, embed(value, fmt)) for fmt in (*FORMATS, *DECODINGS))
     return out
 
 

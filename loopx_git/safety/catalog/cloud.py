@@ -1,39 +1,606 @@
-"""Cloud providers."""
+"""Cloud providers: AWS, Google, Azure, Alibaba, DigitalOcean, Heroku, HashiCorp Vault and
+Terraform Cloud, Databricks, Cloudflare, Vercel, Supabase, Doppler, Dynatrace.
+
+A format with a fixed prefix is matched wherever it occurs; one without (an AWS secret key, an
+Azure storage key, a Heroku API key) only after a name that says whose it is. Either way the value
+must look drawn at random, and a value the vendor publishes for everyone (an emulator's key, the
+example in the documentation) is not a finding.
+"""
 
 from __future__ import annotations
 
-from loopx_git.safety.rule import BLOCK, Q, Rule, not_placeholder, random_enough
+import hashlib
+import re
+from collections.abc import Callable
+from itertools import pairwise
+
+from loopx_git.safety.rule import BLOCK, Context, Q, Rule, is_placeholder, looks_random, secret
+
+Accept = Callable[[re.Match, Context], bool]
+
+# A key's name, then `=`, `:`, `=>`, `:=`, the `>` of an XML element or the ` value=` of .NET's
+# `<add key="…" value="…"/>`, each side maybe quoted; optional where a space alone can separate
+# them (`aws configure set aws_secret_access_key VALUE`).
+_SEP = r"(?:=>|:=|=|:|>|[ \t]value[ \t]*=)"
+_SET = Q + r"[ \t]*" + _SEP + r"[ \t]*" + Q
+_SET_OPT = Q + r"[ \t]*" + _SEP + r"?[ \t]*" + Q
+_UUID = r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
+
+
+def starts_after(alphabet: str) -> str:
+    """A token starts here: the character before is not of its ``alphabet`` (a regex class body),
+    or is the letter of a ``\\n``, ``\\r`` or ``\\t`` escape (a value on the next line of a JSON or
+    .env string)."""
+    return rf"(?:(?<![{alphabet}])|(?<=\\[nrt]))"
+
+
+def after_id(alphabet: str) -> str:
+    """Between a key id and the secret written after it: the rest of the id's line and at most the
+    start of the next, 40 characters each (`AKIA…,secret` of the console's credentials.csv,
+    `AKIA…\\nSecret: secret`, a JSON member name); the secret then starts a token of ``alphabet``."""
+    return r"(?![A-Za-z0-9])[^\n]{0,40}?(?:\n[^\n]{0,40}?)?" + starts_after(alphabet)
+
+
+# sha256[:16] of values their vendor publishes for everyone: the Azurite and Cosmos DB emulator
+# keys, the Dynatrace and Stripe documentation examples, the Supabase CLI's local secret key and
+# the sample API keys of firebase-android-sdk (the list gitleaks allows). Hashes, not the values,
+# so that this file holds no secret-shaped literal.
+_PUBLISHED = frozenset(
+    {
+        "0011cc25eb432071",
+        "aa6547439583c3a2",
+        "9154e2e6fbfb1e50",
+        "c85debb55f2f204d",
+        "2cafc0970149a84f",
+        "f2d6ca16515033e5",
+        "7e8de44ea9ecf6d5",
+        "f56e323494a6ffc2",
+        "2037abcaffb2b777",
+        "3f370c9dd8225c63",
+        "e4a5542bb7fd7b67",
+        "a19f89ab3555eac1",
+        "0b476bdf9acf2123",
+        "eb540d2b6ee2a0a4",
+        "37f8f09bdf12c2f2",
+        "8731261cb72d8626",
+        "49f777db995e8260",
+        "27a9a42931dff7eb",
+        "dc0fcf046c61640c",
+        "4c98242dcadc8b29",
+        "ea9bb1082cf95663",
+        "3a8b61d0f636b007",
+        "a6c814bc555ae62c",
+    }
+)
+
+
+# --- shared checks (payment.py uses them too) -----------------------------------------------
+
+
+def published(value: str) -> bool:
+    """A value the vendor itself publishes (see ``_PUBLISHED``): public knowledge, not a secret."""
+    return hashlib.sha256(value.encode("utf-8", "surrogatepass")).hexdigest()[:16] in _PUBLISHED
+
+
+def typed_run(value: str, run: int = 6) -> bool:
+    """``abcdef``, ``123456``, ``FEDCBA``: a run a person typed. Six in a row come up in a random
+    base62 token about once in a billion positions."""
+    up = down = 1
+    low = value.lower()
+    for a, b in pairwise(low):
+        step = ord(b) - ord(a) if a.isalnum() and b.isalnum() else 0
+        up = up + 1 if step == 1 else 1
+        down = down + 1 if step == -1 else 1
+        if up >= run or down >= run:
+            return True
+    return False
+
+
+def classes(value: str) -> int:
+    """How many of lower case, upper case and digits ``value`` holds."""
+    return sum((any(c.islower() for c in value), any(c.isupper() for c in value), any(c.isdigit() for c in value)))
+
+
+def token(minimum: float, *, skip: int = 0, kinds: int = 1) -> Accept:
+    """The secret part, less its first ``skip`` characters (a fixed prefix, which adds nothing
+    random), looks random: entropy at least ``minimum`` bits a character, at least ``kinds`` of
+    lower/upper/digits, no typed run; and it is neither a placeholder nor a published value."""
+
+    def check(m: re.Match, ctx: Context) -> bool:
+        value = secret(m)
+        body = value[skip:]
+        if is_placeholder(value) or published(value) or typed_run(body):
+            return False
+        return classes(body) >= kinds and looks_random(body, minimum)
+
+    return check
+
+
+# --- AWS ------------------------------------------------------------------------------------
+
+_AWS_KEY_ID = r"(?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[A-Z0-9]{16}"
+
+
+_RANDOM_B64 = token(3.5)
+
+
+def _aws_secret(m: re.Match, ctx: Context) -> bool:
+    # 40 base64 characters drawn at random hold both cases and a digit or `/`/`+`; a SHA-1 in hex
+    # or a word-like name does not.
+    value = secret(m)
+    mixed = any(c.islower() for c in value) and any(c.isupper() for c in value)
+    return mixed and any(not c.isalpha() for c in value) and _RANDOM_B64(m, ctx)
+
+
+# --- Azure ----------------------------------------------------------------------------------
+
+_SAS_PARAM = r"(?:sv|ss|srt|sp|se|st|spr|sr|si|sip|skn|skoid|sktid|skt|ske|sks|skv|sdd|saoid|suoid|scid)"
+_SAS_VERSION = re.compile(r"(?<![A-Za-z0-9_-])s[ve]=")
+
+
+def _sas(m: re.Match, ctx: Context) -> bool:
+    """A signature with a version (`sv=`) or an expiry (`se=`) on its line: a SAS token, not any
+    URL's `sig=`."""
+    text = m.string
+    begin = text.rfind("\n", 0, m.start()) + 1
+    end = text.find("\n", m.end())
+    line = text[begin : end if end >= 0 else len(text)]
+    return bool(_SAS_VERSION.search(line)) and _RANDOM_B64(m, ctx)
+
+
+# --- HashiCorp ------------------------------------------------------------------------------
+
+_VAULT_NAMED = token(3.0, skip=2, kinds=2)
+_VAULT_BARE = token(3.0, skip=2, kinds=3)
+
+
+def _vault_legacy(m: re.Match, ctx: Context) -> bool:
+    """After a Vault name, a random-looking value; after a bare `token`, one that also mixes
+    cases and digits (an `s.` + 24 letters is as likely a field access)."""
+    named = "vault" in m.group(0)[: m.start("s") - m.start()].lower()
+    return (_VAULT_NAMED if named else _VAULT_BARE)(m, ctx)
+
+
+# --- Cloudflare -----------------------------------------------------------------------------
+
+# `CLOUDFLARE_API_TOKEN`, `cloudflare: …`, `CF_API_TOKEN`, `cf-auth-key`: a name that says
+# Cloudflare (`cf` only together with key or token).
+_CLOUDFLARE_NAME = (
+    r"(?i:cloudflare[\w.-]{0,30}(?![\w.-])"
+    r"|(?<![A-Za-z0-9])cf[\w.-]{0,20}?(?:token|key|secret|auth)[\w.-]{0,10}(?![\w.-]))"
+)
+
+
+def _cloudflare(prefixes: tuple[str, ...]) -> Accept:
+    """A scannable token (`cfut_` …) must have its full shape; a legacy one only looks random."""
+    random = token(3.0)
+
+    def check(m: re.Match, ctx: Context) -> bool:
+        value = secret(m)
+        if value.startswith(prefixes) and len(value) != len(prefixes[0]) + 48:
+            return False
+        return random(m, ctx)
+
+    return check
+
 
 RULES: tuple[Rule, ...] = (
+    # --- AWS --------------------------------------------------------------------------------
     Rule(
         "aws-access-key-id",
         BLOCK,
-        "AWS access key id",
+        "AWS access key id (long-term, temporary, bearer or context credential)",
         ("akia", "asia", "abia", "acca", "a3t"),
-        (r"(?<![A-Za-z0-9])(?P<s>(?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[A-Z0-9]{16})(?![A-Za-z0-9])"),
-        accept=not_placeholder,
+        starts_after("A-Za-z0-9") + r"(?P<s>" + _AWS_KEY_ID + r")(?![A-Za-z0-9])",
+        fingerprint_only=True,
+        accept=token(2.5, skip=4),
+        reference="https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_identifiers.html#identifiers-unique-ids",
     ),
     Rule(
         "aws-secret-access-key",
         BLOCK,
-        "AWS secret access key assignment",
-        ("secret",),
+        "AWS secret access key: after a name of it, or after an access key id",
+        ("secret", "akia", "asia", "abia", "acca", "a3t"),
         (
-            r"(?i)aws_?secret_?(?:access_?)?key"
-            + Q
-            + r"\s*(?:=|:|=>)\s*"
-            + Q
-            + r"(?P<s>[A-Za-z0-9/+=]{40})(?![A-Za-z0-9/+=])"
+            r"(?:(?i:(?:aws|amazon)[\w.-]{0,24}?secret[\w.-]{0,24}(?![\w.-])|secret[ _.-]?access[ _.-]?key(?:[ _.-]?id)?)"
+            r"(?:[ \t]*\[[^\]\n]{0,30}\])?"  # the `[None]` of `aws configure`'s prompt
+            + _SET_OPT
+            + r"|"
+            + starts_after("A-Za-z0-9")
+            + _AWS_KEY_ID
+            + after_id("A-Za-z0-9/+")
+            + r")"
+            + starts_after("A-Za-z0-9/+")
+            + r"(?P<s>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])"
         ),
-        accept=random_enough(3.5),
+        accept=_aws_secret,
+        span=200,
+        reference="https://docs.aws.amazon.com/IAM/latest/UserGuide/id_credentials_access-keys.html",
     ),
+    Rule(
+        "aws-session-token",
+        BLOCK,
+        "AWS session token (STS temporary credential)",
+        ("session", "security", "ojb3jpz2lux2vj", "ogzxivyxdz"),
+        (
+            # after `aws_session_token`, `SessionToken`, `x-amz-security-token` …, or bare with the
+            # serialised header every STS token starts with (`IQoJb3JpZ2luX2Vj`: "origin_ec";
+            # `FwoGZXIvYXdz`: "er/aws" of the older format)
+            r"(?:(?i:(?:session|security)[_.-]?token)"
+            + _SET_OPT
+            + r"|(?=[A-Za-z0-9/+]{2}(?:oJb3JpZ2luX2Vj|oGZXIvYXdz)))"
+            + starts_after("A-Za-z0-9/+")
+            + r"(?P<s>[A-Za-z0-9/+]{100,}={0,2})(?![A-Za-z0-9/+=])"
+        ),
+        accept=token(4.0),
+        reference="https://docs.aws.amazon.com/STS/latest/APIReference/API_Credentials.html; "
+        "header markers as in trufflehog's aws session_keys detector",
+    ),
+    # --- Google -----------------------------------------------------------------------------
     Rule(
         "google-api-key",
         BLOCK,
         "Google API key",
         ("aiza",),
-        (r"(?<![A-Za-z0-9_-])(?P<s>AIza[0-9A-Za-z_-]{35})(?![A-Za-z0-9_-])"),
+        starts_after("A-Za-z0-9_-") + r"(?P<s>AIza[0-9A-Za-z_-]{35})(?![A-Za-z0-9_-])",
         fingerprint_only=True,
-        accept=random_enough(3.0),
+        accept=token(3.0, skip=4),
+        reference="https://cloud.google.com/docs/authentication/api-keys",
+    ),
+    Rule(
+        "google-oauth-client-secret",
+        BLOCK,
+        "Google OAuth client secret",
+        ("gocspx-",),
+        starts_after("A-Za-z0-9_-") + r"(?P<s>GOCSPX-[A-Za-z0-9_-]{28})(?![A-Za-z0-9_-])",
+        fingerprint_only=True,
+        accept=token(3.0, skip=7),
+        reference="https://developers.google.com/identity/protocols/oauth2; shape as in Nosey Parker np.google.2",
+    ),
+    Rule(
+        "google-oauth-access-token",
+        BLOCK,
+        "Google OAuth access token",
+        ("ya29.",),
+        starts_after("A-Za-z0-9_.-") + r"(?P<s>ya29\.[A-Za-z0-9_.-]{29,}[A-Za-z0-9_-])(?![A-Za-z0-9_-])",
+        fingerprint_only=True,
+        accept=token(3.5, skip=5),
+        reference="https://developers.google.com/identity/protocols/oauth2",
+    ),
+    Rule(
+        "google-oauth-refresh-token",
+        BLOCK,
+        "Google OAuth refresh token",
+        ("1//0",),
+        starts_after("A-Za-z0-9_/-") + r"(?P<s>1//0[A-Za-z0-9_-]{40,})(?![A-Za-z0-9_-])",
+        fingerprint_only=True,
+        accept=token(3.5, skip=4),
+        reference="https://developers.google.com/identity/protocols/oauth2",
+    ),
+    Rule(
+        "gcp-service-account",
+        BLOCK,
+        "Google Cloud service-account key file (its private_key_id)",
+        ("service_account", "private_key_id"),
+        (
+            # the id of a key file, when the same JSON says `"type": "service_account"`, before or after
+            r'(?:\\?"type\\?"\s*:\s*\\?"service_account\\?"[\s\S]{0,4000}?(?=\\?"private_key_id\\?")'
+            r'|(?=\\?"private_key_id\\?"\s*:\s*\\?"[0-9a-f]{40}\\?"[\s\S]{0,600}?'
+            r'\\?"type\\?"\s*:\s*\\?"service_account\\?"))'
+            r'\\?"private_key_id\\?"\s*:\s*\\?"(?P<s>[0-9a-f]{40})(?![0-9a-f])'
+        ),
+        accept=token(3.0),
+        span=4000,
+        reference="https://cloud.google.com/iam/docs/keys-create-delete",
+    ),
+    # --- Azure ------------------------------------------------------------------------------
+    Rule(
+        "azure-client-secret",
+        BLOCK,
+        "Azure AD / Entra ID client secret",
+        ("q~",),
+        starts_after("A-Za-z0-9_~.-") + r"(?P<s>[A-Za-z0-9_~.-]{3}\dQ~[A-Za-z0-9_~.-]{31,34})(?![A-Za-z0-9_~.-])",
+        fingerprint_only=True,
+        accept=token(3.5),
+        reference="https://learn.microsoft.com/en-us/purview/sit-defn-azure-ad-client-secret; "
+        "shape as in gitleaks azure-ad-client-secret",
+    ),
+    Rule(
+        "azure-connection-string",
+        BLOCK,
+        "Azure connection string key (Storage, Service Bus, Event Hubs, IoT Hub, Cosmos DB, SignalR)",
+        ("endpoint", "hostname="),
+        (
+            r"(?i:(?:DefaultEndpointsProtocol|AccountEndpoint|Endpoint|HostName)=[^\s;\"'\\]{1,200};"
+            r"(?:[^\s;\"'\\]{1,200};){0,6}?(?:AccountKey|SharedAccessKey|AccessKey)=)"
+            r"(?P<s>[A-Za-z0-9+/]{20,}={0,2})(?![A-Za-z0-9+/=])"
+        ),
+        accept=token(3.5),
+        reference="https://learn.microsoft.com/en-us/azure/storage/common/storage-configure-connection-string",
+    ),
+    Rule(
+        "azure-storage-key",
+        BLOCK,
+        "Azure storage account key",
+        (
+            "accountkey",
+            "account_key",
+            "account-key",
+            "account.key",
+            "azure",
+            "storage",
+            "cosmos",
+            "primary",
+            "secondary",
+        ),
+        (
+            # `AccountKey`, `AZURE_STORAGE_KEY`, `--account-key`, Cosmos DB's `primaryMasterKey`
+            r"(?i:account[_.-]?key|(?:azure|storage|cosmos|primary|secondary)[\w.-]{0,30}?key)"
+            + _SET_OPT
+            + starts_after("A-Za-z0-9+/")
+            + r"(?P<s>[A-Za-z0-9+/]{86}==)(?![A-Za-z0-9+/=])"
+        ),
+        accept=token(4.0),
+        reference="https://learn.microsoft.com/en-us/azure/storage/common/storage-account-keys-manage",
+    ),
+    Rule(
+        "azure-sas-token",
+        BLOCK,
+        "Azure shared access signature (sig= of a SAS URL or token)",
+        ("sig=",),
+        (
+            r"(?<![A-Za-z0-9_-])" + _SAS_PARAM + r"=[^\s\"'<>&#]{0,200}"
+            r"(?:&(?:amp;)?[A-Za-z-]{1,20}=[^\s\"'<>&#]{0,200}){0,16}?"
+            r"&(?:amp;)?sig=(?P<s>[A-Za-z0-9%+/=]{30,200})"
+        ),
+        accept=_sas,
+        reference="https://learn.microsoft.com/en-us/rest/api/storageservices/create-account-sas",
+    ),
+    # --- Alibaba Cloud ----------------------------------------------------------------------
+    Rule(
+        "alibaba-access-key-id",
+        BLOCK,
+        "Alibaba Cloud AccessKey ID",
+        ("ltai",),
+        starts_after("A-Za-z0-9") + r"(?P<s>LTAI[A-Za-z0-9]{12,20})(?![A-Za-z0-9])",
+        fingerprint_only=True,
+        accept=token(2.5, skip=4),
+        reference="https://www.alibabacloud.com/help/en/ram/user-guide/create-an-accesskey-pair; "
+        "shape as in gitleaks alibaba-access-key-id",
+    ),
+    Rule(
+        "alibaba-secret-key",
+        BLOCK,
+        "Alibaba Cloud AccessKey secret: after a name of it, or after an AccessKey ID",
+        ("alibaba", "aliyun", "alicloud", "accesskeysecret", "access_key_secret", "access-key-secret", "ltai"),
+        (
+            r"(?:(?i:(?:alibaba|aliyun|alicloud)[\w.-]{0,30}?secret[\w.-]{0,12}(?![\w.-])|access[_-]?key[_-]?secret)"
+            + _SET_OPT
+            + r"|"
+            + starts_after("A-Za-z0-9")
+            + r"LTAI[A-Za-z0-9]{12,20}"
+            + after_id("A-Za-z0-9")
+            + r")"
+            + starts_after("A-Za-z0-9")
+            + r"(?P<s>[A-Za-z0-9]{30})(?![A-Za-z0-9])"
+        ),
+        accept=token(3.3, kinds=2),
+        span=200,
+        reference="https://www.alibabacloud.com/help/en/ram/user-guide/create-an-accesskey-pair; "
+        "shape as in gitleaks alibaba-secret-key",
+    ),
+    # --- DigitalOcean -----------------------------------------------------------------------
+    Rule(
+        "digitalocean-token",
+        BLOCK,
+        "DigitalOcean personal access, OAuth or refresh token",
+        ("dop_v1_", "doo_v1_", "dor_v1_"),
+        starts_after("A-Za-z0-9_") + r"(?P<s>do[por]_v1_[a-f0-9]{64})(?![A-Za-z0-9])",
+        fingerprint_only=True,
+        accept=token(3.0, skip=7),
+        reference="https://docs.digitalocean.com/reference/api/create-personal-access-token/; "
+        "prefixes as in gitleaks digitalocean-pat/-access-token/-refresh-token",
+    ),
+    # --- Heroku -----------------------------------------------------------------------------
+    Rule(
+        "heroku-api-key",
+        BLOCK,
+        "Heroku API key (a UUID named as Heroku's, or the api.heroku.com password of a .netrc)",
+        ("heroku",),
+        (
+            r"(?:(?i:heroku[\w.-]{0,30}?(?:key|token|secret|pass(?:word)?|auth)[\w.-]{0,12}(?![\w.-]))"
+            + _SET
+            + r"|(?i:machine[ \t]+(?:api|git)\.heroku\.com)(?:[^\n]{0,80}\n){0,2}?[^\n]{0,80}?(?<![A-Za-z])password[ \t]+)"
+            + starts_after("0-9A-Za-z-")
+            + r"(?P<s>"
+            + _UUID
+            + r")(?![0-9A-Za-z-])"
+        ),
+        accept=token(2.8),
+        span=300,
+        reference="https://devcenter.heroku.com/articles/authentication; shape as in gitleaks heroku-api-key",
+    ),
+    Rule(
+        "heroku-api-token",
+        BLOCK,
+        "Heroku API token (HRKU- prefixed)",
+        ("hrku-",),
+        starts_after("A-Za-z0-9_-") + r"(?P<s>HRKU-[A-Za-z0-9_-]{60})(?![A-Za-z0-9_-])",
+        fingerprint_only=True,
+        accept=token(3.5, skip=5),
+        reference="https://devcenter.heroku.com/articles/authentication; shape as in gitleaks heroku-api-key-v2",
+    ),
+    # --- HashiCorp --------------------------------------------------------------------------
+    Rule(
+        "vault-token",
+        BLOCK,
+        "HashiCorp Vault service, batch or recovery token",
+        ("hvs.", "hvb.", "hvr."),
+        starts_after("A-Za-z0-9_.-") + r"(?P<s>hv[sbr]\.[A-Za-z0-9_-]{80,})(?![A-Za-z0-9_-])",
+        fingerprint_only=True,
+        accept=token(3.5, skip=4),
+        reference="https://developer.hashicorp.com/vault/docs/concepts/tokens#token-prefixes",
+    ),
+    Rule(
+        "vault-legacy-token",
+        BLOCK,
+        "HashiCorp Vault service token of the pre-1.10 format (s. + 24), after a Vault or token name",
+        ("vault", "token"),
+        (
+            r"(?i:vault[\w.-]{0,20}?token(?![\w.-])|vault[ \t]+login(?:[ \t]+-{1,2}[A-Za-z][\w-]*(?:=\S*)?)*"
+            r"|(?<![A-Za-z0-9])token(?![\w.-]))"
+            + _SET_OPT
+            + starts_after("A-Za-z0-9.")
+            + r"(?P<s>s\.[A-Za-z0-9]{24})(?![A-Za-z0-9])"
+        ),
+        accept=_vault_legacy,
+        reference="https://developer.hashicorp.com/vault/docs/concepts/tokens#token-prefixes; "
+        "shape as in gitleaks vault-service-token",
+    ),
+    Rule(
+        "terraform-api-token",
+        BLOCK,
+        "Terraform Cloud / Enterprise API token",
+        ("atlasv1",),
+        starts_after("A-Za-z0-9") + r"(?P<s>[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_=-]{60,70})(?![A-Za-z0-9_=-])",
+        fingerprint_only=True,
+        accept=token(3.5),
+        reference="https://developer.hashicorp.com/terraform/cloud-docs/users-teams-organizations/api-tokens; "
+        "shape as in gitleaks hashicorp-tf-api-token",
+    ),
+    # --- Databricks -------------------------------------------------------------------------
+    Rule(
+        "databricks-token",
+        BLOCK,
+        "Databricks personal access token",
+        ("dapi",),
+        starts_after("A-Za-z0-9_") + r"(?P<s>dapi[a-h0-9]{32}(?:-\d)?)(?![A-Za-z0-9])",
+        fingerprint_only=True,
+        accept=token(3.0, skip=4),
+        reference="https://docs.databricks.com/en/dev-tools/auth/pat.html; shape as in gitleaks databricks-api-token",
+    ),
+    # --- Cloudflare -------------------------------------------------------------------------
+    Rule(
+        "cloudflare-api-token",
+        BLOCK,
+        "Cloudflare API token (cfut_/cfat_, or 40 characters after a Cloudflare name)",
+        ("cloudflare", "cf_", "cf-", "cfut_", "cfat_"),
+        (
+            r"(?:"
+            + _CLOUDFLARE_NAME
+            + _SET
+            + r"|(?=cf[ua]t_))"
+            + starts_after("A-Za-z0-9_-")
+            + r"(?P<s>cf[ua]t_[A-Za-z0-9]{40}[a-f0-9]{8}|[A-Za-z0-9_-]{40})(?![A-Za-z0-9_-])"
+        ),
+        accept=_cloudflare(("cfut_", "cfat_")),
+        reference="https://developers.cloudflare.com/fundamentals/api/get-started/token-formats/; "
+        "legacy shape as in gitleaks cloudflare-api-key",
+    ),
+    Rule(
+        "cloudflare-global-api-key",
+        BLOCK,
+        "Cloudflare global API key (cfk_, or 37 hex after a Cloudflare name or X-Auth-Key)",
+        ("cloudflare", "cf_", "cf-", "x-auth-key", "cfk_"),
+        (
+            r"(?:(?:"
+            + _CLOUDFLARE_NAME
+            + r"|(?i:x-auth-key))"
+            + _SET
+            + r"|(?=cfk_))"
+            + starts_after("A-Za-z0-9_-")
+            + r"(?P<s>cfk_[A-Za-z0-9]{40}[a-f0-9]{8}|[a-f0-9]{37})(?![A-Za-z0-9_-])"
+        ),
+        accept=_cloudflare(("cfk_",)),
+        reference="https://developers.cloudflare.com/fundamentals/api/get-started/token-formats/; "
+        "legacy shape as in gitleaks cloudflare-global-api-key",
+    ),
+    Rule(
+        "cloudflare-origin-ca-key",
+        BLOCK,
+        "Cloudflare Origin CA key",
+        ("v1.0-",),
+        starts_after("A-Za-z0-9") + r"(?P<s>v1\.0-[a-f0-9]{24}-[a-f0-9]{146})(?![A-Za-z0-9])",
+        fingerprint_only=True,
+        accept=token(3.0, skip=5),
+        reference="https://developers.cloudflare.com/ssl/origin-configuration/origin-ca/; "
+        "shape as in gitleaks cloudflare-origin-ca-key",
+    ),
+    # --- Vercel -----------------------------------------------------------------------------
+    Rule(
+        "vercel-token",
+        BLOCK,
+        "Vercel personal, integration, app access/refresh token or API key (vcp_, vci_, vca_, vcr_, vck_)",
+        ("vcp_", "vci_", "vca_", "vcr_", "vck_"),
+        starts_after("A-Za-z0-9_-") + r"(?P<s>vc[pirak]_[A-Za-z0-9_-]{40,80})(?![A-Za-z0-9_-])",
+        fingerprint_only=True,
+        accept=token(3.5, skip=4, kinds=3),
+        reference="https://vercel.com/changelog/new-token-formats-and-secret-scanning; "
+        "length as in betterleaks vercel rules",
+    ),
+    Rule(
+        "vercel-legacy-token",
+        BLOCK,
+        "Vercel access token of the old format (24 characters after a Vercel name or --token)",
+        ("vercel",),
+        (
+            r"(?:(?i:vercel[\w.-]{0,20}?(?:token|key|secret|auth)[\w.-]{0,10}(?![\w.-]))"
+            + _SET
+            + r"|(?i:vercel)\b[^\n]{0,80}?--token(?:[ \t]+|=)"
+            + Q
+            + r")"
+            + starts_after("A-Za-z0-9")
+            + r"(?P<s>[A-Za-z0-9]{24})(?![A-Za-z0-9])"
+        ),
+        accept=token(3.3, kinds=2),
+        reference="https://vercel.com/docs/rest-api#creating-an-access-token; shape as in trufflehog vercel",
+    ),
+    # --- Supabase ---------------------------------------------------------------------------
+    Rule(
+        "supabase-access-token",
+        BLOCK,
+        "Supabase personal access token",
+        ("sbp_",),
+        starts_after("A-Za-z0-9_") + r"(?P<s>sbp_(?:oauth_)?[a-f0-9]{40})(?![A-Za-z0-9])",
+        fingerprint_only=True,
+        accept=token(3.0, skip=4),
+        reference="https://supabase.com/docs/reference/api/introduction; shape as in trufflehog supabasetoken",
+    ),
+    Rule(
+        "supabase-secret-key",
+        BLOCK,
+        "Supabase secret API key (sb_secret_)",
+        ("sb_secret_",),
+        starts_after("A-Za-z0-9_") + r"(?P<s>sb_secret_[A-Za-z0-9_-]{24,64})(?![A-Za-z0-9_-])",
+        fingerprint_only=True,
+        accept=token(3.3, skip=10),
+        reference="https://supabase.com/docs/guides/api/api-keys",
+    ),
+    # --- Doppler ----------------------------------------------------------------------------
+    Rule(
+        "doppler-token",
+        BLOCK,
+        "Doppler CLI, personal, service, service-account, SCIM or audit token",
+        ("dp.pt.", "dp.st.", "dp.sa.", "dp.ct.", "dp.scim.", "dp.audit."),
+        (
+            starts_after("A-Za-z0-9_.-")
+            + r"(?P<s>dp\.(?:pt|sa|ct|scim|audit|st(?:\.[a-z0-9_-]{2,35})?)\.[A-Za-z0-9]{40,44})"
+            r"(?![A-Za-z0-9])"
+        ),
+        fingerprint_only=True,
+        accept=token(3.3),
+        reference="https://docs.doppler.com/reference/auth-token-formats",
+    ),
+    # --- Dynatrace --------------------------------------------------------------------------
+    Rule(
+        "dynatrace-token",
+        BLOCK,
+        "Dynatrace API, platform or OAuth token",
+        ("dt0",),
+        starts_after("A-Za-z0-9") + r"(?P<s>dt0[a-zA-Z]\d{2}\.[A-Za-z0-9]{24}\.[A-Za-z0-9]{64})(?![A-Za-z0-9])",
+        fingerprint_only=True,
+        accept=token(3.5, skip=7),
+        reference="https://docs.dynatrace.com/docs/manage/identity-access-management/access-tokens-and-oauth-clients/"
+        "access-tokens-legacy (the documented token regex)",
     ),
 )

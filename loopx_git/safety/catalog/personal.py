@@ -7,19 +7,33 @@ import re
 from loopx_git.safety.rule import BLOCK, WARN, Context, Rule, is_placeholder
 
 # Names documentation uses for "some user": /home/user/project is an example, not a leak.
-_EXAMPLE_USERS = frozenset({"user", "username", "name", "me", "you", "someone", "your-name", "yourname"})
+_EXAMPLE_USERS = frozenset(
+    {
+        "user", "username", "name", "me", "you", "someone", "your-name", "yourname", "your_name", "yourusername",
+        "your-username", "myuser", "myname", "someuser", "foo", "bar", "jdoe", "johndoe", "janedoe", "john.doe",
+        "jane.doe", "john_doe", "example",
+    }
+)  # fmt: skip
+# Accounts that images, clouds and systems create, the same on every machine: naming one says
+# nothing about a person (`/home/ubuntu/app` is every EC2 tutorial, `/Users/Shared` every Mac).
+_SYSTEM_USERS = frozenset(
+    {
+        "ubuntu", "ec2-user", "centos", "debian", "fedora", "admin", "azureuser", "opc", "vagrant", "pi", "node",
+        "jenkins", "git", "docker", "app", "appuser", "www-data", "nobody", "coder", "gitpod", "codespace",
+        "vscode", "jovyan", "shared", "guest", "public", "default", "all users", "default user", "administrator",
+        "defaultuser0", "all",
+    }
+)  # fmt: skip
 
 
 def _home_user(m: re.Match, ctx: Context) -> bool:
     user = m.groupdict().get("user")
     if user is None:
         return True
-    return user not in ctx.ci_home_users and user.lower() not in _EXAMPLE_USERS and not is_placeholder(user)
-
-
-def _windows_user(m: re.Match, ctx: Context) -> bool:
-    user = m.group("user")
-    return user.lower() not in ("public", "default", "all users", "default user") and _home_user(m, ctx)
+    low = user.lower()
+    if len(user) == 1 or low in _EXAMPLE_USERS or low in _SYSTEM_USERS:
+        return False  # `/home/u/venv`, `/home/ubuntu`: an example or an image's account, not a person
+    return user not in ctx.ci_home_users and not is_placeholder(user)
 
 
 _EMAIL_SKIP_DOMAINS = ("example.com", "example.org", "example.net", "users.noreply.github.com", "noreply.github.com")
@@ -46,7 +60,16 @@ _FILE_SUFFIXES = (
 _RESERVED_TLDS = ("test", "example", "invalid", "localhost")  # RFC 2606: never a real mailbox
 
 
+# What comes right before a URL's password: `scheme://user:` (the "address" is then `password@host`).
+_USERINFO_BEFORE = re.compile(r"//[^\s/@]*:\Z")
+
+
 def _email(m: re.Match, ctx: Context) -> bool:
+    text, start = m.string, m.start("s")
+    if start and text[start - 1] in "${":
+        return False  # `$CI_JOB_TOKEN@gitlab.com`: a variable before a host, not a mailbox
+    if _USERINFO_BEFORE.search(text, max(0, start - 200), start):
+        return False  # the password of `https://user:password@host`: url-credentials' business
     local, domain = m.group("s").rsplit("@", 1)
     domain = domain.lower()
     tld = domain.rsplit(".", 1)[-1]
@@ -75,7 +98,8 @@ RULES: tuple[Rule, ...] = (
         "absolute home path",
         ("/home/", "/users/", "/root"),  # publicsafe: allow[home-path]
         (
-            r"(?<![A-Za-z0-9_.~$%/-])(?P<s>(?:/mnt/[a-z]/Users|/[a-z]/Users|/home|/Users)/(?P<user>[A-Za-z0-9._-]+)|/root)(?=[/\"'\s,;:)\]}]|$)"  # publicsafe: allow[home-path]  # noqa: E501
+            r"(?:(?<![A-Za-z0-9_.~$%/-])(?<!\b[A-Za-z]:)|(?<=file://))"
+            r"(?P<s>(?:/mnt/[a-z]/Users|/[a-z]/Users|/home|/Users)/(?P<user>[A-Za-z0-9._-]+)|/root)(?=[/\"'\s,;:)\]}]|$)"  # publicsafe: allow[home-path]  # noqa: E501
         ),
         accept=_home_user,
         anchored=True,
@@ -91,7 +115,7 @@ RULES: tuple[Rule, ...] = (
             r"|(?:\\\\){1,2}wsl(?:\$|\.localhost)(?:\\\\|\\)[^\\\s\"]+(?:\\\\|\\)home(?:\\\\|\\)(?P<wsluser>[A-Za-z0-9._-]+))"
             r"(?=\\|/|[\"'\s,;]|$)"
         ),
-        accept=lambda m, ctx: _windows_user(m, ctx) if m.group("user") else True,
+        accept=_home_user,  # a WSL path has no `user` group: always a finding
     ),
     Rule(
         "temp-path",

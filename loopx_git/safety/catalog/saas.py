@@ -1,28 +1,192 @@
-"""SaaS and chat services."""
+"""SaaS and chat services: Slack, Discord, Telegram, Twilio, SendGrid, Mailgun, Mailchimp, Notion, Linear,
+Figma, Sentry, Shopify, New Relic, 1Password, Grafana and Datadog.
+
+Formats with a vendor prefix match anywhere on a line that holds the prefix; the prefix-less ones
+(Datadog's hex keys, Twilio's auth token, Mailgun's new keys) match only as the value of a setting
+named after the vendor. Sentry DSNs have no rule: their key is public by design (it only lets a
+client submit events, and ships inside every browser bundle that reports to Sentry); a legacy DSN
+that still carries a secret (``https://public:secret@…``) is found by ``url-credentials``.
+1Password Connect tokens are JSON Web Tokens, found by ``jwt``.
+"""
 
 from __future__ import annotations
 
-from loopx_git.safety.rule import BLOCK, Rule, random_enough
+import base64
+import binascii
+import re
+import zlib
+
+from loopx_git.safety.rule import BLOCK, Context, Q, Rule, is_placeholder, looks_random, random_enough, secret
+
+# The separator between a setting's name and its value: `=`, `:`, `:=`, `=>` (with an optional
+# quote on either side, see Q).
+_SET = Q + r"\s*(?:=|:=|=>|:)\s*" + Q
+
+
+def _b64decode(text: str) -> bytes:
+    """``text`` as base64 (standard or URL-safe, padding optional); b"" when it is not."""
+    text = text.rstrip("=")
+    try:
+        return base64.b64decode(text.replace("-", "+").replace("_", "/") + "=" * (-len(text) % 4))
+    except (binascii.Error, ValueError):
+        return b""
+
+
+# --- Slack ---------------------------------------------------------------------------------------
+
+
+def _slack_token(m: re.Match, ctx: Context) -> bool:
+    """Slack tokens are dash-separated: numeric team/user ids (5+ digits, or a one-digit version)
+    and a random tail. Documentation writes the ids as `1234` and the tail as a word
+    (`xoxe.xoxp-1-SlackAppConfigurationAccessTokenHere`): neither is a token."""
+    value = secret(m)
+    body = value.split("-", 1)[1]
+    parts = body.split("-")
+    numbers = [p for p in parts if p.isdigit()]
+    if len(body) < 20 or any(1 < len(p) < 5 for p in numbers):
+        return False
+    if not any(len(p) >= 5 for p in numbers) and not any(c.isdigit() for c in parts[-1]):
+        return False
+    # the ids are low-entropy digits, so the bar is lower than for a token that is random throughout
+    return not is_placeholder(value) and looks_random(body, 2.5)
+
+
+# --- Discord -------------------------------------------------------------------------------------
+
+# A bot token is only recognisable by its shape, so it is looked for on lines that name what it is.
+_DISCORD_CONTEXT = ("discord", "token", "bot", ".run(", "login(", "authorization")
+
+# --- Datadog -------------------------------------------------------------------------------------
+
+# Datadog keys are bare hex: they count only as the value of a setting named for them
+# (`DD_API_KEY`, `DATADOG_APP_KEY`, `datadog.apiKey`, the `DD-API-KEY` header), never a hash nearby.
+_DATADOG_CONTEXT = ("datadog", "dd_api", "dd_app", "dd-api", "dd-app")
+_DATADOG_NAME = (
+    r"(?i)(?<![A-Za-z0-9])(?:datadog[_.-]?(?:api|app(?:lication)?)?[_.-]?key|dd[_-](?:api|app(?:lication)?)[_-]?key)"
+)
+
+# --- Grafana -------------------------------------------------------------------------------------
+
+
+def grafana_checksum_ok(token: str) -> bool:
+    """A service account token ends in the CRC32 (IEEE, little-endian hex) of what precedes its
+    last underscore, as Grafana's satokengen writes it."""
+    head, _, tail = token.rpartition("_")
+    return zlib.crc32(head.encode()).to_bytes(4, "little").hex() == tail.lower()
+
+
+def _grafana_service_account(m: re.Match, ctx: Context) -> bool:
+    # the checksum only rescues a token the entropy check would drop; a token whose checksum
+    # fails is still reported when it looks random (an edited copy is a secret all the same)
+    value = secret(m)
+    return not is_placeholder(value) and (looks_random(value, 3.0) or grafana_checksum_ok(value))
+
+
+_POWER_BI_EMBED = re.compile(rb'\{"k":"[0-9a-f]{8}-')
+
+
+def _grafana_api_key(m: re.Match, ctx: Context) -> bool:
+    """A legacy key is base64 of `{"k":"<32 alphanumerics>","n":…,"id":…}`. Power BI's embed links
+    (`view?r=eyJrIjoi…`) start the same way but hold `{"k":"<report UUID>","t":…}`: not a secret."""
+    if _POWER_BI_EMBED.match(_b64decode(secret(m))):
+        return False
+    return random_enough(3.0)(m, ctx)
+
 
 RULES: tuple[Rule, ...] = (
+    # --- Slack ---
     Rule(
         "slack-token",
         BLOCK,
-        "Slack token",
+        "Slack token (bot, user, workspace, legacy, refresh, configuration, app-level)",
         ("xox", "xapp-"),
-        (r"(?<![A-Za-z0-9])(?P<s>xox[abposr]-[A-Za-z0-9-]{10,}|xapp-\d-[A-Za-z0-9-]{10,})"),
+        (
+            r"(?<![A-Za-z0-9_-])(?P<s>(?:xoxe\.)?xox[abposre]-[A-Za-z0-9]+(?:-[A-Za-z0-9]+)*"
+            r"|xapp-\d-[A-Za-z0-9]+(?:-[A-Za-z0-9]+)*)(?![A-Za-z0-9-])"
+        ),
         fingerprint_only=True,
-        accept=random_enough(3.0),
+        accept=_slack_token,
+        reference="https://api.slack.com/authentication/token-types",
     ),
     Rule(
         "slack-webhook",
         BLOCK,
-        "Slack webhook URL",
+        "Slack incoming or workflow webhook URL",
         ("hooks.slack.com",),
         (r"hooks\.slack\.com/(?:services|workflows|triggers)/(?P<s>[A-Za-z0-9+/_-]{20,})"),
         fingerprint_only=True,
         accept=random_enough(3.0),
+        reference="https://api.slack.com/messaging/webhooks",
     ),
+    # --- Discord ---
+    Rule(
+        "discord-bot-token",
+        BLOCK,
+        "Discord bot token (base64 user id . timestamp . HMAC)",
+        _DISCORD_CONTEXT,
+        (
+            # the first part is the bot's user id (17 to 19 digits) in base64: 23 to 26 characters
+            r"(?<![A-Za-z0-9_.-])(?P<s>[MNO][A-Za-z0-9_-]{22,25}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,38})"
+            r"(?![A-Za-z0-9_-])"
+        ),
+        accept=random_enough(3.0),
+        reference=(
+            "https://discord.com/developers/docs/reference#authentication"
+            " (shape: detect-secrets DiscordBotTokenDetector)"
+        ),
+    ),
+    Rule(
+        "discord-webhook",
+        BLOCK,
+        "Discord webhook URL",
+        ("discord",),
+        (
+            r"(?i:discord(?:app)?\.com/api/(?:v\d{1,2}/)?webhooks/)\d{17,20}/"
+            r"(?P<s>[A-Za-z0-9_-]{60,80})(?![A-Za-z0-9_-])"
+        ),
+        fingerprint_only=True,
+        accept=random_enough(3.0),
+        reference="https://discord.com/developers/docs/resources/webhook (shape: trufflehog discordwebhook)",
+    ),
+    # --- Telegram ---
+    Rule(
+        "telegram-bot-token",
+        BLOCK,
+        "Telegram bot token",
+        (":aa",),
+        (r"(?:(?<=bot)|(?<![A-Za-z0-9_]))(?P<s>\d{8,10}:AA[A-Za-z0-9_-]{33})(?![A-Za-z0-9_-])"),
+        fingerprint_only=True,
+        accept=random_enough(3.0),
+        reference="https://core.telegram.org/bots/api#authorizing-your-bot",
+    ),
+    # --- Twilio (the account SID `AC…` names an account and is not a secret) ---
+    Rule(
+        "twilio-api-key",
+        BLOCK,
+        "Twilio API key SID (SK + 32 hex)",
+        ("sk",),
+        (r"(?<![A-Za-z0-9_])(?P<s>SK[0-9a-fA-F]{32})(?![A-Za-z0-9_])"),
+        accept=random_enough(3.0),
+        reference="https://www.twilio.com/docs/iam/api-keys (shape: gitleaks twilio-api-key)",
+    ),
+    Rule(
+        "twilio-auth-token",
+        BLOCK,
+        "Twilio auth token or API key secret, in a Twilio setting or after an AC/SK id",
+        ("twilio", "client("),
+        (
+            r"(?:(?i:twilio)[A-Za-z0-9_.-]{0,30}?(?i:auth|token|secret|key|pass)[A-Za-z0-9_.-]{0,20}"
+            + _SET
+            + r"|(?<![A-Za-z0-9_])(?:AC|SK)[0-9a-f]{32}"
+            + Q
+            + r"\s*[,:]\s*"
+            + Q
+            + r")(?P<s>[A-Za-z0-9]{32})(?![A-Za-z0-9_])"
+        ),
+        accept=random_enough(3.0),
+        reference="https://www.twilio.com/docs/usage/requests-to-twilio",
+    ),
+    # --- SendGrid ---
     Rule(
         "sendgrid-key",
         BLOCK,
@@ -31,5 +195,246 @@ RULES: tuple[Rule, ...] = (
         (r"(?<![A-Za-z0-9])(?P<s>SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43})(?![A-Za-z0-9_-])"),
         fingerprint_only=True,
         accept=random_enough(3.0),
+        reference="https://www.twilio.com/docs/sendgrid/ui/account-and-settings/api-keys",
+    ),
+    # --- Mailgun (`pubkey-…` is the public validation key, not a secret) ---
+    Rule(
+        "mailgun-api-key",
+        BLOCK,
+        "Mailgun legacy private API key (key- + 32 hex)",
+        ("key-",),
+        (r"(?<![A-Za-z0-9_./-])(?P<s>key-[0-9a-fA-F]{32})(?![A-Za-z0-9_-])"),
+        accept=random_enough(3.0),
+        reference=(
+            "https://documentation.mailgun.com/docs/mailgun/api-reference/authentication"
+            " (shape: gitleaks mailgun-private-api-token)"
+        ),
+    ),
+    Rule(
+        "mailgun-private-key",
+        BLOCK,
+        "Mailgun private API key or webhook signing key (32-8-8 hex) in a Mailgun setting or as the `api` password",
+        ("mailgun", "api"),
+        (
+            r"(?:(?i:mailgun)[A-Za-z0-9_.-]{0,40}"
+            + _SET
+            + r"(?:api:)?|\(\s*"
+            + Q
+            + r"api"
+            + Q
+            + r"\s*,\s*"
+            + Q
+            + r"|(?<![A-Za-z0-9_])api:)"
+            r"(?P<s>[0-9a-f]{32}-[0-9a-f]{8}-[0-9a-f]{8})(?![A-Za-z0-9_-])"
+        ),
+        accept=random_enough(3.0),
+        reference=(
+            "https://documentation.mailgun.com/docs/mailgun/api-reference/authentication"
+            " (shape: gitleaks mailgun-signing-key)"
+        ),
+    ),
+    # --- Mailchimp ---
+    Rule(
+        "mailchimp-api-key",
+        BLOCK,
+        "Mailchimp API key (32 hex + -us<datacenter>)",
+        ("-us",),
+        (r"(?<![A-Za-z0-9_])(?P<s>[0-9a-f]{32}-us\d{1,2})(?![A-Za-z0-9_])"),
+        fingerprint_only=True,
+        accept=random_enough(3.0),
+        reference="https://mailchimp.com/developer/marketing/guides/quick-start/",
+    ),
+    # --- Notion ---
+    Rule(
+        "notion-token",
+        BLOCK,
+        "Notion internal integration token (ntn_, legacy secret_)",
+        ("ntn_", "secret_"),
+        (r"(?<![A-Za-z0-9_])(?P<s>ntn_\d{11}[A-Za-z0-9]{35}|secret_[A-Za-z0-9]{43})(?![A-Za-z0-9_])"),
+        fingerprint_only=True,
+        accept=random_enough(3.5),
+        reference="https://developers.notion.com/docs/authorization (ntn_ shape: gitleaks notion-api-token)",
+    ),
+    # --- Linear ---
+    Rule(
+        "linear-api-key",
+        BLOCK,
+        "Linear personal API key or OAuth access token",
+        ("lin_api_", "lin_oauth_"),
+        (r"(?<![A-Za-z0-9_])(?P<s>lin_api_[A-Za-z0-9]{40}|lin_oauth_[0-9a-f]{64})(?![A-Za-z0-9_])"),
+        fingerprint_only=True,
+        accept=random_enough(3.0),
+        reference="https://linear.app/developers/graphql#authentication (shape: gitleaks linear-api-key)",
+    ),
+    # --- Figma ---
+    Rule(
+        "figma-token",
+        BLOCK,
+        "Figma personal access token (figd_) or OAuth token (figu_)",
+        ("figd_", "figu_"),
+        (r"(?<![A-Za-z0-9_])(?P<s>fig[du]_[A-Za-z0-9_-]{38,128})(?![A-Za-z0-9_-])"),
+        fingerprint_only=True,
+        accept=random_enough(3.0),
+        reference="https://developers.figma.com/docs/rest-api/personal-access-tokens/",
+    ),
+    # --- Sentry (DSNs are public by design: no rule, see the module docstring) ---
+    Rule(
+        "sentry-org-token",
+        BLOCK,
+        "Sentry organization auth token (sntrys_ + base64 JSON + _ + secret)",
+        ("sntrys_",),
+        (
+            r"(?<![A-Za-z0-9_])(?P<s>sntrys_eyJ[A-Za-z0-9+/]{20,1000}={0,2}_[A-Za-z0-9+/]{43})"
+            r"(?![A-Za-z0-9+/=_-])"
+        ),
+        fingerprint_only=True,
+        accept=random_enough(3.0),
+        reference="https://docs.sentry.io/account/auth-tokens/",
+    ),
+    Rule(
+        "sentry-user-token",
+        BLOCK,
+        "Sentry user auth token (sntryu_ + 64 hex)",
+        ("sntryu_",),
+        (r"(?<![A-Za-z0-9_])(?P<s>sntryu_[0-9a-f]{64})(?![A-Za-z0-9_])"),
+        fingerprint_only=True,
+        accept=random_enough(3.0),
+        reference="https://docs.sentry.io/account/auth-tokens/",
+    ),
+    # --- Shopify ---
+    Rule(
+        "shopify-token",
+        BLOCK,
+        "Shopify access token, custom/private app token or shared secret",
+        ("shpat_", "shpca_", "shppa_", "shpss_"),
+        (r"(?<![A-Za-z0-9_])(?P<s>shp(?:at|ca|pa|ss)_[0-9a-fA-F]{32})(?![A-Za-z0-9_])"),
+        fingerprint_only=True,
+        accept=random_enough(3.0),
+        reference=(
+            "https://shopify.dev/docs/apps/build/authentication-authorization/access-tokens (shape: gitleaks shopify-*)"
+        ),
+    ),
+    # --- New Relic ---
+    Rule(
+        "newrelic-user-key",
+        BLOCK,
+        "New Relic user (NRAK-) or admin (NRAA-) API key",
+        ("nrak-", "nraa-"),
+        (r"(?<![A-Za-z0-9_])(?P<s>NRA[AK]-[A-Za-z0-9]{27})(?![A-Za-z0-9_])"),
+        fingerprint_only=True,
+        accept=random_enough(3.0),
+        reference="https://docs.newrelic.com/docs/apis/intro-apis/new-relic-api-keys/",
+    ),
+    Rule(
+        "newrelic-insights-key",
+        BLOCK,
+        "New Relic Insights insert (NRII-) or query (NRIQ-) key",
+        ("nrii-", "nriq-"),
+        (r"(?<![A-Za-z0-9_])(?P<s>NRI[IQ]-[A-Za-z0-9_-]{32})(?![A-Za-z0-9_-])"),
+        fingerprint_only=True,
+        accept=random_enough(3.0),
+        reference=(
+            "https://docs.newrelic.com/docs/apis/intro-apis/new-relic-api-keys/ (shape: gitleaks new-relic-insert-key)"
+        ),
+    ),
+    Rule(
+        "newrelic-browser-key",
+        BLOCK,
+        "New Relic browser ingest key (NRJS- + 19 hex)",
+        ("nrjs-",),
+        (r"(?<![A-Za-z0-9_])(?P<s>NRJS-[0-9a-f]{19})(?![A-Za-z0-9_])"),
+        fingerprint_only=True,
+        accept=random_enough(3.0),
+        reference="https://docs.newrelic.com/docs/browser/browser-monitoring/configuration/browser-license-key-app-id/",
+    ),
+    Rule(
+        "newrelic-license-key",
+        BLOCK,
+        "New Relic ingest license key (40 characters ending NRAL)",
+        ("nral",),
+        (r"(?<![A-Za-z0-9_])(?P<s>[a-z0-9]{6}[0-9a-f]{30}NRAL)(?![A-Za-z0-9_])"),
+        fingerprint_only=True,
+        accept=random_enough(3.0),
+        reference="https://docs.newrelic.com/docs/apis/intro-apis/new-relic-api-keys/#license-key",
+    ),
+    # --- 1Password ---
+    Rule(
+        "1password-service-account-token",
+        BLOCK,
+        "1Password service account token (ops_ + base64 JSON)",
+        ("ops_eyj",),
+        (r"(?<![A-Za-z0-9_])(?P<s>ops_eyJ[A-Za-z0-9+/_-]{250,4000}={0,3})(?![A-Za-z0-9+/=_-])"),
+        fingerprint_only=True,
+        accept=random_enough(3.5),
+        reference="https://developer.1password.com/docs/service-accounts/security/",
+    ),
+    Rule(
+        "1password-secret-key",
+        BLOCK,
+        "1Password account Secret Key (A3-…)",
+        ("a3-",),
+        (
+            r"(?<![A-Za-z0-9_-])(?P<s>A3-[A-Z0-9]{6}-(?:[A-Z0-9]{11}|[A-Z0-9]{6}-[A-Z0-9]{5})"
+            r"-[A-Z0-9]{5}-[A-Z0-9]{5}-[A-Z0-9]{5})(?![A-Za-z0-9_-])"
+        ),
+        fingerprint_only=True,
+        accept=random_enough(3.0),
+        reference="https://1passwordstatic.com/files/security/1password-white-paper.pdf (Secret Key)",
+    ),
+    # --- Grafana ---
+    Rule(
+        "grafana-cloud-token",
+        BLOCK,
+        "Grafana Cloud access policy token (glc_ + base64 JSON)",
+        ("glc_",),
+        (r"(?<![A-Za-z0-9_])(?P<s>glc_[A-Za-z0-9+/]{32,400}={0,3})(?![A-Za-z0-9+/=_-])"),
+        fingerprint_only=True,
+        accept=random_enough(3.0),
+        reference=(
+            "https://grafana.com/docs/grafana-cloud/security-and-account-management/"
+            "authentication-and-permissions/access-policies/"
+        ),
+    ),
+    Rule(
+        "grafana-service-account-token",
+        BLOCK,
+        "Grafana service account token (glsa_ + 32 + _ + CRC32)",
+        ("glsa_",),
+        (r"(?<![A-Za-z0-9_])(?P<s>glsa_[A-Za-z0-9]{32}_[0-9a-fA-F]{8})(?![A-Za-z0-9_])"),
+        fingerprint_only=True,
+        accept=_grafana_service_account,
+        reference=(
+            "https://grafana.com/docs/grafana/latest/administration/service-accounts/"
+            " (checksum: grafana pkg/components/satokengen)"
+        ),
+    ),
+    Rule(
+        "grafana-api-key",
+        BLOCK,
+        'Grafana legacy API key (base64 of {"k":…})',
+        ("eyjrijoi",),
+        (r"(?<![A-Za-z0-9+/_-])(?P<s>eyJrIjoi[A-Za-z0-9+/]{60,400}={0,3})(?![A-Za-z0-9+/=_-])"),
+        fingerprint_only=True,
+        accept=_grafana_api_key,
+        reference="https://grafana.com/docs/grafana/latest/developers/http_api/auth/ (shape: gitleaks grafana-api-key)",
+    ),
+    # --- Datadog: bare hex keys, so only as the value of a Datadog setting ---
+    Rule(
+        "datadog-api-key",
+        BLOCK,
+        "Datadog API key (32 hex) in a datadog / DD_API_KEY setting",
+        _DATADOG_CONTEXT,
+        (_DATADOG_NAME + _SET + r"(?P<s>[0-9a-f]{32})(?![0-9a-z_])"),
+        accept=random_enough(3.0),
+        reference="https://docs.datadoghq.com/account_management/api-app-keys/",
+    ),
+    Rule(
+        "datadog-app-key",
+        BLOCK,
+        "Datadog application key (40 hex) in a datadog / DD_APP_KEY setting",
+        _DATADOG_CONTEXT,
+        (_DATADOG_NAME + _SET + r"(?P<s>[0-9a-f]{40})(?![0-9a-z_])"),
+        accept=random_enough(3.0),
+        reference="https://docs.datadoghq.com/account_management/api-app-keys/",
     ),
 )

@@ -1,0 +1,435 @@
+"""Decoded views of a text, so that rules also see a secret that is written encoded or in pieces:
+JSON ``\\uXXXX`` and ``\\/`` escapes, percent-encoding, lines joined where a backslash or a YAML
+block scalar continues them, string literals joined where code concatenates them, and base64 or
+hex blobs that decode to printable text.
+
+A view knows, for each of its characters, the span of the original text it came from, so that a
+finding in it is reported at its place in the original and ``redact`` replaces every original
+piece of it. Decoding is bounded: only regions that hold an encoding are decoded, a region is at
+most ``MAX_REGION`` characters, all views of one text together at most ``MAX_TOTAL``, and a view
+is decoded again (base64 inside a JSON escape, say) at most ``MAX_DEPTH`` times.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import re
+from bisect import bisect_right
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+# The patterns below are sources, compiled by `re` on first use (and cached there): importing this
+# module on the hook path compiles none, and a text with no escape compiles no escape pattern.
+
+MAX_REGION = 65_536
+MAX_TOTAL = 4_000_000
+MAX_DEPTH = 2
+MIN_BLOB = 20
+"""Shortest base64 or hex run worth decoding: shorter ones hold no credential worth the cost."""
+
+
+@dataclass(frozen=True)
+class View:
+    """Decoded ``text``, with where its characters came from: ``segments`` are
+    ``(view_start, view_end, origin_start, origin_end, copied)`` in view order — a copied segment maps
+    character for character, a decoded one maps each of its characters to the whole encoded span.
+    Positions are in ``parent``'s text when there is one (a view of a view), else in the original."""
+
+    text: str
+    segments: tuple[tuple[int, int, int, int, bool], ...]
+    parent: View | None = None
+
+    def pieces(self, start: int, end: int) -> tuple[tuple[int, int], ...]:
+        """The spans of the original that view characters ``[start, end)`` came from, merged where
+        they touch: one span for a value written whole, several for one written in pieces."""
+        keys = [seg[0] for seg in self.segments]
+        spans: list[tuple[int, int]] = []
+        for vs, ve, os_, oe, copied in self.segments[max(0, bisect_right(keys, start) - 1) :]:
+            if vs >= end:
+                break
+            if ve <= start:
+                continue
+            spans.append((os_ + max(start, vs) - vs, os_ + min(end, ve) - vs) if copied else (os_, oe))
+        if self.parent is not None:
+            spans = [p for s, e in spans for p in self.parent.pieces(s, e)]
+        merged: list[list[int]] = []
+        for s, e in spans:
+            if merged and s <= merged[-1][1]:
+                merged[-1][1] = max(merged[-1][1], e)
+            else:
+                merged.append([s, e])
+        return tuple((s, e) for s, e in merged)
+
+
+class _Builder:
+    """A view under construction: text copied through or decoded, with where each part came from."""
+
+    def __init__(self, base: int = 0):
+        self.base = base
+        self.parts: list[str] = []
+        self.segments: list[tuple[int, int, int, int, bool]] = []
+        self.size = 0
+
+    def copy(self, text: str, start: int, end: int) -> None:
+        if end > start:
+            self._add(text[start:end], start, end, True)
+
+    def put(self, decoded: str, start: int, end: int) -> None:
+        if decoded:
+            self._add(decoded, start, end, False)
+
+    def _add(self, part: str, start: int, end: int, copied: bool) -> None:
+        self.parts.append(part)
+        self.segments.append((self.size, self.size + len(part), self.base + start, self.base + end, copied))
+        self.size += len(part)
+
+    def view(self) -> View:
+        return View("".join(self.parts), tuple(self.segments))
+
+
+def _line_region(text: str, start: int, end: int) -> tuple[int, int]:
+    """The whole lines holding ``[start, end)``, without the last line break."""
+    stop = text.find("\n", end)
+    return text.rfind("\n", 0, start) + 1, len(text) if stop < 0 else stop
+
+
+def _regions(text: str, found: Iterator[re.Match], around) -> Iterator[tuple[int, int]]:
+    """Merged regions, each from ``around(text, match)``, capped at ``MAX_REGION``."""
+    start = end = -1
+    for m in found:
+        if m.start() < end:
+            continue
+        s, e = around(text, m)
+        e = min(e, s + MAX_REGION)
+        if s <= end:
+            end = max(end, e)
+            continue
+        if end > start:
+            yield start, end
+        start, end = s, e
+    if end > start:
+        yield start, end
+
+
+# --- JSON string escapes ------------------------------------------------------------------------
+
+_JSON_ESCAPE = r"\\u[0-9a-fA-F]{4}|\\/"
+_JSON_PAIR = r"(?i)\\u(d[89ab][0-9a-f]{2})\\u(d[c-f][0-9a-f]{2})|\\u([0-9a-f]{4})|\\/"
+
+
+def _json_escapes(text: str) -> Iterator[View]:
+    if "\\u" not in text and "\\/" not in text:
+        return
+    for start, end in _regions(text, re.finditer(_JSON_ESCAPE, text), lambda t, m: _line_region(t, m.start(), m.end())):
+        out = _Builder(start)
+        region = text[start:end]
+        at = 0
+        for m in re.finditer(_JSON_PAIR, region):
+            if _escaped(region, m.start()):
+                continue  # `\\u0041` is a backslash and the letters u0041, not an escape
+            out.copy(region, at, m.start())
+            if m.group(1):
+                high, low = int(m.group(1), 16), int(m.group(2), 16)
+                decoded = chr(0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00))
+            elif m.group(3):
+                decoded = chr(int(m.group(3), 16))
+            else:
+                decoded = "/"
+            out.put(decoded, m.start(), m.end())
+            at = m.end()
+        out.copy(region, at, len(region))
+        yield out.view()
+
+
+def _escaped(text: str, at: int) -> bool:
+    """Whether the backslash at ``at`` is itself escaped (an odd number of backslashes before it)."""
+    i = at
+    while i > 0 and text[i - 1] == "\\":
+        i -= 1
+    return (at - i) % 2 == 1
+
+
+# --- percent-encoding ----------------------------------------------------------------------------
+
+_PERCENT = r"%[0-9A-Fa-f]{2}(?:%[0-9A-Fa-f]{2})*"  # a literal first: a fast search
+_URL_STOP = " \t\r\n\"'`<>()[]{}&?#"
+"""Where the encoded component ends: also at a query's own separators, so that one parameter's
+decoded value does not run into the next."""
+
+
+def _url_token(text: str, m: re.Match) -> tuple[int, int]:
+    s, e = m.start(), m.end()
+    while s > 0 and text[s - 1] not in _URL_STOP:
+        s -= 1
+    while e < len(text) and text[e] not in _URL_STOP:
+        e += 1
+    return s, e
+
+
+def _percent(text: str) -> Iterator[View]:
+    if "%" not in text:
+        return
+    for start, end in _regions(text, re.finditer(_PERCENT, text), _url_token):
+        region = text[start:end]
+        out = _Builder(start)
+        at = 0
+        for m in re.finditer(_PERCENT, region):
+            out.copy(region, at, m.start())
+            raw = bytes.fromhex(m.group().replace("%", ""))
+            decoded = raw.decode("utf-8", "replace")
+            if len(decoded) == len(raw):  # one character per escape: each maps to its own `%XX`
+                for k, ch in enumerate(decoded):
+                    out.put(ch, m.start() + 3 * k, m.start() + 3 * k + 3)
+            else:
+                out.put(decoded, m.start(), m.end())
+            at = m.end()
+        out.copy(region, at, len(region))
+        yield out.view()
+
+
+# --- continued lines: a backslash at the end of a line, a YAML block scalar ----------------------
+
+_CONTINUATION = r"\\\r?\n[ \t]*"
+_BLOCK_SCALAR = r":[ \t]*[|>][+-]?[0-9]?[ \t]*(?:#[^\n]*)?\r?\n"  # `key: |` ending a line
+
+
+def _continued(text: str) -> Iterator[View]:
+    """Lines continued by a backslash, joined as YAML's double-quoted scalars join them (the next
+    line's indentation dropped) and, where there is indentation, also as a shell joins them (kept:
+    ``--token \\`` then an indented value is two words)."""
+    if "\\\n" not in text and "\\\r\n" not in text:
+        return
+    for start, end in _regions(text, re.finditer(_CONTINUATION, text), _joined_lines):
+        region = text[start:end]
+        joins = list(re.finditer(_CONTINUATION, region))
+        indented = any(m.group().endswith((" ", "\t")) for m in joins)
+        for keep_indent in (False, True) if indented else (False,):
+            out = _Builder(start)
+            at = 0
+            for m in joins:
+                out.copy(region, at, m.start())
+                at = m.start() + len(m.group().rstrip(" \t")) if keep_indent else m.end()
+            out.copy(region, at, len(region))
+            yield out.view()
+
+
+_CONTEXT = 1024
+"""Characters of the text on each side of a continued line that its view also holds: a value
+continued in the middle of a multi-line block (a key file) is found with the rest of the block."""
+
+
+def _joined_lines(text: str, m: re.Match) -> tuple[int, int]:
+    return _line_region(text, max(0, m.start() - _CONTEXT), min(len(text), m.end() + _CONTEXT))
+
+
+def _yaml_blocks(text: str) -> Iterator[View]:
+    """The value of each YAML block scalar of two or more lines, as YAML reads it: the indentation
+    removed, and for a folded one (``>``) the lines joined by a space — so that a key and its value
+    written over several lines meet on one."""
+    if "|" not in text and ">" not in text:
+        return
+    for m in re.finditer(_BLOCK_SCALAR, text):
+        line_start = text.rfind("\n", 0, m.start()) + 1
+        key_line = text[line_start : m.start()].expandtabs()
+        indent = len(key_line) - len(key_line.lstrip(" "))
+        joiner = " " if ">" in m.group() else "\n"
+        out = _Builder()
+        lines = 0
+        at = m.end()
+        while at < len(text) and at - m.end() < MAX_REGION:
+            line_end = text.find("\n", at)
+            line_end = len(text) if line_end < 0 else line_end
+            line = text[at:line_end].rstrip("\r")
+            body = line.lstrip(" \t")
+            if body and len(line) - len(body) <= indent:
+                break  # the block ends at the first line not indented deeper than its key
+            if body:
+                if lines:
+                    out.put(joiner, at - 1, at)  # the line break the joiner stands for
+                out.copy(text, at + len(line) - len(body), at + len(line))
+                lines += 1
+            at = line_end + 1
+        if lines >= 2:
+            yield out.view()
+
+
+# --- string literals joined by code ----------------------------------------------------------------
+
+_JOIN = r"""["'][ \t]*(?:(?:\+|\.|\|\|)[ \t]*(?:\\?\r?\n[ \t]*)?|\\?\r?\n[ \t]*)(?=["'])"""
+"""Between two string literals: `+` (Python, JS, Java), `.` (PHP), `||` (SQL), or only a line break
+(implicit concatenation). Starts at the closing quote of the first: a quote first is a fast search."""
+
+
+def _literal_before(text: str, end: int) -> int | None:
+    """Where the string literal closing at ``end - 1`` opens, or None."""
+    quote = text[end - 1]
+    i = end - 2
+    while i >= 0 and text[i] != "\n":
+        if text[i] == quote and not _escaped(text, i):
+            return i
+        i -= 1
+    return None
+
+
+def _literal_after(text: str, start: int) -> int | None:
+    """Where the string literal opening at ``start`` closes (one past its quote), or None."""
+    quote = text[start]
+    i = start + 1
+    while i < len(text) and text[i] != "\n":
+        if text[i] == quote and not _escaped(text, i):
+            return i + 1
+        i += 1
+    return None
+
+
+def _split_literals(text: str) -> Iterator[View]:
+    if '"' not in text and "'" not in text:
+        return
+    chain: list[tuple[int, int]] = []  # the literals of the current chain: (open quote, one past close)
+    for m in re.finditer(_JOIN, text):
+        left_end, right_start = m.start() + 1, m.end()
+        if chain and chain[-1][1] == left_end:
+            left = chain[-1]
+        else:
+            if len(chain) >= 2:
+                yield _joined(text, chain)
+            opened = _literal_before(text, left_end)
+            if opened is None:
+                chain = []
+                continue
+            left = (opened, left_end)
+            chain = [left]
+        closed = _literal_after(text, right_start)
+        if closed is None:
+            if len(chain) >= 2:
+                yield _joined(text, chain)
+            chain = []
+            continue
+        chain.append((right_start, closed))
+    if len(chain) >= 2:
+        yield _joined(text, chain)
+
+
+def _joined(text: str, chain: list[tuple[int, int]]) -> View:
+    out = _Builder(0)
+    for opened, closed in chain:
+        out.copy(text, opened + 1, closed - 1)
+    return out.view()
+
+
+# --- base64 and hex blobs --------------------------------------------------------------------------
+
+
+def _printable(data: bytes) -> str | None:
+    """``data`` as text if it is text: UTF-8, and no control characters but tab and line breaks."""
+    try:
+        decoded = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    if len(decoded) < 12 or any((c < " " and c not in "\t\r\n") or c == "\x7f" for c in decoded):
+        return None
+    return decoded
+
+
+_ALPHABET = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/_-"
+_TO_SPACE = bytes(c if c in _ALPHABET else 32 for c in range(256))
+_HEXDIGITS = b"0123456789abcdefABCDEF"
+
+
+_LONG_RUN = rb" ([^ ]{%d,}+)" % MIN_BLOB
+"""A run at least ``MIN_BLOB`` long in the translated bytes: a space first is a fast search."""
+
+
+def _blob_runs(text: str) -> Iterator[tuple[int, int, str]]:
+    """(start, end, run) of each run of base64 (or base64url) characters at least ``MIN_BLOB`` long.
+    Found on the UTF-8 bytes with every other byte turned into a space — passes at the speed of C —
+    then located in ``text`` in order (a long run cannot hide inside shorter ones)."""
+    data = b" " + text.encode("utf-8", "surrogatepass").translate(_TO_SPACE)
+    cursor = 0
+    for m in re.finditer(_LONG_RUN, data):
+        run = m.group(1).decode("ascii")
+        start = m.start(1) - 1 if text.isascii() else text.find(run, cursor)
+        end = start + len(run)
+        cursor = end
+        yield start, end, run
+
+
+def _blob_text(run: str) -> tuple[str, int, int] | None:
+    """What a base64, base64url or hex ``run`` decodes to if that is printable text, with how many
+    bytes each group of how many characters of the run encodes."""
+    if not run.translate(_HEX_DELETE):
+        decoded = _printable(bytes.fromhex(run)) if len(run) % 2 == 0 else None
+        return None if decoded is None else (decoded, 1, 2)
+    if run.islower() or run.isupper() or run.isdigit():
+        return None  # base64 of text mixes cases; a run in one case is a name or a word
+    urlsafe = "-" in run or "_" in run
+    if urlsafe and ("+" in run or "/" in run):
+        return None  # two alphabets: a path or a name, not an encoding
+    try:
+        data = base64.b64decode(run + "=" * (-len(run) % 4), altchars=b"-_" if urlsafe else None, validate=True)
+    except (binascii.Error, ValueError):
+        return None
+    decoded = _printable(data)
+    return None if decoded is None else (decoded, 3, 4)
+
+
+_HEX_DELETE = str.maketrans("", "", _HEXDIGITS.decode())
+
+
+def _blobs(text: str) -> Iterator[View]:
+    for start, end, run in _blob_runs(text):
+        if end - start > MAX_REGION:
+            continue
+        found = _blob_text(run)
+        if found is None:
+            continue
+        decoded, group_bytes, group_chars = found
+        while end < len(text) and text[end] == "=" and end - start < len(run) + 2:
+            end += 1  # the padding belongs to the blob
+        # each decoded character maps to the groups of the run that encode its bytes, so that a
+        # value found inside a blob is placed (and redacted) there, not over the whole blob
+        out = _Builder()
+        at = 0
+        for ch in decoded:
+            size = len(ch.encode())
+            first = start + at // group_bytes * group_chars
+            last = start + (at + size - 1) // group_bytes * group_chars + group_chars
+            out.put(ch, first, min(last, end))
+            at += size
+        yield out.view()
+
+
+DECODERS = (_json_escapes, _percent, _continued, _yaml_blocks, _split_literals, _blobs)
+
+
+def views(text: str, depth: int = MAX_DEPTH) -> Iterator[View]:
+    """Every decoded view of ``text`` (and of those views, ``depth`` levels down), each mapped to
+    the original text, until ``MAX_TOTAL`` characters have been decoded."""
+    budget = MAX_TOTAL
+    for view in _views(text, depth):
+        budget -= len(view.text)
+        if budget < 0:
+            return
+        yield view
+
+
+_NESTING = (_json_escapes, _percent, _blobs)
+"""Decoders whose output may hold another encoding (base64 in a JSON escape, a percent-encoded
+value in base64): their views are decoded again. Joining lines or literals yields no new encoding."""
+
+
+def _views(text: str, depth: int) -> Iterator[View]:
+    for decoder in DECODERS:
+        for view in decoder(text):
+            if view.text == text:
+                continue
+            yield view
+            if depth > 1 and decoder in _NESTING:
+                for inner in _views(view.text, depth - 1):
+                    yield _through(view, inner)
+
+
+def _through(outer: View, inner: View) -> View:
+    """``inner`` (a view of ``outer``'s text) as a view of the original."""
+    return View(inner.text, inner.segments, outer if inner.parent is None else _through(outer, inner.parent))

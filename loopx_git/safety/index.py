@@ -1,0 +1,153 @@
+"""Where each rule may match in a text, found in one pass however many rules there are.
+
+Every keyword of every rule is compiled into one regex, shaped as a trie (``gh(?:o_|p_|…)``) so that
+each position of the text costs about one test, not one test per keyword. A hit reports the
+longest keyword starting there (and so its prefixes); a keyword that starts inside a hit is looked
+for at its offset, so every position where some keyword starts is found, overlapping ones too. A rule's
+regex then runs only over the lines holding its keywords (plus its ``span`` for multi-line
+formats), or, for an anchored rule, only at the keyword positions — so a large file costs about
+what the same bytes split into many small files cost.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Sequence
+from functools import cached_property
+
+from loopx_git.safety.rule import Rule
+
+_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+
+
+def lowered(text: str) -> str:
+    """``text`` in lower case, position for position. ``str.lower`` is that except for ``İ``
+    (U+0130), the one character it turns into two; a keyword holds no ``i̇``, so ``İ`` may as well
+    become a plain ``i`` first. (Should a Unicode version add another such character, only ASCII
+    is lowered: slower, and all that keywords need.)"""
+    if "\u0130" in text:
+        text = text.replace("\u0130", "i")
+    low = text.lower()
+    return low if len(low) == len(text) else text.translate(_ASCII_LOWER)
+
+
+def trie_pattern(words: Sequence[str]) -> str:
+    """One regex source matching any of ``words``, longest first, as a trie of alternations."""
+    root: dict = {}
+    for word in words:
+        node = root
+        for ch in word:
+            node = node.setdefault(ch, {})
+        node[""] = {}
+
+    def build(node: dict) -> str:
+        branches = [re.escape(ch) + build(child) for ch, child in sorted(node.items()) if ch]
+        if not branches:
+            return ""
+        body = branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
+        # a word ends here and longer ones go on: the rest is optional (greedy: the longest wins)
+        return f"(?:{body})?" if "" in node else body
+
+    return build(root)
+
+
+class KeywordIndex:
+    """The keywords of ``rules``, searched together."""
+
+    def __init__(self, rules: Sequence[Rule]):
+        self.rules = tuple(rules)
+        self.keywords = tuple(sorted({k for rule in self.rules for k in rule.keywords}))
+        owners: dict[str, list[int]] = {k: [] for k in self.keywords}
+        for i, rule in enumerate(self.rules):
+            for k in rule.keywords:
+                owners[k].append(i)
+        # a hit reports the longest keyword starting at a place; the shorter ones there are its prefixes
+        self._rules_at: dict[str, tuple[int, ...]] = {
+            k: tuple(sorted({i for p in self.keywords if k.startswith(p) for i in owners[p]})) for k in self.keywords
+        }
+        self.unkeyed = tuple(i for i, rule in enumerate(self.rules) if not rule.keywords)
+        """Rules with no keyword (a team's rule may have none): they run over the whole text."""
+
+    @cached_property
+    def _pattern(self) -> re.Pattern:
+        return re.compile(trie_pattern(self.keywords))
+
+    @cached_property
+    def _inside(self) -> dict[str, tuple[tuple[int, str], ...]]:
+        """Keyword -> (offset, other keyword) for each other keyword that starts inside it, at that
+        offset (ending inside it or running past its end): the search goes on after a hit, so
+        these are looked for where the hit was."""
+        out: dict[str, tuple[tuple[int, str], ...]] = {}
+        for k in self.keywords:
+            found = [
+                (i, other) for i in range(1, len(k)) for other in self.keywords if k.startswith(other[: len(k) - i], i)
+            ]
+            if found:
+                out[k] = tuple(found)
+        return out
+
+    def hits(self, low: str) -> dict[int, list[int]]:
+        """Rule index -> the sorted positions in ``low`` where one of its keywords starts."""
+        found: dict[int, list[int]] = {}
+        if not self.keywords:
+            return found
+        rules_at = self._rules_at
+        inside = self._inside
+        extra: list[tuple[int, str]] = []
+        for m in self._pattern.finditer(low):
+            at, word = m.start(), m.group()
+            for i in rules_at[word]:
+                found.setdefault(i, []).append(at)
+            for offset, other in inside.get(word, ()):
+                if low.startswith(other, at + offset):
+                    extra.append((at + offset, other))
+        if extra:  # rare: keywords that start inside another one
+            for at, word in extra:
+                for i in rules_at[word]:
+                    found.setdefault(i, []).append(at)
+            found = {i: sorted(set(positions)) for i, positions in found.items()}
+        return found
+
+
+def windows(text: str, positions: Sequence[int], span: int) -> Iterator[tuple[int, int]]:
+    """Merged ``[start, end)`` windows: each whole line holding a position, ``span`` further."""
+    size = len(text)
+    start = end = -1
+    for p in positions:
+        if p < end:
+            continue
+        line_start = text.rfind("\n", 0, p) + 1
+        line_end = text.find("\n", p)
+        line_end = size if line_end < 0 else line_end
+        stop = min(size, line_end + span)
+        if line_start <= end:  # touches the window before: grow it
+            end = stop
+            continue
+        if end > start:
+            yield start, end
+        start, end = line_start, stop
+    if end > start:
+        yield start, end
+
+
+def matches(rule: Rule, text: str, positions: Sequence[int] | None) -> Iterator[re.Match]:
+    """``rule``'s matches in ``text`` near ``positions`` (None: anywhere), in order, not overlapping."""
+    pattern = rule.pattern
+    if positions is None:
+        yield from pattern.finditer(text)
+        return
+    if not rule.anchored:
+        for start, end in windows(text, positions, rule.span):
+            yield from pattern.finditer(text, start, end)
+        return
+    done = 0
+    for p in positions:
+        if p < done:
+            continue
+        first = rule.start(text, p) if rule.start else max(0, p - rule.back)
+        for q in range(max(first, done), p + 1):
+            m = pattern.match(text, q)
+            if m is not None:
+                yield m
+                done = m.end()
+                break

@@ -1,0 +1,464 @@
+"""The context rules (safety/catalog/generic.py) and the personal ones (personal.py), form by form:
+which credentials they find, and the code, placeholders and fixtures they leave alone.
+
+Every planted value is assembled at run time (``PW``, ``TOKEN``) so this file passes the rules; the
+look-alikes are written out, since finding nothing in them is the point."""
+
+from __future__ import annotations
+
+import base64
+import random
+
+import pytest
+
+from loopx_git.safety.catalog.generic import credential_kind, is_fake
+from loopx_git.safety.scan import redact, scan
+from tests.safety.parts import cat, rand
+
+PW = cat("Zq8", "#Lm2", "Wv9")  # a password as people write them
+SHORT = cat("x7", "Kq")  # four characters
+TOKEN = rand(random.Random(12), 32) + "7"  # a random token
+
+
+def blocking(text: str) -> list[tuple[str, str]]:
+    """(rule, value) of each blocking finding in ``text``."""
+    return [(f.rule, text[f.start : f.end]) for f in scan(text) if f.blocks]
+
+
+def found(text: str, value: str) -> set[str]:
+    """The rules that block ``value`` where it sits in ``text``."""
+    return {rule for rule, v in blocking(text) if v == value}
+
+
+# --- credential assignments with compound names -------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "template",
+    [
+        "SECRET_KEY = '{v}'",
+        "DB_PASSWORD={v}",
+        'MYSQL_ROOT_PASSWORD: "{v}"',
+        'AppSecretKey = "{v}"',
+        'clientSecret: "{v}"',
+        "define('PASSWORD', '{v}');",
+        'define("DB_PASS", "{v}");',
+        "export API_TOKEN={v}",
+        '{{"db": {{"password": "{v}"}}}}',
+        "db:\n  password: '{v}'",
+        "[database]\npassword = {v}",
+        "spring.datasource.password={v}",
+        "<password>{v}</password>",
+        '<add key="DbPassword" value="{v}" />',
+        "$config['db_pass'] = '{v}';",
+        "'password' => '{v}',",
+        'String password = "{v}";',
+        'password := "{v}"',
+        'user.setPassword("{v}");',
+        'admin_password: str = "{v}"',
+        'os.environ["DB_PASSWORD"] = "{v}"',
+        "ENV SMTP_PASSWORD={v}",
+        "machine api.internal.net login deploy password {v}",
+        "requirepass {v}",
+        '<property name="password" value="{v}"/>',
+        '<entry key="password">{v}</entry>',
+        "Server=db;Database=app;User Id=sa;Password={v};",
+        "jdbc:mysql://db:3306/app?user=root&password={v}",
+    ],
+)
+def test_compound_credential_names_are_found_in_every_syntax(template):
+    text = template.format(v=PW)
+    assert found(text, PW) & {"generic-secret", "generic-password"}, blocking(text)
+
+
+def test_django_insecure_secret_key_counts():
+    value = cat("django-", "insecure-", "8x#k2m!qz4v@w9p$e7r^t1y&u3i*o5")
+    assert found(f"SECRET_KEY = '{value}'", value) == {"generic-secret"}
+
+
+@pytest.mark.parametrize(
+    "name, kind",
+    [
+        ("SECRET_KEY", "secret"),
+        ("DB_PASSWORD", "password"),
+        ("MYSQL_ROOT_PASSWORD", "password"),
+        ("AwsSecretKey", "secret"),
+        ("clientSecret", "secret"),
+        ("PGPASSWORD", "password"),
+        ("x-api-key", "secret"),
+        ("db.password", "password"),
+        ("SECRET_KEY_BASE", "secret"),
+        ("password2", "password"),
+        ("token_type", None),
+        ("password_reset_url", None),
+        ("max_tokens", None),
+        ("public_key", None),
+        ("cache_key", None),
+        ("key", None),
+        ("monkey", None),
+        ("bypass", None),
+        ("lowpass", None),
+        ("tokenizer", None),
+        ("csrf_token", None),
+        ("next_page_token", None),
+        ("ClientToken", None),
+        ("pad_token", None),
+        ("password_file", None),
+        ("require_password", None),
+    ],
+)
+def test_a_name_is_read_word_by_word(name, kind):
+    assert credential_kind(name) == kind
+
+
+# --- short passwords ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "template", ['password = "{v}"', "passwd: '{v}'", 'pwd = "{v}"', "DB_PASSWORD={v}", '"db_password": "{v}"']
+)
+def test_short_passwords_are_found_under_unambiguous_names(template):
+    text = template.format(v=SHORT)
+    assert found(text, SHORT) == {"generic-password"}
+
+
+@pytest.mark.parametrize("template", ['token = "{v}"', "api_key: '{v}'", 'secret = "{v}"', 'key = "{v}"'])
+def test_short_values_under_token_or_key_names_are_not_secrets(template):
+    assert blocking(template.format(v=SHORT)) == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        'password = "password"',
+        "password: none",
+        "password: null",
+        "password: true",
+        'password = "required"',
+        'password: "string"',
+        "password = 'secret'",
+        "password = ${DB_PASSWORD}",
+        "password = get_password()",
+        "password = cfg.db.password",
+        "password = pwd",
+        "password: str",
+        'password = "abc"',  # three characters: below the minimum
+    ],
+)
+def test_short_password_candidates_that_are_words_variables_or_calls_pass(text):
+    assert blocking(text) == []
+
+
+@pytest.mark.parametrize(
+    "value",
+    ["test", "password123", "Password1!", "P@ssw0rd", "hunter2", "changeme", "s3cr3t", "IAmSensitive",
+     "my_secret_pw", "supersecret", "test1234", "letmein", "foobar", "qwerty123", "helloworld", "root"],
+)  # fmt: skip
+def test_the_fakes_of_tutorials_and_fixtures_are_not_blocking(value):
+    """``password123``, ``P@ssw0rd``, ``hunter2`` (the famous joke) and their kin are made only of
+    the vocabulary of fakes: every word list holds them, so committing one leaks nothing an
+    attacker would not try first, while test suites and READMEs hold thousands of them. A real
+    password that merely contains such a word (``Tiger#Secret88Blue``) is still found."""
+    assert blocking(f'password = "{value}"') == []
+    assert is_fake(value) or value in ("hunter2", "changeme", "letmein", "root")  # listed by name
+    real = cat("Tiger#", "Secret88", "Blue")
+    assert not is_fake(real) and found(f'password = "{real}"', real)
+
+
+@pytest.mark.parametrize(
+    "value", [cat("Adm1n", "!2023"), cat("admin", "123"), cat("Wel", "come1"), cat("S3cr3t", "R00t!")]
+)
+def test_weak_passwords_of_real_words_are_still_found(value):
+    """The fakes are words that say "placeholder"; `admin`, `root` or `welcome` with a number is a
+    weak password someone uses."""
+    assert not is_fake(value)
+    assert found(f'"password": "{value}"', value)
+
+
+# --- SQL ----------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "template",
+    [
+        "CREATE USER 'app'@'%' IDENTIFIED BY '{v}';",
+        "ALTER USER app IDENTIFIED WITH mysql_native_password BY '{v}';",
+        "GRANT ALL ON app.* TO 'app'@'localhost' IDENTIFIED BY '{v}';",
+        "CREATE ROLE etl WITH LOGIN PASSWORD '{v}';",
+        "ALTER ROLE etl ENCRYPTED PASSWORD '{v}';",
+        "CREATE LOGIN svc WITH PASSWORD = N'{v}';",
+        "SET PASSWORD FOR 'bob'@'%' = PASSWORD('{v}');",
+        "CREATE USER hr IDENTIFIED BY {v};",
+        "CREATE USER 'app'@'%'\n  IDENTIFIED BY '{v}';",
+    ],
+)
+def test_sql_passwords_are_found(template):
+    value = PW.replace("#", "_")
+    text = template.format(v=value)
+    assert "sql-password" in found(text, value), blocking(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "IDENTIFIED BY 'password'",
+        "CREATE USER scott IDENTIFIED BY tiger;",
+        "ALTER USER postgres PASSWORD 'postgres';",
+        "CREATE USER app WITH PASSWORD :'app_password';",
+        "ALTER USER app IDENTIFIED BY %s",
+        "CREATE ROLE app ENCRYPTED PASSWORD 'md5" + "0" * 32 + "';",
+        "Load a dynamic library identified by 'name'.",
+        "a type that can be identified by reference.",
+        "grants control to a user identified by their email address.",
+    ],
+)
+def test_sql_placeholders_hashes_and_prose_pass(text):
+    assert blocking(text) == []
+
+
+# --- command lines ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "template",
+    [
+        "deploy --password {v} --verbose",
+        "deploy --password={v}",
+        "tool --db-password '{v}'",
+        "mysql -u root -p{v} app",
+        "mysqldump -h db -uroot -p'{v}' app",
+        "curl -u admin:{v} https://api.example.com",
+        'curl --user "deploy:{v}" https://api.example.com',
+        "sshpass -p '{v}' ssh admin@build-host",
+        "docker login -u me -p {v} registry.internal.net",
+        "openssl pkcs12 -export -passout pass:{v} -out client.p12",
+        "keytool -list -storepass {v} -keystore app.jks",
+        "ldapsearch -x -D cn=admin -w {v} -b dc=corp",
+        "redis-cli -h cache -a {v} ping",
+    ],
+)
+def test_passwords_on_command_lines_are_found(template):
+    value = PW.replace("#", "_")
+    text = template.format(v=value)
+    assert found(text, value), blocking(text)
+
+
+def test_tokens_on_command_lines_are_found():
+    for flag in ("--token", "--api-key", "--access-token", "--client-secret"):
+        text = f"tool {flag} {TOKEN} run"
+        assert found(text, TOKEN) == {"cli-credential"}, flag
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "mysql -u root -p",
+        "mysql -u root -p app",
+        "mysql -h db -P 3306 -u app -p$MYSQL_PASSWORD",
+        "mysql -u root -ppassword",
+        "curl -u $USER:$PASSWORD https://api.example.com",
+        "curl -u user:pass https://api.example.com",
+        'sshpass -p "$SSH_PASS" ssh deploy@build-host',
+        "docker login -u me --password-stdin",
+        "docker run -p 8080:80 -u 1000:1000 app",
+        "tool --password PASSWORD   the database password",
+        "  -t, --token TEXT  API token [env var: APP_TOKEN]",
+        "tool --token-file ~/.config/tool/token",
+        "use --password to pass it, or --password-file to read it",
+        "Password protection is on",
+        "password reset link sent",
+        "--client-token 550e8400-e29b-41d4-a716-446655440000",
+        "--starting-token eyJOZXh0VG9rZW4iOiBudWxsfQ==",
+    ],
+)
+def test_command_line_prompts_variables_and_help_pass(text):
+    assert blocking(text) == []
+
+
+# --- URLs ---------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "template",
+    [
+        "postgres://admin:{v}@db.internal:5432/app",
+        "mysql://root:{v}@127.0.0.1:3306/app",
+        "mongodb+srv://app:{v}@cluster0.mongodb.net/db",
+        "redis://:{v}@cache.internal:6379/0",
+        "amqp://svc:{v}@mq.internal:5672/jobs",
+        "ftp://uploader:{v}@files.internal.net/in",
+        "smtp://mailer:{v}@smtp.internal.net:587",
+        "ldap://cn=admin,dc=corp:{v}@ldap.internal.net",
+        "https://me@corp.com:{v}@git.internal.net/team/app.git",
+        "https://me%40corp.com:{v}@git.internal.net/team/app.git",
+        "git clone https://oauth2:{v}@gitlab.internal.net/group/repo.git",
+    ],
+)
+def test_url_userinfo_passwords_are_found_for_any_scheme(template):
+    value = PW.replace("#", "-")
+    text = template.format(v=value)
+    assert found(text, value) == {"url-credentials"}, blocking(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "git@github.com:org/repo.git",
+        "ssh://git@github.com:22/org/repo.git",
+        "https://user@host.example.net/x",
+        "https://host.example.net:8443/x",
+        "postgres://user:pass@localhost:5432/db",
+        "postgres://postgres:postgres@localhost/db",
+        "amqp://guest:guest@localhost:5672/",
+        "redis://:foobared@localhost:6379",
+        "mongodb+srv://<username>:<password>@cluster0.mongodb.net/",
+        "https://user:${TOKEN}@github.com/org/repo.git",
+        "https://oauth2:$CI_JOB_TOKEN@gitlab.com/group/repo.git",
+        "http://evil:thing@example.com",
+        "https://foo.com:123,foo:bar@bar.com/path",
+        "postgres://app:${DB_PASSWORD}@db:5432/app",
+    ],
+)
+def test_urls_without_a_real_password_pass(text):
+    assert blocking(text) == []
+
+
+# --- headers ------------------------------------------------------------------------------------
+
+
+def test_authorization_headers_in_curl_code_and_http():
+    basic = base64.b64encode(f"deploy:{PW}".encode()).decode()
+    for text in (
+        f"Authorization: Basic {basic}",
+        f"curl -H 'Authorization: Bearer {TOKEN}' https://api.example.com",
+        f'requests.get(url, headers={{"Authorization": "Bearer {TOKEN}"}})',
+        f"xhr.setRequestHeader('Authorization', 'token {TOKEN}')",
+    ):
+        value = basic if "Basic" in text else TOKEN
+        assert found(text, value) == {"authorization-header"}, text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Authorization: Basic dXNlcjpwYXNz",  # user:pass
+        "Authorization: Basic dXNlcg==",  # no password at all
+        "Authorization: Bearer YOUR_TOKEN_HERE",
+        "Authorization: Bearer <token>",
+        'headers = {"Authorization": f"Bearer {token}"}',
+        'headers["Authorization"] = "Bearer " + access_token',
+        'Authorization: Digest username="Mufasa", realm="api", nonce="dcd98b7102dd2f0e"',
+        "Authorization: AWS4-HMAC-SHA256 Credential=mock_key/20240101/us-east-1/s3/aws4_request",
+        "Set-Cookie: chips=ahoy; Path=/",
+        "Cookie: CUSTOMER=WILE_E_COYOTE; PART_NUMBER=ROCKET_LAUNCHER_0001",
+    ],
+)
+def test_header_placeholders_and_example_values_pass(text):
+    assert blocking(text) == []
+
+
+# --- no cry-wolf on code ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "password: SecretStr",
+        "password: SecretBytes",
+        "password: str = Field(...)",
+        "password: str = Field(..., min_length=8)",
+        "def f(token: str) -> None:",
+        "token: Optional[str] = None",
+        "api_key: str | None = None",
+        "  password: string;",
+        "private_key: PKCS7PrivateKeyTypes,",
+        "token: OAuth2Token",
+        "credentials: _Credentials | None = None,",
+        "_Credentials = Username | UserPass | Keypair",
+        "model = Model(password='IAmSensitive', password_bytes=b'IAmSensitiveBytes')",
+        "user = User(username='scolvin', password='password1')",
+        "password = getpass.getpass()",
+        "api_key = os.environ['API_KEY']",
+        "token = get_token(scope)",
+        "self.password = password",
+        "new_buffer_row[x + xpos - pw] = char2",
+        "bauth.add_password('basic_test_realm', localhost, 'jhylton', pw)",
+        "NTE_INCORRECT_PASSWORD: Final = -2146893773",
+        '"AWS::IAM::AccessKey": "72c2d9dd90025459",',
+        '"output_token": "CloudFrontOriginAccessIdentityList.NextMarker",',
+        'AttributeOID.CHALLENGE_PASSWORD: "challengePassword",',
+        "'pass': 'bandpass', 'lowpass': 'lowpass',",
+        "Pass :meth:`peek` a default value to return instead",
+        "token_type: bearer",
+        "password_reset_url: /reset",
+        "secret: true",
+        "token_expires_in: 3600",
+        "password_file: /run/secrets/db_password",
+        '"encryptionKey": "arn:aws:kms:us-west-2:123456789012:alias/aws/s3",',
+        '"passphrase": "AB1C2defGHijkLMNo3PqQRstUvwxyzaBCDEfghh4ijklMN5opqrStuVWxyzAbCDEfghIJ"',
+        "--hsm-partition-password A1b2c3d4",
+        "api_key = <token>",
+        "token = ${TOKEN}",
+        "api_key: xxxxxxxxxxxxxxxx",
+        'api_key = "your-api-key"',
+        "API_KEY=YOUR_API_KEY",
+        "password: <your-password>",
+        "# C:\\Users\\Public\\Documents\\readme.txt",
+        "C:\\Program Files\\Git\\bin\\git.exe",
+    ],
+)
+def test_code_annotations_placeholders_and_paths_are_not_blocking(text):
+    assert blocking(text) == []
+
+
+def test_rules_work_the_same_in_non_ascii_text():
+    text = f"# Grüße — 日本語\npassword = '{SHORT}'\nDB_PASSWORD={PW}\n"
+    assert {rule for rule, _ in blocking(text)} == {"generic-password", "generic-secret"}
+
+
+def test_redaction_replaces_only_the_value_and_is_a_fixed_point():
+    value = PW.replace("#", "_")
+    cases = {
+        f"CREATE USER 'app'@'%' IDENTIFIED BY '{value}';": "CREATE USER 'app'@'%' IDENTIFIED BY '[REDACTED:sql-password]';",
+        f"mysql -u root -p{value} app": "mysql -u root -p[REDACTED:cli-credential] app",
+        f'pwd = "{SHORT}"': 'pwd = "[REDACTED:generic-password]"',
+        f"https://me@corp.com:{value}@git.internal.net/x": "https://me@corp.com:[REDACTED:url-credentials]@git.internal.net/x",
+    }
+    for text, expected in cases.items():
+        out = redact(text)[0]
+        assert out == expected
+        assert redact(out)[0] == out and blocking(out) == []
+
+
+# --- personal -----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text, rule",
+    [
+        ("/home/alice/projects/app", "home-path"),
+        ("file:///home/alice/notes.md", "home-path"),
+        ("scp build:/home/alice/app.tar .", "home-path"),
+        (cat("C:/Users/", "erin/work"), "windows-user-path"),  # assembled: this file names no one's folder
+        (cat("C:\\Users\\", "erin\\Documents"), "windows-user-path"),
+    ],
+)
+def test_personal_paths_are_found(text, rule):
+    assert [r for r, _ in blocking(text)] == [rule]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "C:/Users/Public/Desktop",
+        "C:\\Users\\Administrator\\Desktop",
+        "C:\\Users\\All Users\\Microsoft",
+        "/Users/Shared/data",
+        "/home/ubuntu/app",
+        "/home/ec2-user/.bashrc",
+        "/home/u/venv/lib",
+        "https://oauth2:$CI_JOB_TOKEN@gitlab.com/group/repo.git",
+    ],
+)
+def test_shared_system_and_example_accounts_pass(text):
+    assert scan(text) == []
