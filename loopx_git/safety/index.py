@@ -77,13 +77,21 @@ class KeywordIndex:
         """Keyword -> (offset, other keyword) for each other keyword that starts inside it, at that
         offset (ending inside it or running past its end): the search goes on after a hit, so
         these are looked for where the hit was."""
+        by_prefix: dict[str, list[str]] = {}
+        for k in self.keywords:
+            by_prefix.setdefault(k, [])
+            for n in range(1, len(k) + 1):
+                by_prefix.setdefault(k[:n], []).append(k)
+        words = set(self.keywords)
         out: dict[str, tuple[tuple[int, str], ...]] = {}
         for k in self.keywords:
-            found = [
-                (i, other) for i in range(1, len(k)) for other in self.keywords if k.startswith(other[: len(k) - i], i)
-            ]
+            found: set[tuple[int, str]] = set()
+            for i in range(1, len(k)):
+                rest = k[i:]
+                found.update((i, other) for other in by_prefix.get(rest, ()))  # runs on past the end
+                found.update((i, rest[:n]) for n in range(1, len(rest) + 1) if rest[:n] in words)  # inside
             if found:
-                out[k] = tuple(found)
+                out[k] = tuple(sorted(found))
         return out
 
     def hits(self, low: str) -> dict[int, list[int]]:

@@ -14,8 +14,24 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
+from typing import Any
 
 BLOCK, WARN = "block", "warn"
+
+
+class lazy_pattern:
+    """``re.compile(source, flags)`` compiled on first use: a module of rules imports on the hook
+    path of every commit, where compiling dozens of helper patterns up front is paid each time."""
+
+    def __init__(self, source: Any, flags: int = 0):  # str or bytes, as re.compile takes
+        self._args = (source, flags)
+
+    def __getattr__(self, name: str) -> Any:
+        pattern = re.compile(*self._args)
+        for method in ("search", "match", "fullmatch", "finditer", "findall", "sub", "split"):
+            setattr(self, method, getattr(pattern, method))  # later calls skip this lookup
+        return getattr(pattern, name)
+
 
 # CI runners whose home folder is public knowledge, not a person's (extendable in config).
 DEFAULT_CI_HOME_USERS = frozenset(
@@ -38,8 +54,8 @@ _PLACEHOLDER_WORDS = (
     "****",
     "...",
 )
-_PLACEHOLDER_RE = re.compile(r"\$[A-Za-z_][A-Za-z0-9_]*|%[A-Za-z_][A-Za-z0-9_]*%|x+|\*+|\.+|0+", re.I)
-_FORMAT_FIELD = re.compile(r"\{[A-Za-z_][A-Za-z0-9_.]*(?:![rsa])?(?::[^{}]*)?\}")
+_PLACEHOLDER_RE = lazy_pattern(r"\$[A-Za-z_][A-Za-z0-9_]*|%[A-Za-z_][A-Za-z0-9_]*%|x+|\*+|\.+|0+", re.I)
+_FORMAT_FIELD = lazy_pattern(r"\{[A-Za-z_][A-Za-z0-9_.]*(?:![rsa])?(?::[^{}]*)?\}")
 """A format-string field (``{token}``, ``{cfg.key!r}``): a template a value is filled into."""
 
 

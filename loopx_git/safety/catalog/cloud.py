@@ -14,7 +14,7 @@ import re
 from collections.abc import Callable
 from itertools import pairwise
 
-from loopx_git.safety.rule import BLOCK, Context, Q, Rule, is_placeholder, looks_random, secret
+from loopx_git.safety.rule import BLOCK, Context, Q, Rule, is_placeholder, lazy_pattern, looks_random, secret
 
 Accept = Callable[[re.Match, Context], bool]
 
@@ -135,7 +135,7 @@ def _aws_secret(m: re.Match, ctx: Context) -> bool:
 # --- Azure ----------------------------------------------------------------------------------
 
 _SAS_PARAM = r"(?:sv|ss|srt|sp|se|st|spr|sr|si|sip|skn|skoid|sktid|skt|ske|sks|skv|sdd|saoid|suoid|scid)"
-_SAS_VERSION = re.compile(r"(?<![A-Za-z0-9_-])s[ve]=")
+_SAS_VERSION = lazy_pattern(r"(?<![A-Za-z0-9_-])s[ve]=")
 
 
 def _sas(m: re.Match, ctx: Context) -> bool:

@@ -18,11 +18,11 @@ import itertools
 import re
 from urllib.parse import unquote
 
-from loopx_git.safety.rule import BLOCK, VALUE, Context, Q, Rule, is_placeholder, looks_random, secret
+from loopx_git.safety.rule import BLOCK, VALUE, Context, Q, Rule, is_placeholder, lazy_pattern, looks_random, secret
 
 # --- key names --------------------------------------------------------------------------------
 
-_WORD_SPLIT = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
+_WORD_SPLIT = lazy_pattern(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
 
 
 def _words(name: str) -> list[str]:
@@ -232,13 +232,13 @@ def _sequential(low: str) -> bool:
     return covered >= 0.7 * len(low)
 
 
-_IDENTIFIER = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*")
-_DOTTED = re.compile(r"[A-Za-z_$@][\w$]*(?:(?:\.|->|::)[A-Za-z_$][\w$]*)+\??")
-_ENV_NAME = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")
+_IDENTIFIER = lazy_pattern(r"[A-Za-z_$][A-Za-z0-9_$]*")
+_DOTTED = lazy_pattern(r"[A-Za-z_$@][\w$]*(?:(?:\.|->|::)[A-Za-z_$][\w$]*)+\??")
+_ENV_NAME = lazy_pattern(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")
 _TEMPLATE_START = tuple("$%{#?:&*!@=~^|")  # not `+` or `/`: base64 may start with them
-_URL_OR_PATH = re.compile(r"(?:[A-Za-z][A-Za-z0-9+.-]*:)?//|\.\.?/|~/|[A-Za-z]:[\\/]|\\\\|(?:arn|urn):")
-_NUMBER = re.compile(r"[-+]?(?:\d+(?:\.\d*)?(?:e[-+]?\d+)?|0x[0-9a-f]+)", re.I)
-_PATH_SEGMENT = re.compile(r"[a-z0-9_.-]*|[\w-]*\.[A-Za-z0-9]{1,5}")
+_URL_OR_PATH = lazy_pattern(r"(?:[A-Za-z][A-Za-z0-9+.-]*:)?//|\.\.?/|~/|[A-Za-z]:[\\/]|\\\\|(?:arn|urn):")
+_NUMBER = lazy_pattern(r"[-+]?(?:\d+(?:\.\d*)?(?:e[-+]?\d+)?|0x[0-9a-f]+)", re.I)
+_PATH_SEGMENT = lazy_pattern(r"[a-z0-9_.-]*|[\w-]*\.[A-Za-z0-9]{1,5}")
 
 
 def _pathish(value: str) -> bool:
@@ -281,7 +281,7 @@ def _literal(value: str, quoted: bool, after: str, *, bare_words: bool = False) 
     return not is_fake(value) and not _trivial(value)
 
 
-_NAME = re.compile(r"[A-Za-z_][\w-]*")
+_NAME = lazy_pattern(r"[A-Za-z_][\w-]*")
 
 
 def _names_a_credential(value: str) -> bool:
@@ -308,7 +308,7 @@ def _classes(value: str) -> int:
     )
 
 
-_CHUNKS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
+_CHUNKS = lazy_pattern(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
 # Short parts of names that have no vowel, or only a `y`.
 _ABBREVIATIONS = frozenset(
     {
@@ -333,7 +333,7 @@ def _wordish(value: str) -> bool:
     return bool(chunks) and (odd == 0 or (odd == 1 and phrase))
 
 
-_CONSONANT_RUN = re.compile(r"[^aeiouy]{5,}")
+_CONSONANT_RUN = lazy_pattern(r"[^aeiouy]{5,}")
 
 
 def _word_like(chunk: str) -> bool:
@@ -374,11 +374,11 @@ _PASSWORD_KEY = r"(?i)(?P<key>(?:pass|pw)[A-Za-z0-9_.-]{0,40})"
 # none hides the name that follows it.
 _CREDENTIAL_KEY = r"(?i)(?P<key>(?:secret|token|cred|pass|pw|(?<=[\w.-])key|key(?=[\w.-]))[A-Za-z0-9_.-]{0,40})"
 
-_XML_OPEN = re.compile(r"""<(?:[\w.:-]+\s[^<>]*?\b(?:key|name)\s*=\s*\\?["'])?[\w.:-]*\Z""")
-_DEFINE_OPEN = re.compile(r"""(?i)\bdefine\(\s*(?:'\\''|\\?["'])[\w.-]*\Z""")
-_ATTR_OPEN = re.compile(r"""(?i)\b(?:key|name)\s*=\s*\\?["'][\w.-]*\Z""")
+_XML_OPEN = lazy_pattern(r"""<(?:[\w.:-]+\s[^<>]*?\b(?:key|name)\s*=\s*\\?["'])?[\w.:-]*\Z""")
+_DEFINE_OPEN = lazy_pattern(r"""(?i)\bdefine\(\s*(?:'\\''|\\?["'])[\w.-]*\Z""")
+_ATTR_OPEN = lazy_pattern(r"""(?i)\b(?:key|name)\s*=\s*\\?["'][\w.-]*\Z""")
 # `machine h login u password p` (.netrc), `requirepass p` (redis.conf): a name, spaces, the value
-_NETRC = re.compile(r"\blogin\s+\S+\s+\Z")
+_NETRC = lazy_pattern(r"\blogin\s+\S+\s+\Z")
 _SPACED_NAMES = frozenset({"password", "passwd"})  # at the start of a line
 _SPACED_ANYWHERE = frozenset({"requirepass", "masterauth"})  # redis.conf's: no other meaning
 _SETTER_VERBS = frozenset({"", "set", "set_", "with", "with_"})
@@ -437,7 +437,7 @@ def _assignment_value(m: re.Match, kinds: tuple[str, ...]) -> bool:
     return _random(decoded) or _long_random(decoded)
 
 
-_BASE64 = re.compile(r"(?:[A-Za-z0-9+/]{4})+(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?")
+_BASE64 = lazy_pattern(r"(?:[A-Za-z0-9+/]{4})+(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?")
 
 
 def _base64_text(value: str) -> str | None:
@@ -559,7 +559,7 @@ _CLI = (
     r"|\b(?:sqlcmd|bcp|osql)\b[^\n|;&]{0,200}?[ \t]-P[ \t]*)" + _CLI_VALUE
 )
 # `… login -p VALUE` of these tools (elsewhere `-p` is a port or a path)
-_LOGIN_TOOL = re.compile(
+_LOGIN_TOOL = lazy_pattern(
     r"\b(?:docker|podman|nerdctl|buildah|skopeo|az|oras|crane|helm[ \t]+registry)[ \t]+(?:auth[ \t]+)?\Z"
 )
 _CLI_KEYWORDS = (
@@ -604,7 +604,7 @@ _SQL = (
 )
 # The statement that gives IDENTIFIED BY / PASSWORD their meaning, where a statement starts (a line, a
 # string, after `;`, `=` or `:`), not in a sentence ("grants control to a user identified by …").
-_SQL_STATEMENT = re.compile(
+_SQL_STATEMENT = lazy_pattern(
     r"(?im)(?:(?:^|(?<=[;(\"'`=:>]))[ \t]*(?:(?:create|alter)\s+(?:user|role|login)|grant\b[^;]{0,200}?\bon\b[^;]{0,200}?\bto)"
     r"\b[^;]{0,300}|\bset\s+)\Z"
 )

@@ -21,6 +21,7 @@ from loopx_git.safety.rule import (
     Rule,
     entropy,
     is_placeholder,
+    lazy_pattern,
     looks_random,
     not_placeholder,
     secret,
@@ -51,8 +52,8 @@ PEM_BLOCK = _PEM_HEAD + "(?P<s>" + _PEM_BODY + ")"
 PPK_BLOCK = _PPK_HEAD + "(?P<s>" + _PPK_BODY + ")"
 ANY_KEY_BLOCK = "(?:" + _PEM_HEAD + "|" + _PPK_HEAD + ")(?P<s>(?(head)" + _PPK_BODY + "|" + _PEM_BODY + "))"
 
-_MATERIAL = re.compile(r"[A-Za-z0-9+/]{16,}")
-_PROC_TYPE_ENCRYPTED = re.compile(r"Proc-Type:\s*4,\s*ENCRYPTED", re.I)
+_MATERIAL = lazy_pattern(r"[A-Za-z0-9+/]{16,}")
+_PROC_TYPE_ENCRYPTED = lazy_pattern(r"Proc-Type:\s*4,\s*ENCRYPTED", re.I)
 _OPENSSH_MAGIC = "b3BlbnNzaC1rZXktdjEA"  # base64 of "openssh-key-v1\0"
 _OPENSSH_NONE = _OPENSSH_MAGIC + "AAAABG5vbmU"  # … followed by the cipher name "none"
 
@@ -146,7 +147,7 @@ _JQ = r"""(?:'\\''|\\?["'])"""  # a JSON or Python quote, also escaped inside a 
 # first). Looked for by the check, not the regex: a regex reaching out for it from every `"d"`
 # costs a scan of the whole object each time, quadratic on a large JSON.
 JWK_PRIVATE = _JQ + r"[dk]" + _JQ + r"\s*:\s*" + _JQ + r"(?P<s>[A-Za-z0-9_-]{16,})(?=" + _JQ + r")"
-_KTY = re.compile(r"""["']kty\\?["']""")
+_KTY = lazy_pattern(r"""["']kty\\?["']""")
 _JWK_REACH = 4000  # an RSA-8192 private JWK is under 8 kB; from d to either end, under 4 kB
 
 

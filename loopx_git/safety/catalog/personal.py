@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from loopx_git.safety.rule import BLOCK, WARN, Context, Rule, is_placeholder
+from loopx_git.safety.rule import BLOCK, WARN, Context, Rule, is_placeholder, lazy_pattern
 
 # Names documentation uses for "some user": /home/user/project is an example, not a leak.
 _EXAMPLE_USERS = frozenset(
@@ -61,7 +61,7 @@ _RESERVED_TLDS = ("test", "example", "invalid", "localhost")  # RFC 2606: never 
 
 
 # What comes right before a URL's password: `scheme://user:` (the "address" is then `password@host`).
-_USERINFO_BEFORE = re.compile(r"//[^\s/@]*:\Z")
+_USERINFO_BEFORE = lazy_pattern(r"//[^\s/@]*:\Z")
 
 
 def _email(m: re.Match, ctx: Context) -> bool:
@@ -78,7 +78,7 @@ def _email(m: re.Match, ctx: Context) -> bool:
     return not any(domain == d or domain.endswith("." + d) for d in _EMAIL_SKIP_DOMAINS) and not is_placeholder(local)
 
 
-_LOCAL_TAIL = re.compile(r"[A-Za-z0-9._%+-]{1,64}\Z")
+_LOCAL_TAIL = lazy_pattern(r"[A-Za-z0-9._%+-]{1,64}\Z")
 
 
 def _local_part_start(text: str, at: int) -> int:

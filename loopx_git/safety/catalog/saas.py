@@ -16,7 +16,17 @@ import binascii
 import re
 import zlib
 
-from loopx_git.safety.rule import BLOCK, Context, Q, Rule, is_placeholder, looks_random, random_enough, secret
+from loopx_git.safety.rule import (
+    BLOCK,
+    Context,
+    Q,
+    Rule,
+    is_placeholder,
+    lazy_pattern,
+    looks_random,
+    random_enough,
+    secret,
+)
 
 # The separator between a setting's name and its value: `=`, `:`, `:=`, `=>` (with an optional
 # quote on either side, see Q).
@@ -82,7 +92,7 @@ def _grafana_service_account(m: re.Match, ctx: Context) -> bool:
     return not is_placeholder(value) and (looks_random(value, 3.0) or grafana_checksum_ok(value))
 
 
-_POWER_BI_EMBED = re.compile(rb'\{"k":"[0-9a-f]{8}-')
+_POWER_BI_EMBED = lazy_pattern(rb'\{"k":"[0-9a-f]{8}-')
 
 
 def _grafana_api_key(m: re.Match, ctx: Context) -> bool:
