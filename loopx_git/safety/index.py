@@ -51,6 +51,10 @@ def trie_pattern(words: Sequence[str]) -> str:
     return build(root)
 
 
+_Inside = tuple[tuple[tuple[int, tuple[int, ...]], ...], tuple[tuple[int, str], ...]]
+"""(offset, rules) of keywords inside a keyword, and (offset, keyword) of those running past it."""
+
+
 class KeywordIndex:
     """The keywords of ``rules``, searched together."""
 
@@ -73,46 +77,57 @@ class KeywordIndex:
         return re.compile(trie_pattern(self.keywords))
 
     @cached_property
-    def _inside(self) -> dict[str, tuple[tuple[int, str], ...]]:
-        """Keyword -> (offset, other keyword) for each other keyword that starts inside it, at that
-        offset (ending inside it or running past its end): the search goes on after a hit, so
-        these are looked for where the hit was."""
+    def _inside(self) -> dict[str, _Inside]:
+        """Keyword -> the other keywords that start inside it, which the search (going on after a
+        hit) does not report itself: (offset, their rules) for those that end inside it — wherever
+        it occurs they do too — and (offset, keyword) for those that run on past its end, which are
+        looked for in the text."""
         by_prefix: dict[str, list[str]] = {}
         for k in self.keywords:
-            by_prefix.setdefault(k, [])
             for n in range(1, len(k) + 1):
                 by_prefix.setdefault(k[:n], []).append(k)
         words = set(self.keywords)
-        out: dict[str, tuple[tuple[int, str], ...]] = {}
+        out: dict[str, _Inside] = {}
         for k in self.keywords:
-            found: set[tuple[int, str]] = set()
+            within: dict[int, set[int]] = {}
+            beyond: set[tuple[int, str]] = set()
             for i in range(1, len(k)):
                 rest = k[i:]
-                found.update((i, other) for other in by_prefix.get(rest, ()))  # runs on past the end
-                found.update((i, rest[:n]) for n in range(1, len(rest) + 1) if rest[:n] in words)  # inside
-            if found:
-                out[k] = tuple(sorted(found))
+                beyond.update((i, other) for other in by_prefix.get(rest, ()) if other != rest)
+                for n in range(1, len(rest) + 1):
+                    if rest[:n] in words:
+                        within.setdefault(i, set()).update(self._rules_at[rest[:n]])
+            if within or beyond:
+                out[k] = (tuple((i, tuple(sorted(r))) for i, r in sorted(within.items())), tuple(sorted(beyond)))
         return out
 
     def hits(self, low: str) -> dict[int, list[int]]:
         """Rule index -> the sorted positions in ``low`` where one of its keywords starts."""
-        found: dict[int, list[int]] = {}
         if not self.keywords:
-            return found
+            return {}
+        by_word: dict[str, list[int]] = {}
+        for m in self._pattern.finditer(low):
+            by_word.setdefault(m.group(), []).append(m.start())
+        found: dict[int, list[int]] = {}
         rules_at = self._rules_at
         inside = self._inside
-        extra: list[tuple[int, str]] = []
-        for m in self._pattern.finditer(low):
-            at, word = m.start(), m.group()
+        shifted = False
+        for word, positions in by_word.items():
             for i in rules_at[word]:
-                found.setdefault(i, []).append(at)
-            for offset, other in inside.get(word, ()):
-                if low.startswith(other, at + offset):
-                    extra.append((at + offset, other))
-        if extra:  # rare: keywords that start inside another one
-            for at, word in extra:
-                for i in rules_at[word]:
-                    found.setdefault(i, []).append(at)
+                found.setdefault(i, []).extend(positions)
+            if word not in inside:
+                continue
+            shifted = True
+            within, beyond = inside[word]
+            for offset, rules in within:
+                for i in rules:
+                    found.setdefault(i, []).extend(p + offset for p in positions)
+            for offset, other in beyond:
+                for p in positions:
+                    if low.startswith(other, p + offset):
+                        for i in rules_at[other]:
+                            found.setdefault(i, []).append(p + offset)
+        if len(by_word) > 1 or shifted:  # positions of several keywords interleave
             found = {i: sorted(set(positions)) for i, positions in found.items()}
         return found
 
