@@ -178,18 +178,21 @@ COMMIT_MESSAGE = "<commit message>"
 _SCISSORS = " ------------------------ >8 ------------------------"
 
 
-def message_text(raw: str, comment: str | None) -> str:
-    """A commit message file as git will record it, for the scan: with ``comment`` (git's comment
-    string, when git strips comments: an editor was used) its comment lines blanked and all that
-    follows the scissors line of ``git commit -v`` (the diff) dropped. Blanked, not removed, so a
+def message_text(raw: str, comment: str | None, cleanup: str = "strip") -> str:
+    """A commit message file as git will record it, for the scan. ``comment`` is git's comment
+    string when an editor was used (None otherwise, or when git picks one per message), and
+    ``cleanup`` the ``commit.cleanup`` mode in effect as far as the hook can tell. Under ``strip``
+    (git's default with an editor) comment lines are blanked and all that follows the scissors line
+    of ``git commit -v`` (the diff) is dropped; under ``scissors`` only the latter; under
+    ``whitespace`` and ``verbatim`` git keeps both, so both are scanned. Blanked, not removed, so a
     finding's line is the line in the file."""
-    if comment is None:
+    if comment is None or cleanup not in ("strip", "scissors"):
         return raw
     out = []
     for line in raw.split("\n"):
         if line.rstrip("\r") == comment + _SCISSORS:
             break
-        out.append("" if line.startswith(comment) else line)
+        out.append("" if cleanup == "strip" and line.startswith(comment) else line)
     return "\n".join(out)
 
 

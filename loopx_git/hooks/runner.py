@@ -193,24 +193,29 @@ def _check_message(args: list[str], repo: str):
     try:
         policy = checks.policy_of(index)
         # git strips comments (and the diff `commit -v` adds) only from a message edited in an editor;
-        # without one (-m, -F) it sets GIT_EDITOR=: for the hook, and a '#' line is committed as written
-        comment = _comment_string(index.workdir) if os.environ.get("GIT_EDITOR") != ":" else None
+        # without one (-m, -F) it sets GIT_EDITOR=: for the hook, and a '#' line is committed as written.
+        # `commit.cleanup` can keep them too; a `--cleanup` flag on the command line the hook cannot
+        # see (the pre-push hook scans such a commit before it leaves the machine)
+        edited = os.environ.get("GIT_EDITOR") != ":"
+        comment = _git_config(index.workdir, r"^core\.comment(char|string)$", "#") if edited else None
+        cleanup = _git_config(index.workdir, r"^commit\.cleanup$", "default")
     finally:
         index.close()
-    return checks.check_message(checks.message_text(data.decode("utf-8", "surrogateescape"), comment), policy)
+    text = data.decode("utf-8", "surrogateescape")
+    mode = "strip" if cleanup.lower() == "default" else cleanup.lower()
+    return checks.check_message(checks.message_text(text, None if comment == "auto" else comment, mode), policy)
 
 
-def _comment_string(workdir) -> str | None:
-    """git's comment string (``core.commentChar``/``core.commentString``, ``#`` unless set); None
-    for ``auto``, where git picks one per message: then nothing is taken for a comment."""
+def _git_config(workdir, pattern: str, default: str) -> str:
+    """The value git uses for the keys matching ``pattern`` (the last one set wins), or ``default``.
+    (``core.commentChar auto``: git picks a comment character per message; nothing is then taken for
+    a comment.)"""
     import subprocess
 
-    proc = subprocess.run(
-        ["git", "config", "--get-regexp", r"^core\.comment(char|string)$"], cwd=workdir, capture_output=True
-    )
+    proc = subprocess.run(["git", "config", "--get-regexp", pattern], cwd=workdir, capture_output=True)
     lines = proc.stdout.decode("utf-8", "surrogateescape").splitlines() if proc.returncode == 0 else []
-    value = lines[-1].split(" ", 1)[1] if lines and " " in lines[-1] else "#"  # the last one set wins
-    return None if value == "auto" or not value else value
+    value = lines[-1].split(" ", 1)[1] if lines and " " in lines[-1] else default
+    return value or default
 
 
 MAX_PUSH_INPUT = 16 << 20

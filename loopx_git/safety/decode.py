@@ -15,7 +15,7 @@ from __future__ import annotations
 import base64
 import binascii
 import re
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -94,19 +94,28 @@ def _line_region(text: str, start: int, end: int) -> tuple[int, int]:
     return text.rfind("\n", 0, start) + 1, len(text) if stop < 0 else stop
 
 
+REACH = 4096
+"""How far on each side of an encoded sequence its region reaches (within its line, or URL part)."""
+
+
 def _regions(text: str, found: Iterator[re.Match], around) -> Iterator[tuple[int, int]]:
-    """Merged regions, each from ``around(text, match)``, capped at ``MAX_REGION``."""
+    """Regions to decode: for each match not inside the region before, ``around(text, match)``
+    clipped to ``REACH`` on each side, merged while the merged region stays under ``MAX_REGION``.
+    Every match is covered once, so a long line costs what its length costs, not its square."""
     start = end = -1
     for m in found:
         if m.start() < end:
             continue
         s, e = around(text, m)
-        e = min(e, s + MAX_REGION)
-        if s <= end:
-            end = max(end, e)
+        s, e = max(s, m.start() - REACH, end), min(e, m.end() + REACH)
+        if s <= end and e - start <= MAX_REGION:
+            end = e
             continue
         if end > start:
             yield start, end
+        while e - s > MAX_REGION:  # one encoded run longer than a region: decoded in pieces
+            yield s, s + MAX_REGION
+            s += MAX_REGION
         start, end = s, e
     if end > start:
         yield start, end
@@ -159,10 +168,12 @@ decoded value does not run into the next."""
 
 
 def _url_token(text: str, m: re.Match) -> tuple[int, int]:
+    """The URL part around ``m``, up to ``REACH`` each way (``_regions`` clips it there anyway)."""
     s, e = m.start(), m.end()
-    while s > 0 and text[s - 1] not in _URL_STOP:
+    low, high = max(0, s - REACH), min(len(text), e + REACH)
+    while s > low and text[s - 1] not in _URL_STOP:
         s -= 1
-    while e < len(text) and text[e] not in _URL_STOP:
+    while e < high and text[e] not in _URL_STOP:
         e += 1
     return s, e
 
@@ -256,52 +267,77 @@ def _yaml_blocks(text: str) -> Iterator[View]:
 
 # --- string literals joined by code ----------------------------------------------------------------
 
-_JOIN = r"""["'][ \t]*(?:(?:\+|\.|\|\|)[ \t]*(?:\\?\r?\n[ \t]*)?|\\?\r?\n[ \t]*)(?=["'])"""
+_JOIN = r"""["'](?:[ \t]*(?:\+|\.|\|\|)[ \t]*(?:\\?\r?\n[ \t]*)?|[ \t]*\\?\r?\n[ \t]*|[ \t]+)(?=["'])"""
 """Between two string literals: `+` (Python, JS, Java), `.` (PHP), `||` (SQL), or only a line break
-(implicit concatenation). Starts at the closing quote of the first: a quote first is a fast search."""
+or blanks (implicit concatenation). Starts at the closing quote of the first: a fast search."""
+MAX_LITERAL = 4096
+"""The longest literal joined: looking further for a quote would make a long line quadratic."""
+CONTEXT = 256
+"""Characters of the line kept before the first literal and after the last: the key a value is
+assigned to (`password: "…" + "…"`) is what a rule needs to see."""
 
 
-def _literal_before(text: str, end: int) -> int | None:
-    """Where the string literal closing at ``end - 1`` opens, or None."""
-    quote = text[end - 1]
-    i = end - 2
-    while i >= 0 and text[i] != "\n":
-        if text[i] == quote and not _escaped(text, i):
-            return i
-        i -= 1
-    return None
+class _Quotes:
+    """The unescaped quote characters of a text, by kind, in order: found once (a regex pass), so
+    that finding where a literal opens or closes is a binary search, not a walk along the line."""
 
+    def __init__(self, text: str):
+        self.text = text
+        self.at: dict[str, list[int]] = {'"': [], "'": []}
+        for m in re.finditer(r"\\*[\"']", text):
+            if len(m.group()) % 2:  # an even number of backslashes before it: the quote is a quote
+                self.at[m.group()[-1]].append(m.end() - 1)
 
-def _literal_after(text: str, start: int) -> int | None:
-    """Where the string literal opening at ``start`` closes (one past its quote), or None."""
-    quote = text[start]
-    i = start + 1
-    while i < len(text) and text[i] != "\n":
-        if text[i] == quote and not _escaped(text, i):
-            return i + 1
-        i += 1
-    return None
+    def _is_quote(self, i: int) -> bool:
+        positions = self.at[self.text[i]]
+        k = bisect_left(positions, i)
+        return k < len(positions) and positions[k] == i
+
+    def opening(self, end: int) -> int | None:
+        """Where the literal whose closing quote is at ``end - 1`` opens, on the same line and at
+        most ``MAX_LITERAL`` before; None if that quote is escaped or there is no such opening."""
+        close = end - 1
+        if not self._is_quote(close):
+            return None
+        positions = self.at[self.text[close]]
+        k = bisect_left(positions, close) - 1
+        if k < 0 or close - positions[k] > MAX_LITERAL or "\n" in self.text[positions[k] : close]:
+            return None
+        return positions[k]
+
+    def closing(self, start: int) -> int | None:
+        """One past the quote closing the literal opened at ``start``, on the same line and at most
+        ``MAX_LITERAL`` after; None if there is none."""
+        if not self._is_quote(start):
+            return None
+        positions = self.at[self.text[start]]
+        k = bisect_right(positions, start)
+        if k == len(positions) or positions[k] - start > MAX_LITERAL or "\n" in self.text[start : positions[k]]:
+            return None
+        return positions[k] + 1
 
 
 def _split_literals(text: str) -> Iterator[View]:
     if '"' not in text and "'" not in text:
         return
+    quotes: _Quotes | None = None
     chain: list[tuple[int, int]] = []  # the literals of the current chain: (open quote, one past close)
     for m in re.finditer(_JOIN, text):
+        quotes = quotes or _Quotes(text)
         left_end, right_start = m.start() + 1, m.end()
         if chain and chain[-1][1] == left_end:
             left = chain[-1]
         else:
             if len(chain) >= 2:
                 yield _joined(text, chain)
-            opened = _literal_before(text, left_end)
+            opened = quotes.opening(left_end)
             if opened is None:
                 chain = []
                 continue
             left = (opened, left_end)
             chain = [left]
-        closed = _literal_after(text, right_start)
-        if closed is None:
+        closed = quotes.closing(right_start)
+        if closed is None or closed - chain[0][0] > MAX_REGION:
             if len(chain) >= 2:
                 yield _joined(text, chain)
             chain = []
@@ -312,9 +348,17 @@ def _split_literals(text: str) -> Iterator[View]:
 
 
 def _joined(text: str, chain: list[tuple[int, int]]) -> View:
+    """The literals' contents joined into one literal, with up to ``CONTEXT`` characters of the
+    line before the first (its opening quote included) and after the last."""
+    first, last = chain[0][0], chain[-1][1]
+    line_start = text.rfind("\n", 0, first) + 1
+    line_end = text.find("\n", last)
+    line_end = len(text) if line_end < 0 else line_end
     out = _Builder(0)
+    out.copy(text, max(line_start, first - CONTEXT), first + 1)
     for opened, closed in chain:
         out.copy(text, opened + 1, closed - 1)
+    out.copy(text, last - 1, min(line_end, last + CONTEXT))
     return out.view()
 
 
@@ -374,30 +418,86 @@ def _blob_text(run: str) -> tuple[str, int, int] | None:
     return None if decoded is None else (decoded, 3, 4)
 
 
+def _blob_candidates(run: str) -> Iterator[tuple[int, str]]:
+    """(offset, part) of ``run`` that may be the blob: the whole run; the part after its last
+    ``/``, ``_`` or ``-`` (a blob at the end of a path or after a name: ``v1/<b64>``, ``cfg_<hex>``);
+    the run without its first one to three characters (a blob glued to a word, ``0x<hex>``); odd
+    hex without its first or last digit."""
+    yield 0, run
+    cut = max(run.rfind("/"), run.rfind("_"), run.rfind("-")) + 1
+    if cut > 0 and len(run) - cut >= MIN_BLOB:
+        yield cut, run[cut:]
+    for k in (1, 2, 3):
+        if len(run) - k >= MIN_BLOB:
+            yield k, run[k:]
+    if len(run) % 2 and not run[:-1].translate(_HEX_DELETE):
+        yield 0, run[:-1]
+
+
 _HEX_DELETE = str.maketrans("", "", _HEXDIGITS.decode())
+_WRAP = (64, 76)
+"""Line lengths base64 is wrapped at (PEM, MIME and the ``base64`` tool): such runs on
+consecutive lines are one blob."""
+
+
+def _wrapped(text: str, runs: Iterator[tuple[int, int, str]]) -> Iterator[tuple[list[tuple[int, int]], str]]:
+    """Runs joined where base64 was wrapped: (pieces of ``text`` as (start, length), joined run)."""
+    pieces: list[tuple[int, int]] = []
+    joined = ""
+    last_end = -1
+    for start, end, run in runs:
+        gap = text[last_end:start] if pieces else ""
+        if pieces and pieces[-1][1] in _WRAP and gap in ("\n", "\r\n"):
+            pieces.append((start, len(run)))
+            joined += run
+        else:
+            if pieces:
+                yield pieces, joined
+            pieces, joined = [(start, len(run))], run
+        last_end = end
+    if pieces:
+        yield pieces, joined
+
+
+def _position(pieces: list[tuple[int, int]], offset: int) -> int:
+    """Where character ``offset`` of a joined run sits in the text."""
+    for start, length in pieces:
+        if offset < length:
+            return start + offset
+        offset -= length
+    start, length = pieces[-1]
+    return start + length + offset
 
 
 def _blobs(text: str) -> Iterator[View]:
-    for start, end, run in _blob_runs(text):
-        if end - start > MAX_REGION:
+    for pieces, joined in _wrapped(text, _blob_runs(text)):
+        if len(joined) > MAX_REGION:
             continue
-        found = _blob_text(run)
-        if found is None:
-            continue
-        decoded, group_bytes, group_chars = found
-        while end < len(text) and text[end] == "=" and end - start < len(run) + 2:
-            end += 1  # the padding belongs to the blob
-        # each decoded character maps to the groups of the run that encode its bytes, so that a
-        # value found inside a blob is placed (and redacted) there, not over the whole blob
-        out = _Builder()
-        at = 0
-        for ch in decoded:
-            size = len(ch.encode())
-            first = start + at // group_bytes * group_chars
-            last = start + (at + size - 1) // group_bytes * group_chars + group_chars
-            out.put(ch, first, min(last, end))
-            at += size
-        yield out.view()
+        for offset, part in _blob_candidates(joined):
+            found = _blob_text(part)
+            if found is not None:
+                yield _blob_view(text, pieces, offset, part, found)
+                break
+
+
+def _blob_view(text: str, pieces: list[tuple[int, int]], offset: int, part: str, found: tuple[str, int, int]) -> View:
+    """Each decoded character mapped to the groups of the run that encode its bytes, so that a
+    value found inside a blob is placed (and redacted) there, not over the whole blob."""
+    decoded, group_bytes, group_chars = found
+    end = offset + len(part)
+    stop = _position(pieces, end - 1) + 1
+    while stop < len(text) and text[stop] == "=" and end - offset < len(part) + 2:
+        stop += 1  # the padding belongs to the blob
+        end += 1
+    out = _Builder()
+    at = 0
+    for ch in decoded:
+        size = len(ch.encode())
+        first = offset + at // group_bytes * group_chars
+        last = min(offset + (at + size - 1) // group_bytes * group_chars + group_chars, end) - 1
+        out.put(ch, _position(pieces, first), min(_position(pieces, last) + 1, stop))
+        at += size
+    return out.view()
 
 
 DECODERS = (_json_escapes, _percent, _continued, _yaml_blocks, _split_literals, _blobs)
@@ -405,8 +505,9 @@ DECODERS = (_json_escapes, _percent, _continued, _yaml_blocks, _split_literals, 
 
 def views(text: str, depth: int = MAX_DEPTH) -> Iterator[View]:
     """Every decoded view of ``text`` (and of those views, ``depth`` levels down), each mapped to
-    the original text, until ``MAX_TOTAL`` characters have been decoded."""
-    budget = MAX_TOTAL
+    the original text, until ``MAX_TOTAL`` characters more than eight times the text's own length
+    have been decoded (regions are bounded, so ordinary text never gets near it)."""
+    budget = MAX_TOTAL + 8 * len(text)
     for view in _views(text, depth):
         budget -= len(view.text)
         if budget < 0:

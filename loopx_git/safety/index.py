@@ -12,7 +12,7 @@ what the same bytes split into many small files cost.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from functools import cached_property
 
 from loopx_git.safety.rule import Rule
@@ -153,24 +153,34 @@ def windows(text: str, positions: Sequence[int], span: int) -> Iterator[tuple[in
         yield start, end
 
 
-def matches(rule: Rule, text: str, positions: Sequence[int] | None) -> Iterator[re.Match]:
-    """``rule``'s matches in ``text`` near ``positions`` (None: anywhere), in order, not overlapping."""
+def matches(
+    rule: Rule, text: str, positions: Sequence[int] | None, keep: Callable[[re.Match], bool]
+) -> Iterator[re.Match]:
+    """``rule``'s matches in ``text`` that ``keep`` accepts, near ``positions`` (None: anywhere),
+    in order, not overlapping. A match ``keep`` refuses (a look-alike) hides nothing: the search
+    goes on from the character after its start, so a real value inside or after it is still found."""
     pattern = rule.pattern
-    if positions is None:
-        yield from pattern.finditer(text)
+    if positions is None or not rule.anchored:
+        spans = [(0, len(text))] if positions is None else windows(text, positions, rule.span)
+        for start, end in spans:
+            at = start
+            while at < end:
+                m = pattern.search(text, at, end)
+                if m is None:
+                    break
+                if keep(m):
+                    yield m
+                    at = max(m.end(), m.start() + 1)
+                else:
+                    at = m.start() + 1
         return
-    if not rule.anchored:
-        for start, end in windows(text, positions, rule.span):
-            yield from pattern.finditer(text, start, end)
-        return
-    done = 0
+    done = tried = 0  # matched up to `done`; every start before `tried` was already tried
     for p in positions:
-        if p < done:
-            continue
-        first = rule.start(text, p) if rule.start else max(0, p - rule.back)
-        for q in range(max(first, done), p + 1):
+        first = max(rule.start(text, p) if rule.start else p - rule.back, done, tried, 0)
+        for q in range(first, p + 1):
             m = pattern.match(text, q)
-            if m is not None:
+            if m is not None and keep(m):
                 yield m
                 done = m.end()
                 break
+        tried = max(tried, p + 1)

@@ -67,8 +67,18 @@ def is_placeholder(value: str) -> bool:
     return (
         any(word in low for word in _PLACEHOLDER_WORDS)
         or bool(_PLACEHOLDER_RE.fullmatch(value))
-        or ("{" in value and _FORMAT_FIELD.search(value) is not None)
+        or ("{" in value and _is_template(value))
     )
+
+
+_SECRET_RUN = lazy_pattern(r"[A-Za-z0-9+/=_-]{4,}")
+
+
+def _is_template(value: str) -> bool:
+    """``{user}:{password}``, ``https://{token}@host``: format fields, and around them nothing
+    secret-shaped. (``Xk29{aQ}7vLm3z`` holds braces but is not a template.)"""
+    rest = _FORMAT_FIELD.sub("", value)
+    return rest != value and _SECRET_RUN.search(rest) is None
 
 
 def entropy(value: str) -> float:

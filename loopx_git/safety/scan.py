@@ -12,12 +12,12 @@ from __future__ import annotations
 import hashlib
 import re
 from dataclasses import dataclass, replace
-from functools import lru_cache
+from functools import lru_cache, partial
 
 from loopx_git.safety.decode import views
 from loopx_git.safety.index import KeywordIndex, lowered, matches
 from loopx_git.safety.policy import DEFAULT_POLICY, Policy
-from loopx_git.safety.rules import BLOCK, RULES, Rule
+from loopx_git.safety.rules import BLOCK, BY_ID, RULES, Rule
 
 _INLINE_ALLOW = re.compile(
     r"publicsafe:\s*allow(?:\[(?P<rules>[a-z0-9,\s-]*)\])?|pragma:\s*allowlist secret|gitleaks:allow"
@@ -38,6 +38,8 @@ class Finding:
     """What else locates it: the commit a pushed blob came from."""
     note: str | None = None
     """Why, when the rule id alone does not say (the local-state pattern a path matched)."""
+    decoded: bool = False
+    """Found in a decoded view: the fingerprint is of the value as decoded."""
     pieces: tuple[tuple[int, int], ...] = ()
     """Where a value found in a decoded view was written in several pieces (a literal split by
     ``+``, a line continued): every ``[start, end)`` of it, which ``redact`` replaces each. Empty
@@ -140,59 +142,80 @@ def _candidates(text: str, lower: str, policy: Policy):
         positions = hits.get(i)
         if rule.id in policy.disabled and not rule.fingerprint_only:
             continue
-        for m in matches(rule, text, positions):
-            if rule.accept is not None and not rule.accept(m, ctx):
-                continue
-            start, end = _span(text, m)
-            if "[REDACTED:" in text[start:end]:
-                continue  # an earlier redaction: what makes redact a fixed point
-            yield rule, (start, end)
+        if i >= len(RULES):  # a team's rule: its keywords gate the whole text, as gitleaks reads them
+            positions = None
+        for m in matches(rule, text, positions, partial(_keep, rule, ctx)):
+            yield rule, _span(text, m)
 
 
-_Match = tuple[Rule, int, int, str, tuple[tuple[int, int], ...]]
+def _keep(rule: Rule, ctx, m: re.Match) -> bool:
+    """A match is a finding unless the rule's check calls it a look-alike or it is an earlier
+    redaction (what makes redact a fixed point)."""
+    if rule.accept is not None and not rule.accept(m, ctx):
+        return False
+    start, end = _span(m.string, m)
+    return end > start and "[REDACTED:" not in m.string[start:end]
+
+
+_Match = tuple[Rule, int, int, str, tuple[tuple[int, int], ...], bool]
 
 
 def _found(text: str, lower: str, policy: Policy) -> list[_Match]:
-    """(rule, start, end, value, pieces) of every match in ``text`` and in its decoded views, by
-    start. A value found in a view is located by the pieces of ``text`` it was decoded from."""
-    found: list[_Match] = [(rule, s, e, text[s:e], ()) for rule, (s, e) in _candidates(text, lower, policy)]
+    """(rule, start, end, value, pieces, decoded) of every match in ``text`` and in its decoded
+    views, by start. A value found in a view is located by the pieces of ``text`` it came from."""
+    found: list[_Match] = [(rule, s, e, text[s:e], (), False) for rule, (s, e) in _candidates(text, lower, policy)]
     for view in views(text):
         for rule, (s, e) in _candidates(view.text, lowered(view.text), policy):
             pieces = view.pieces(s, e)
-            found.append((rule, pieces[0][0], pieces[-1][1], view.text[s:e], pieces if len(pieces) > 1 else ()))
+            if pieces:
+                value = view.text[s:e]
+                start, end = pieces[0][0], pieces[-1][1]
+                many = pieces if len(pieces) > 1 else ()
+                found.append((rule, start, end, value, many, value != text[start:end]))
     found.sort(key=lambda f: f[1])
     return found
 
 
 def scan(text: str, policy: Policy = DEFAULT_POLICY, *, path: str | None = None, inline: bool = True) -> list[Finding]:
-    """Findings in ``text``, in order, one per span (where two rules match one place, the first
-    blocking one wins). ``inline=False`` ignores allow comments (for records, which are not code).
-    The fingerprint of a value found decoded is that of the decoded value: the same secret has one
-    fingerprint however it was written."""
+    """Findings in ``text``, in order, one per span: where rules find values starting at one place,
+    the blocking one, then the more specific one, names it — and only then is it allowlisted or not
+    (allowlisting a value clears its place, whichever rules also found it). ``inline=False`` ignores
+    allow comments (for records, which are not code). The fingerprint of a value found decoded is
+    that of the decoded value: one secret has one fingerprint however it is written."""
     lower = lowered(text)
     honour_inline = inline and "allow" in lower
     path_allowed = policy.path_allowed(path)
-    lines = _Lines(text)
     found: list[Finding] = []
-    for rule, start, end, value, pieces in _found(text, lower, policy):
-        fp = fingerprint(value)
-        if policy.allowed_by_fingerprint(rule.id, fp, path):
+    for rule, start, end, value, pieces, decoded in _found(text, lower, policy):
+        severity = rule.severity if rule.fingerprint_only else policy.severity.get(rule.id, rule.severity)
+        found.append(
+            Finding(rule.id, severity, 0, 0, fingerprint(value), start, end, path, decoded=decoded, pieces=pieces)
+        )
+    lines = _Lines(text)
+    kept: list[Finding] = []
+    for finding in _without_overlaps(found):
+        rule = _rule(finding.rule, policy)
+        if policy.allowed_by_fingerprint(rule.id, finding.fingerprint, path):
             continue
         if path_allowed and not rule.fingerprint_only:
             continue
-        line, column, line_text = lines.of(start)
+        line, column, line_text = lines.of(finding.start)
         if honour_inline and _inline_allowed(line_text, rule):
             continue
-        severity = rule.severity if rule.fingerprint_only else policy.severity.get(rule.id, rule.severity)
-        found.append(Finding(rule.id, severity, line, column, fp, start, end, path, pieces=pieces))
-    return _without_overlaps(found)
+        kept.append(replace(finding, line=line, column=column))
+    return kept
+
+
+def _rule(rule_id: str, policy: Policy) -> Rule:
+    return BY_ID.get(rule_id) or next(r for r in policy.extra_rules if r.id == rule_id)
 
 
 def _without_overlaps(found: list[Finding]) -> list[Finding]:
     # where two rules find values starting at one place, the one earlier in the table (the more
     # specific) names it, even if a generic rule's value runs on (over an encoding, say)
+    # (and a value found decoded before the same value found still encoded)
     rank = _RANK.get
-    found.sort(key=lambda f: (f.start, not f.blocks, rank(f.rule, len(_RANK)), -(f.end - f.start)))
+    found.sort(key=lambda f: (f.start, not f.blocks, rank(f.rule, len(_RANK)), not f.decoded, -(f.end - f.start)))
     kept: list[Finding] = []
     for finding in found:
         if kept and finding.start < kept[-1].end:

@@ -12,6 +12,8 @@ import shutil
 import subprocess
 from pathlib import Path
 
+import pytest
+
 from loopx_git.hooks import install
 from loopx_git.safety.scan import fingerprint
 from tests.conftest import Cli, git
@@ -193,6 +195,17 @@ def test_an_edited_message_is_scanned_outside_its_comments(connected, tmp_path):
     stage(connected, "a.txt")
     result = run_git(connected, "commit", env=editor(tmp_path, f"Subject\n\nkey {FAKE_TOKEN}\n"))
     assert result.returncode == 1 and "<commit message>:3:5: github-token (block)" in result.stderr
+
+
+@pytest.mark.parametrize("cleanup", ["verbatim", "whitespace", "scissors"])
+def test_a_comment_line_git_keeps_is_scanned(connected, tmp_path, cleanup):
+    """Under these commit.cleanup modes git commits '#' lines as written: they are the message."""
+    git(connected, "config", "commit.cleanup", cleanup)
+    stage(connected, "a.txt")
+    before = head(connected)
+    refused = run_git(connected, "commit", env=editor(tmp_path, f"Subject\n# deploy with {FAKE_TOKEN}\n"))
+    assert refused.returncode == 1 and "<commit message>:2:" in refused.stderr, refused.stderr
+    assert FAKE_TOKEN not in refused.stderr and head(connected) == before
 
 
 def test_the_comment_character_is_gits(connected, tmp_path):

@@ -66,3 +66,15 @@ def test_rules_keyed_on_common_words_still_work_in_non_ascii_text():
     assert [f.rule for f in scan(text)] == ["generic-secret"]
     value = text[scan(text)[0].start : scan(text)[0].end]
     assert value == password
+
+
+def test_a_look_alike_match_hides_nothing_after_it():
+    """A match a rule's check refuses (a word that merely holds a keyword) must not move the search
+    past the real value later on the line."""
+    password = cat("Tr0", "ub4dor&3x")
+    key = rand(random.Random(8), 36)
+    for text in (
+        f'{{"user": "spwilson", "password": "{password}"}}',
+        f'{{"kind": "token", "api_key": "{key}"}}',
+    ):
+        assert [f.rule for f in scan(text) if f.blocks] == ["generic-secret"], text
