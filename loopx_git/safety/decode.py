@@ -15,7 +15,7 @@ from __future__ import annotations
 import base64
 import binascii
 import re
-from bisect import bisect_left, bisect_right
+from bisect import bisect_right
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -152,9 +152,11 @@ def _json_escapes(text: str) -> Iterator[View]:
 
 
 def _escaped(text: str, at: int) -> bool:
-    """Whether the backslash at ``at`` is itself escaped (an odd number of backslashes before it)."""
+    """Whether the character at ``at`` is escaped (an odd number of backslashes before it; a run
+    longer than 256 is read as its last 256)."""
     i = at
-    while i > 0 and text[i - 1] == "\\":
+    stop = max(0, at - 256)
+    while i > stop and text[i - 1] == "\\":
         i -= 1
     return (at - i) % 2 == 1
 
@@ -277,66 +279,66 @@ CONTEXT = 256
 assigned to (`password: "…" + "…"`) is what a rule needs to see."""
 
 
-class _Quotes:
-    """The unescaped quote characters of a text, by kind, in order: found once (a regex pass), so
-    that finding where a literal opens or closes is a binary search, not a walk along the line."""
+_MAX_HOPS = 64
+"""Escaped quotes skipped at most while looking for the quote that opens or closes a literal."""
 
-    def __init__(self, text: str):
-        self.text = text
-        self.at: dict[str, list[int]] = {'"': [], "'": []}
-        for m in re.finditer(r"\\*[\"']", text):
-            if len(m.group()) % 2:  # an even number of backslashes before it: the quote is a quote
-                self.at[m.group()[-1]].append(m.end() - 1)
 
-    def _is_quote(self, i: int) -> bool:
-        positions = self.at[self.text[i]]
-        k = bisect_left(positions, i)
-        return k < len(positions) and positions[k] == i
+def _opening(text: str, end: int) -> int | None:
+    """Where the literal whose closing quote is at ``end - 1`` opens: the nearest unescaped same
+    quote on its line, at most ``MAX_LITERAL`` before. ``rfind`` jumps from quote to quote, so this
+    costs the quotes it passes, not the characters."""
+    close = end - 1
+    quote = text[close]
+    if _escaped(text, close):
+        return None
+    low = text.rfind("\n", max(0, close - MAX_LITERAL), close) + 1 or max(0, close - MAX_LITERAL)
+    at = close
+    for _ in range(_MAX_HOPS):
+        at = text.rfind(quote, low, at)
+        if at < 0:
+            return None
+        if not _escaped(text, at):
+            return at
+    return None
 
-    def opening(self, end: int) -> int | None:
-        """Where the literal whose closing quote is at ``end - 1`` opens, on the same line and at
-        most ``MAX_LITERAL`` before; None if that quote is escaped or there is no such opening."""
-        close = end - 1
-        if not self._is_quote(close):
-            return None
-        positions = self.at[self.text[close]]
-        k = bisect_left(positions, close) - 1
-        if k < 0 or close - positions[k] > MAX_LITERAL or "\n" in self.text[positions[k] : close]:
-            return None
-        return positions[k]
 
-    def closing(self, start: int) -> int | None:
-        """One past the quote closing the literal opened at ``start``, on the same line and at most
-        ``MAX_LITERAL`` after; None if there is none."""
-        if not self._is_quote(start):
+def _closing(text: str, start: int) -> int | None:
+    """One past the quote closing the literal opened at ``start``, on its line, at most
+    ``MAX_LITERAL`` after."""
+    quote = text[start]
+    if _escaped(text, start):
+        return None
+    high = min(len(text), start + 1 + MAX_LITERAL)
+    newline = text.find("\n", start, high)
+    high = high if newline < 0 else newline
+    at = start
+    for _ in range(_MAX_HOPS):
+        at = text.find(quote, at + 1, high)
+        if at < 0:
             return None
-        positions = self.at[self.text[start]]
-        k = bisect_right(positions, start)
-        if k == len(positions) or positions[k] - start > MAX_LITERAL or "\n" in self.text[start : positions[k]]:
-            return None
-        return positions[k] + 1
+        if not _escaped(text, at):
+            return at + 1
+    return None
 
 
 def _split_literals(text: str) -> Iterator[View]:
     if '"' not in text and "'" not in text:
         return
-    quotes: _Quotes | None = None
     chain: list[tuple[int, int]] = []  # the literals of the current chain: (open quote, one past close)
     for m in re.finditer(_JOIN, text):
-        quotes = quotes or _Quotes(text)
         left_end, right_start = m.start() + 1, m.end()
         if chain and chain[-1][1] == left_end:
             left = chain[-1]
         else:
             if len(chain) >= 2:
                 yield _joined(text, chain)
-            opened = quotes.opening(left_end)
+            opened = _opening(text, left_end)
             if opened is None:
                 chain = []
                 continue
             left = (opened, left_end)
             chain = [left]
-        closed = quotes.closing(right_start)
+        closed = _closing(text, right_start)
         if closed is None or closed - chain[0][0] > MAX_REGION:
             if len(chain) >= 2:
                 yield _joined(text, chain)

@@ -3,6 +3,8 @@ secret-shaped literal (the files pass the rules, and secret scanners elsewhere).
 
 from __future__ import annotations
 
+import base64
+import json
 import random
 import string
 from collections.abc import Callable
@@ -29,7 +31,11 @@ def pem(rng: random.Random, kind: str) -> str:
 
 
 def jwt(rng: random.Random) -> str:
-    return cat("ey", "J", rand(rng, 20, URLSAFE), ".ey", "J", rand(rng, 30, URLSAFE), ".", rand(rng, 43, URLSAFE))
+    """A signed token whose header is JSON naming its algorithm, as every real one is (the jwt rule
+    decodes it); payload and signature random."""
+    header = json.dumps({"alg": "HS256", "typ": "JWT", "kid": rand(rng, 20, URLSAFE)}, separators=(",", ":"))
+    head = base64.urlsafe_b64encode(header.encode()).decode().rstrip("=")
+    return cat(head, ".ey", "J", rand(rng, 30, URLSAFE), ".", rand(rng, 43, URLSAFE))
 
 
 # One maker of a text holding one planted value.

@@ -20,6 +20,7 @@ from loopx_git.safety.scan import redact, scan
 from tests.safety.parts import ALNUM, B64, URLSAFE, cat, rand
 from tests.safety.shapes import cloud as cloud_shapes
 from tests.safety.shapes import payment as payment_shapes
+from tests.safety.shapes.cloud import _fly_macaroon, _mixed, _openshift, _storage_key
 
 HEX = "0123456789abcdef"
 OURS = {rule.id for rule in (*cloud.RULES, *payment.RULES)}
@@ -83,6 +84,15 @@ def _too_long_or_short():
         ("square-access-token", cat("EA", "AA", rand(g, 61, URLSAFE))),
         ("stripe-key", cat("task", "_live_", rand(g, 24))),
         ("alibaba-access-key-id", cat("LT", "AI", rand(g, 21))),
+        ("flyio-token", cat("fo", "1_", rand(g, 44, URLSAFE))),
+        ("flyio-token", cat("fo", "1_", rand(g, 42, URLSAFE))),
+        ("pulumi-access-token", cat("pu", "l-", rand(g, 41, HEX))),
+        ("openshift-token", cat("sha", "256~", rand(g, 44, URLSAFE))),
+        ("amazon-mws-auth-token", cat("amzn", ".mws.", rand(g, 8, HEX), "-", rand(g, 4, HEX), "-", rand(g, 4, HEX))),
+        ("google-oauth-legacy-client-secret", cat("client_secret=", _mixed(g, 25, URLSAFE))),
+        ("google-oauth-legacy-client-secret", cat("client_secret=", _mixed(g, 23, URLSAFE))),
+        ("softlayer-api-key", cat("SOFTLAYER_API_KEY=", rand(g, 65, HEX))),
+        ("ibm-cloud-api-key", cat("IBMCLOUD_API_KEY=", rand(g, 45, URLSAFE))),
     ]
 
 
@@ -159,6 +169,77 @@ def test_scannable_cloudflare_token_must_have_its_full_shape():
     assert "cloudflare-api-token" not in rules_in(cat("CLOUDFLARE_API_TOKEN=cf", "ut_", body[:35]))
 
 
+def test_google_legacy_client_secret_needs_the_name_and_a_generated_mix():
+    value = _mixed(r(), 24, URLSAFE)
+    assert "google-oauth-legacy-client-secret" in rules_in(f"'clientSecret' : '{value}'")
+    assert "google-oauth-legacy-client-secret" not in rules_in(f"'clientId' : '{value}'")
+    # a 24-character passphrase in one case and digits is no generated secret
+    assert "google-oauth-legacy-client-secret" not in rules_in("client_secret = 'my_client_secret_v2_2024'")
+
+
+def test_google_legacy_client_secret_is_not_the_first_half_of_a_split_value():
+    # 24 characters that a split literal or a continued line goes on after belong to a longer value
+    head, tail = cat("p8", "e-", _mixed(r(), 20)), _mixed(r(2), 12)
+    assert "google-oauth-legacy-client-secret" not in rules_in(f'x = "client_secret={head}" + "{tail}"')
+    assert "google-oauth-legacy-client-secret" not in rules_in(f'echo "client_secret={head}\\\n{tail}"')
+    assert "adobe-client-secret" in rules_in(f'x = "client_secret={head}" + "{tail}"')
+
+
+def test_azure_connection_strings_over_lines_and_app_configuration():
+    key = _storage_key(r())
+    assert "azure-connection-string" in rules_in(
+        cat("DefaultEndpointsProtocol=http;AccountName=a;\n  Account", "Key=", key, ";\nBlobEndpoint=x;")
+    )
+    assert "azure-connection-string" in rules_in(
+        json.dumps({"c": cat("DefaultEndpointsProtocol=http;AccountName=a;\nAccount", "Key=", key, ";")})
+    )
+    secret = cat(rand(r(), 43, B64), "=")
+    app_config = cat("Endpoint=https://a.azconfig.io;Id=ab12-l0-s0:", rand(r(2), 20), ";Sec", "ret=", secret)
+    [finding] = scan(app_config)
+    assert finding.rule == "azure-connection-string" and app_config[finding.start : finding.end] == secret
+    assert scan("Endpoint=https://contoso.azconfig.io;Id=xxx;Secret=xxx") == []
+
+
+def test_a_logic_apps_signature_is_redacted_whole():
+    sig = cat(rand(r(), 20, URLSAFE), "-", rand(r(2), 10, URLSAFE), "_", rand(r(3), 11, URLSAFE))
+    url = cat(
+        "https://prod-1.westus.logic.azure.com:443/workflows/",
+        rand(r(), 32, HEX),
+        "/triggers/manual/paths/invoke?api-version=2016-06-01&sv=1.0&si",
+        "g=",
+        sig,
+    )
+    out, [finding] = redact(url)
+    assert finding.rule == "azure-sas-token" and out.endswith("sig=[REDACTED:azure-sas-token]")
+
+
+def test_a_fly_macaroon_bundle_is_one_secret():
+    bundle = cat(_fly_macaroon(r(), "fm1r_"), ",", _fly_macaroon(r(2), "fm1a_", 60))
+    text = f'FLY_API_TOKEN="FlyV1 {bundle}"'
+    [finding] = scan(text)
+    assert finding.rule == "flyio-token" and text[finding.start : finding.end] == bundle
+    # the prefix inside another token (a CDN file name) or a CSRF token is none
+    assert "flyio-token" not in rules_in(cat("NfNf", "m2_", rand(r(), 150, B64)))
+    assert "flyio-token" not in rules_in(cat('value="7SWa-Fo', "1_", rand(r(), 43, URLSAFE), '"'))
+
+
+def test_an_openshift_token_resource_name_is_a_hash_not_a_token():
+    token = _openshift(r())
+    assert "openshift-token" in rules_in(f"oc login --token={token}")
+    assert "openshift-token" not in rules_in(f"kind: OAuthAccessToken\nmetadata:\n  name: {token}")
+    assert "openshift-token" not in rules_in(f'{{"metadata": {{"name": "{token}"}}}}')
+
+
+def test_ibm_and_softlayer_keys_need_their_names():
+    key, hex_key = rand(r(), 44, URLSAFE), rand(r(), 64, HEX)
+    assert "ibm-cloud-api-key" in rules_in(f"ibmcloud login -r us-south --apikey {key}")
+    assert "ibm-cloud-api-key" not in rules_in(f"checksum {key}")
+    assert "softlayer-api-key" in rules_in(f"[softlayer]\nusername = ops\nendpoint_url = x\napi_key = {hex_key}")
+    assert "softlayer-api-key" not in rules_in(f"[other]\napi_key = {hex_key}")
+    # a repeated pattern is a placeholder, however many distinct characters it has
+    assert "softlayer-api-key" not in rules_in("SOFTLAYER_API_KEY=" + "abcd1234" * 8)
+
+
 def test_a_token_after_an_escaped_line_break_is_found():
     key_id = cat("LT", "AI", rand(r(), 20))
     assert "alibaba-access-key-id" in rules_in(json.dumps({"note": f"id:\n{key_id}"}))
@@ -222,6 +303,11 @@ def _adversarial() -> list[str]:
         "session_token=" * (n // 14),
         "IQoJb3JpZ2luX2Vj" * (n // 16),
         "paypal_secret_" * (n // 14),
+        "Endpoint=x;" + "a;\n" * (n // 3),
+        "client_secret" * (n // 13),
+        "[softlayer]" + "api_key " * (n // 8),
+        "ibmcloud login " + "--x " * (n // 4),
+        cat("fm", "2_") + "A" * 200 + cat(",fm", "2_", "A" * 30) * (n // 35),
     ]
 
 

@@ -16,7 +16,7 @@ import pytest
 from loopx_git.safety.catalog.hosting import atlassian_crc_ok, base62_crc32_ok, gitlab_routable_crc_ok
 from loopx_git.safety.scan import redact, scan
 from tests.safety.parts import ALNUM, URLSAFE, cat, rand
-from tests.safety.shapes.hosting import HEX, routable, stateless_ghs, with_crc_hex
+from tests.safety.shapes.hosting import HEX, mixed, routable, stateless_ghs, with_crc_hex
 
 BASE62 = string.digits + string.ascii_uppercase + string.ascii_lowercase
 BASE36 = string.digits + string.ascii_lowercase
@@ -248,3 +248,88 @@ def test_npmrc_auth_but_not_attributes():
     value = base64.b64encode(cat("alice:", rand(rng, 14)).encode()).decode()
     assert rules(f"//registry.npmjs.org/:_auth={value}") == ["npmrc-auth"]
     assert rules(f"this._auth = {value};") == []
+
+
+# --- registries and developer tools without a checksum ------------------------------------
+
+
+def test_npmrc_auth_takes_base64_of_a_password_without_digits():
+    value = base64.b64encode(b"Correct-Horse-Staple").decode()
+    assert any(c.isupper() for c in value) and any(c.islower() for c in value)
+    assert rules(f"//npm.pkg.example.com/:_password={value}") == ["npmrc-auth"]
+
+
+def test_cratesio_token_is_exactly_32_generated_characters():
+    rng = random.Random(8)
+    body = mixed(rng, 32)
+    assert rules(cat("CARGO_REGISTRY_TOKEN=ci", "o", body)) == ["cratesio-api-token"]
+    assert "cratesio-api-token" not in rules(cat("ci", "o", body, "Z"))
+    assert "cratesio-api-token" not in rules(cat("x", "ci", "o", body))
+    # a camelCase identifier of the same length has no digit; words around the trigram are words
+    assert "cratesio-api-token" not in rules(cat("ci", "oServiceConfigurationProviders"))
+    assert rules("the precious, delicious ciphers of San Francisco") == []
+
+
+def test_sonarqube_prefixes_and_the_public_badge_token():
+    rng = random.Random(9)
+    for kind in ("u", "p", "a"):
+        assert rules(cat("token: sq", kind, "_", rand(rng, 40, HEX))) == ["sonarqube-token"]
+    badge = cat("https://sonar.example.net/api/project_badges/measure?token=sq", "b_", rand(rng, 40, HEX))
+    assert "sonarqube-token" not in rules(badge)
+
+
+@pytest.mark.parametrize(
+    "template",
+    [
+        "-Dsonar.login={}",
+        "sonar.login', '{}",
+        '$sonarLogin .= "{}"',
+        "SONAR_TOKEN={}",
+        "sonarcloud token = '{}'",
+        "sonar.auth.token: {}",
+    ],
+)
+def test_a_legacy_sonar_token_needs_the_scanner_setting(template):
+    value = rand(random.Random(10), 40, HEX)
+    assert rules(template.format(value)) == ["sonarqube-legacy-token"]
+
+
+def test_a_hex_id_near_sonar_is_no_token():
+    sha = rand(random.Random(11), 40, HEX)
+    assert rules(f"sonarqube-reporter-1.2.4.tgz#{sha}") == []
+    assert rules(f"https://github.com/SonarSource/sonarqube-scan-action/commit/{sha}") == []
+
+
+def test_jenkins_tokens_new_and_legacy_and_the_crumb():
+    rng = random.Random(12)
+    new, legacy, other = cat("11", rand(rng, 32, HEX)), rand(rng, 32, HEX), cat("7f", rand(rng, 32, HEX))
+    assert rules(f"JENKINS_API_TOKEN={new}") == ["jenkins-api-token"]
+    assert rules(f"jenkins_password: '{legacy}'") == ["jenkins-api-token"]
+    assert rules(f"-H 'Jenkins-Crumb:{legacy}'") == ["jenkins-api-token"]
+    # 34 hex digits that do not start with the version `11` are no API token
+    assert "jenkins-api-token" not in rules(f"JENKINS_API_TOKEN={other}")
+    assert "jenkins-api-token" not in rules(f"jenkins_user = admin  # build {legacy}")
+
+
+def test_jfrog_identity_token_needs_the_name_and_a_generated_mix():
+    rng = random.Random(13)
+    token = mixed(rng, 64)
+    assert rules(f'"artifactory", "{token}"') == ["jfrog-identity-token"]
+    assert "jfrog-identity-token" not in rules(f"identity {token}")
+    assert rules(f"artifactory_sha256: {rand(rng, 64, HEX)}") == []
+
+
+def test_php_string_append_counts_as_an_assignment():
+    value = mixed(random.Random(14), 24)
+    assert rules(f'$confluenceToken .= "{value}";') == ["atlassian-pat"]
+
+
+def test_postman_sourcegraph_stackhawk_shapes():
+    rng = random.Random(15)
+    assert rules(cat("key PM", "AK-", rand(rng, 24, HEX), "-", rand(rng, 34, HEX))) == ["postman-api-key"]
+    assert rules(cat("key PM", "AK-", rand(rng, 24, HEX), "-", rand(rng, 33, HEX))) == []
+    instance = cat("sg", "p_", rand(rng, 16, HEX), "_", rand(rng, 40, HEX))
+    assert rules(f"SRC_ACCESS_TOKEN={instance}") == ["sourcegraph-access-token"]
+    hawk = cat("ha", "wk.", mixed(rng, 20), ".", mixed(rng, 20))
+    assert rules(f"HAWK_API_KEY={hawk}") == ["stackhawk-api-key"]
+    assert rules("see stackhawk.yml and hawk.config.json") == []

@@ -13,8 +13,20 @@ import pytest
 from loopx_git.safety.catalog import saas
 from loopx_git.safety.catalog.saas import grafana_checksum_ok
 from loopx_git.safety.scan import redact, scan
-from tests.safety.parts import URLSAFE, cat, rand
-from tests.safety.shapes.saas import HEX, _discord_bot, _grafana_sa, _mailgun_private, _telegram
+from tests.safety.parts import B64, URLSAFE, cat, rand
+from tests.safety.shapes.saas import (
+    HEX,
+    _discord_bot,
+    _facebook_token,
+    _grafana_sa,
+    _mailgun_private,
+    _mapbox_secret,
+    _mixed,
+    _okta,
+    _teams_webhook,
+    _telegram,
+    _uuid,
+)
 
 
 def rules(text: str) -> list[str]:
@@ -163,6 +175,95 @@ def test_a_sentry_dsn_key_is_public_but_a_legacy_dsn_secret_is_not(r):
 def test_new_relic_license_placeholder_with_upper_case_padding_is_not_a_key(r):
     assert rules(cat("license_key: ", rand(r, 32, HEX), "FFFF", "NR", "AL")) == []
     assert rules(cat("license_key: ", rand(r, 36, HEX), "NR", "AL")) == ["newrelic-license-key"]
+
+
+def test_a_40_hex_license_key_counts_only_near_new_relic(r):
+    key = rand(r, 40, HEX)
+    template = "# Required license key associated with your New Relic account.\nlicense_key: "
+    assert rules(template + key) == ["newrelic-legacy-license-key"]
+    assert rules(cat("NEW_RELIC_LICENSE_KEY=", key)) == ["newrelic-legacy-license-key"]
+    assert rules(cat("license_key: ", key)) == []  # a 40-hex value alone is a commit id as well
+    far = "# New Relic\n" + "setting: x\n" * 6 + "license_key: " + key
+    assert rules(far) == []
+
+
+# --- Microsoft Teams, Facebook, Okta --------------------------------------------------------
+
+
+def test_a_teams_webhook_is_redacted_from_the_ids_to_the_v2_signature(r):
+    url = _teams_webhook(r, v2=True)
+    out, [finding] = redact(cat("TEAMS=", url, "\n"))
+    assert finding.rule == "msteams-webhook"
+    assert out == "TEAMS=https://acme.webhook.office.com/webhookb2/[REDACTED:msteams-webhook]\n"
+
+
+def test_a_teams_webhook_of_any_connector_but_not_a_documentation_one(r):
+    ids = cat(_uuid(r), "@", _uuid(r))
+    jenkins = cat("https://outlook.office.com/webhook/", ids, "/JenkinsCI/", rand(r, 32, HEX), "/", _uuid(r))
+    assert rules(jenkins) == ["msteams-webhook"]
+    zeros = cat("https://outlook.office.com/webhook/", ids, "/Incoming", "Webhook/", "0" * 32, "/", _uuid(r))
+    assert rules(zeros) == []
+
+
+def test_facebook_page_token_but_not_square_or_a_hex_checksum(r):
+    assert rules(cat("token ", _facebook_token(r))) == ["facebook-access-token"]
+    square = cat("EA", "AA", _mixed(r, 60, URLSAFE))
+    assert rules(cat("SQUARE_ACCESS_TOKEN=", square)) == ["square-access-token"]
+    assert rules(cat("sum ", "EA", "AC", rand(r, 120, HEX).upper())) == []
+
+
+@pytest.mark.parametrize(
+    "template",
+    ['facebook_app_secret = "{}"', "fbApiKey: '{}'", "config.facebook.key = '{}'", "FB_CLIENT_TOKEN={}"],
+)
+def test_facebook_app_secret_needs_a_facebook_credential_name(r, template):
+    secret = rand(r, 32, HEX)
+    assert rules(template.format(secret)) == ["facebook-app-secret"]
+    assert "facebook-app-secret" not in rules(f"FACEBOOK_APP_ID_HASH={secret}")
+
+
+def test_okta_token_after_the_name_on_the_next_line_or_the_ssws_scheme(r):
+    token = _okta(r)
+    assert rules(cat('variable "corp_okta_api_token" {\n  default = "', token, '"\n}')) == ["okta-api-token"]
+    assert rules(cat("Authorization: SSWS ", token)) == ["okta-api-token"]
+    assert rules(cat("okta settings\n\ncache: ", token)) == []  # a blank line ends the context
+    assert rules(cat("okta: ", token, "--")) == []  # longer than 42: not an Okta token
+
+
+# --- EasyPost, Mapbox, Dropbox, Twilio --------------------------------------------------------
+
+
+def test_easypost_key_but_not_inside_a_base64_blob(r):
+    key = cat("EZ", "AK", rand(r, 54))
+    assert rules(cat("key=", key, "&q=1")) == ["easypost-api-key"]
+    assert rules(cat(rand(r, 20, B64), "+", key, "/", rand(r, 12, B64))) == []
+
+
+def test_mapbox_secret_token_but_not_a_public_one(r):
+    secret = _mapbox_secret(r)
+    assert rules(cat("MAPBOX_TOKEN=", secret)) == ["mapbox-secret-token"]
+    assert rules(cat("MAPBOX_TOKEN=p", secret[1:])) == []
+
+
+def test_dropbox_app_key_is_the_public_client_id_but_the_app_secret_is_not(r):
+    value = _mixed(r, 15)
+    assert "dropbox-token" not in rules(cat("DROPBOX_APP_KEY=", value))
+    assert rules(cat("DROPBOX_APP_SECRET=", value)) == ["dropbox-token"]
+    assert rules(cat("dropbox_key: s", "l.B", rand(r, 136, URLSAFE))) == ["dropbox-token"]
+
+
+def test_twilio_secret_as_the_default_of_an_env_lookup(r):
+    secret = _mixed(r, 32)
+    text = cat("'API_KEY' => env('TWILIO_API_KEY', '", secret, "'),")
+    [finding] = scan(text)
+    assert (finding.rule, text[finding.start : finding.end]) == ("twilio-auth-token", secret)
+
+
+def test_hubspot_token_but_not_inside_a_gitlab_token(r):
+    uid = _uuid(r)
+    assert rules(cat("token: pa", "t-na1-", uid)) == ["hubspot-token"]
+    assert "hubspot-token" not in rules(cat("gl", "pat-na1-", uid))
+    assert rules(cat("hubspotToken = '", uid.upper(), "'")) == ["hubspot-token"]
 
 
 # --- the table itself -----------------------------------------------------------------------

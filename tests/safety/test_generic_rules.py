@@ -7,17 +7,24 @@ look-alikes are written out, since finding nothing in them is the point."""
 from __future__ import annotations
 
 import base64
+import json
 import random
+import uuid
 
 import pytest
 
 from loopx_git.safety.catalog.generic import credential_kind, is_fake
 from loopx_git.safety.scan import redact, scan
-from tests.safety.parts import cat, rand
+from tests.safety.parts import URLSAFE, cat, rand
 
 PW = cat("Zq8", "#Lm2", "Wv9")  # a password as people write them
 SHORT = cat("x7", "Kq")  # four characters
 TOKEN = rand(random.Random(12), 32) + "7"  # a random token
+WORD = cat("marble", "_orchard")  # a password made of words: bare, it reads as a variable's name
+HEX = rand(random.Random(13), 64, "0123456789abcdef")  # a 256-bit key in hex
+KEY = cat("Kq8v", rand(random.Random(14), 28), "Z3")  # a base64-alphabet key: upper, lower, digits
+UUID = str(uuid.UUID(int=random.Random(15).getrandbits(128), version=4))
+ZEROS = "0" * 32
 
 
 def blocking(text: str) -> list[tuple[str, str]]:
@@ -206,7 +213,7 @@ def test_sql_passwords_are_found(template):
         "ALTER USER postgres PASSWORD 'postgres';",
         "CREATE USER app WITH PASSWORD :'app_password';",
         "ALTER USER app IDENTIFIED BY %s",
-        "CREATE ROLE app ENCRYPTED PASSWORD 'md5" + "0" * 32 + "';",
+        f"CREATE ROLE app ENCRYPTED PASSWORD 'md5{ZEROS}';",  # not `'md5" + "0" * 32`: joined, that reads `md50`
         "Load a dynamic library identified by 'name'.",
         "a type that can be identified by reference.",
         "grants control to a user identified by their email address.",
@@ -428,6 +435,211 @@ def test_redaction_replaces_only_the_value_and_is_a_fixed_point():
         out = redact(text)[0]
         assert out == expected
         assert redact(out)[0] == out and blocking(out) == []
+
+
+# --- more syntaxes: aligned columns, make, Ruby, dicts, getters' defaults, Gradle ---------------
+
+
+@pytest.mark.parametrize(
+    "template",
+    [
+        ":password       => '{v}',",  # Ruby, aligned
+        "    'vm_password': \"{v}\",",  # a Python dict
+        'password       = "{v}"',  # Terraform, aligned
+        '"AdminPassword" : "{v}"',  # a space before the colon
+        "admin_password = `{v}`",  # backtick-quoted
+        'DB_PASSWORD :::= "{v}"',  # make's assignments
+        "DB_PASSWORD ::= {v}",
+        "DB_PASSWORD ?= {v}",
+        'String db_passwordToken = "{v}";',  # a password's token is still a password
+        'x = os.getenv("DB_PASSWORD", "{v}")',  # a getter's default
+        "machine git.internal.net\n  login deploy\n  password {v}",  # .netrc over lines
+    ],
+)
+def test_passwords_in_more_syntaxes_are_found(template):
+    text = template.format(v=SHORT)
+    assert found(text, SHORT) == {"generic-password"}, blocking(text)
+
+
+@pytest.mark.parametrize(
+    "value",
+    [cat("`12", "3QWzx", "Kq"), cat("Fq6e;", "hp<x^", "46jD:wC")],  # a backtick, `;`, `<`: symbols of a password
+)
+def test_backticks_and_angle_brackets_inside_quotes_are_symbols(value):
+    text = f"password = '{value}'"
+    assert found(text, value), blocking(text)
+
+
+@pytest.mark.parametrize(
+    "template",
+    [
+        "[client]\nuser = deploy\npassword = {v}",  # an INI section
+        "username: deploy\n\npassword: {v}",
+        'conn.Open("Provider=SQLOLEDB;User ID=app; " & "Password ={v};Initial Catalog=db")',  # ADO, joined in VB
+        "Driver={{ODBC Driver 18}};Server=db;Uid=app;Pwd={v};",
+        "jdbc:postgresql://db:5432/app?user=app&password={v}",
+        "machine git.internal.net login deploy password {v}",
+        "requirepass {v}",
+    ],
+)
+def test_bare_words_are_values_where_no_variable_can_be(template):
+    text = template.format(v=WORD)
+    assert found(text, WORD) == {"generic-password"}, blocking(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        f"password = {WORD}",  # code: a variable
+        f"db_password = {WORD}\n",
+        f"user = get_user()\npassword = {WORD}",
+        f"user = deploy\npassword = {WORD}(realm)",
+        f"connect(host, password={WORD})",
+        "Lines are wrapped at the user name and\npassword combination.",
+    ],
+)
+def test_bare_words_elsewhere_are_variables_or_prose(text):
+    assert blocking(text) == []
+
+
+@pytest.mark.parametrize(
+    "template, value",
+    [
+        ('"credentials" : "{h}"', HEX),
+        ('"client_secret" : "{h}",', HEX),
+        ('"user_auth": "{k}"', KEY),
+        ("basic_auth = {k}", KEY),
+        ("todo_secret_do_not_commit = {k}", KEY),  # words after the credential's: a strong value still counts
+        ('utils.GetEnvOrDefault("api_token", "{u}")', UUID),  # a UUID under an API token's name
+        ("API_KEY = os.environ.get('API_KEY', '{h}')", HEX),
+        ("buildConfigField 'String', 'API_KEY', '\"{h}\"'", HEX),  # Gradle
+        ('buildConfigField("String", "API_TOKEN", "\\"{k}\\"")', KEY),
+    ],
+)
+def test_keys_with_strong_values_are_found_under_looser_names(template, value):
+    text = template.format(h=HEX, k=KEY, u=UUID)
+    assert found(text, value) == {"generic-secret"}, blocking(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "user_auth: true",
+        "basic_auth: enabled",
+        f"this._auth = {KEY};",  # an object's state (npm's `_auth` is npmrc-auth's)
+        "auth_mode: basic",
+        "secret_do_not_commit = hello_world",
+        f'"session_auth": "{UUID}"',  # a UUID alone is an id
+        f'"request_token_id": "{UUID}"',
+        f"api_key_sha256: {HEX}",  # a digest of a key
+        f"token_nonce: {HEX}",
+    ],
+)
+def test_looser_names_want_a_strong_value(text):
+    assert blocking(text) == []
+
+
+@pytest.mark.parametrize(
+    "template",
+    [
+        "psexec \\\\build01 -u CORP\\deploy -p {v} cmd /c ver",
+        "PsExec64.exe \\\\10.0.0.5 -u admin -p {v} ipconfig",
+        'system("psexec \\\\\\\\build01 -u admin -p {v} shutdown -r");',
+        "winrs -r:build01 -u:deploy -p:{v} hostname",
+        "wevtutil qe System /r:build01 /u:deploy /p:{v}",
+        "schtasks /create /s build01 /u deploy /p {v} /tn job /tr run.cmd",
+        "wmic /node:build01 /user:deploy /password:{v} os get caption",
+        "cmdkey /add:build01 /user:deploy /pass:{v}",
+        "curl --user ops@corp.io:{v} https://ci.internal.net/api",
+        'curl -u"deploy:{v}" https://ci.internal.net/api',
+        "curl --cacert ca.crt -u deploy:{v} https://localhost:9200",
+    ],
+)
+def test_windows_tools_and_curl_users_are_found(template):
+    value = PW.replace("#", "_")
+    text = template.format(v=value)
+    assert found(text, value) == {"cli-credential"}, blocking(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "msbuild app.sln /p:Configuration=Release /p:Platform=x64",
+        "psexec \\\\build01 -s -i cmd",
+        "psexec \\\\build01 -u admin -p $env:ADMIN_PASSWORD cmd",
+        "see https://wiki.internal.net/docs/password:reset",
+        "curl -u $CI_USER:$CI_PASSWORD https://ci.internal.net",
+    ],
+)
+def test_windows_flags_that_are_not_passwords_pass(text):
+    assert blocking(text) == []
+
+
+# --- what a value says about itself, and names that are not credentials -------------------------
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # an action on a credential: a method, a handler, an element's id
+        'this.editPassword = "#edit-password";',
+        "onSaveToken = '#save-token'",
+        'login_password = "#login-password"',
+        # a string holding the name and `=`, joined to code
+        "echo 'db_password = '.$cfg['db']['pass'].\"\\n\";",
+        "print 'token=' . $self->{token} . \"\\n\";",
+        # HTML-escaped, masked, or saying it is not real
+        '"password": "&lt;DB_PASSWORD&gt;"',
+        cat('"bot_token": "xo', "xb-28374650193-91827364501-", "#" * 16, '"'),
+        cat('"token": "xo', 'xb-1234567890"'),
+        cat("STAGING_API_KEY=sk-", "live-invalid"),
+        'cloud_password = "a-fake-short-key"',
+        "db_password = 'sample-db-pw'",
+        "access_token: TEST_TOKEN_9f2k",
+        "api_key = 'mock-api-key-7'",
+        # a UUID's layout with letters no UUID has: a documentation stand-in
+        "--set chart.deployKey=dk-dep-a1b2c3d4-e5f6-g7h8-i9j0-k1l2m3n4o5p6",
+        # a database's primary key; a package's coordinate and version; a form's anti-forgery token
+        cat("primaryKey=Rt31Wq.", "8Vbn_2.PLoYdX4kAz_Zq"),
+        'notes = "Gradle - com.auth0.jsonwebtoken:java-jwt-4.4.0"',
+        'tokenizer_lib = "tokenizers-0.15.2"',
+        cat('<input type="hidden" name="authenticity_token" value="', rand(random.Random(16), 64, URLSAFE), '" />'),
+        cat('<input name="__RequestVerificationToken" type="hidden" value="', rand(random.Random(17), 92), '" />'),
+    ],
+)
+def test_names_of_actions_code_and_values_that_say_they_are_stand_ins_pass(text):
+    assert blocking(text) == []
+
+
+def _b64url(data: bytes) -> str:
+    return base64.urlsafe_b64encode(data).decode().rstrip("=")
+
+
+def _token(header: str) -> str:
+    payload = _b64url(json.dumps({"sub": "1234567890", "iat": 1516239022}).encode())
+    return cat(header, ".", payload, ".", rand(random.Random(18), 43, URLSAFE))
+
+
+def test_a_jwt_is_found_by_a_header_that_names_its_algorithm():
+    for header in ({"alg": "HS256", "typ": "JWT"}, {"typ": "JWT", "alg": "none"}, {"alg": "ES384", "kid": "k1"}):
+        token = _token(_b64url(json.dumps(header).encode()))
+        assert found(f"id_token: {token}", token) == {"jwt"}, header
+    mangled = _token(_b64url(b'{"alg":"HS256",\x12typ":"JWT"}'))  # a byte lost, the algorithm still named
+    assert found(f"id_token: {mangled}", mangled) == {"jwt"}
+
+
+@pytest.mark.parametrize(
+    "head",
+    [
+        _b64url(b'{"note": this is not json}'),
+        _b64url(json.dumps({"kind": "session"}).encode()),  # JSON, but not a JOSE header
+        cat("eyJ", "hbqrGciOiJIUzI1NiIsuInR5cCI6IkpXVCJ9"),  # a real header with letters typed in
+        cat("eyJ", "hbqrGciOiJIUzwwI1NiIsuInR5cCI6IkpXVCJ9"),  # … to a length base64url never has (4n+1)
+    ],
+)
+def test_a_jwt_shape_whose_header_is_not_a_jose_header_passes(head):
+    assert head.startswith("eyJ")
+    assert blocking(f"token_example = '{_token(head)}'") == []
 
 
 # --- personal -----------------------------------------------------------------------------------

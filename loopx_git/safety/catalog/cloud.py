@@ -1,5 +1,6 @@
 """Cloud providers: AWS, Google, Azure, Alibaba, DigitalOcean, Heroku, HashiCorp Vault and
-Terraform Cloud, Databricks, Cloudflare, Vercel, Supabase, Doppler, Dynatrace.
+Terraform Cloud, Databricks, Cloudflare, Vercel, Supabase, Doppler, Dynatrace, Fly.io, Aiven,
+Pulumi, OpenShift, IBM Cloud and SoftLayer.
 
 A format with a fixed prefix is matched wherever it occurs; one without (an AWS secret key, an
 Azure storage key, a Heroku API key) only after a name that says whose it is. Either way the value
@@ -18,10 +19,11 @@ from loopx_git.safety.rule import BLOCK, Context, Q, Rule, is_placeholder, lazy_
 
 Accept = Callable[[re.Match, Context], bool]
 
-# A key's name, then `=`, `:`, `=>`, `:=`, the `>` of an XML element or the ` value=` of .NET's
-# `<add key="…" value="…"/>`, each side maybe quoted; optional where a space alone can separate
-# them (`aws configure set aws_secret_access_key VALUE`).
-_SEP = r"(?:=>|:=|=|:|>|[ \t]value[ \t]*=)"
+# A key's name, then `=`, `:`, `=>`, `:=` (`::=`, `:::=` of make), `.=` (PHP), `?=`/`+=` (make,
+# shell), the `>` of an XML element or the ` value=` of .NET's `<add key="…" value="…"/>`, each
+# side maybe quoted; optional where a space alone can separate them (`aws configure set
+# aws_secret_access_key VALUE`).
+_SEP = r"(?:=>|:{1,3}=|[.?+]=|=|:|>|[ \t]value[ \t]*=)"
 _SET = Q + r"[ \t]*" + _SEP + r"[ \t]*" + Q
 _SET_OPT = Q + r"[ \t]*" + _SEP + r"?[ \t]*" + Q
 _UUID = r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
@@ -136,6 +138,9 @@ def _aws_secret(m: re.Match, ctx: Context) -> bool:
 
 _SAS_PARAM = r"(?:sv|ss|srt|sp|se|st|spr|sr|si|sip|skn|skoid|sktid|skt|ske|sks|skv|sdd|saoid|suoid|scid)"
 _SAS_VERSION = lazy_pattern(r"(?<![A-Za-z0-9_-])s[ve]=")
+# between the `;`-separated parts of a connection string: nothing, or spaces and a line break
+# (also one written as a `\n` escape inside a string literal)
+_GAP = r"(?:[ \t]|\r?\n|\\[rn]){0,6}"
 
 
 def _sas(m: re.Match, ctx: Context) -> bool:
@@ -182,6 +187,19 @@ def _cloudflare(prefixes: tuple[str, ...]) -> Accept:
         return random(m, ctx)
 
     return check
+
+
+# --- OpenShift ------------------------------------------------------------------------------
+
+_RESOURCE_NAME = lazy_pattern(r"(?i)\bname\\?[\"']?[ \t]*[:=][ \t]*\\?[\"']?$")
+
+
+def _openshift(m: re.Match, ctx: Context) -> bool:
+    """An OAuthAccessToken resource is named ``sha256~`` + the base64url SHA-256 of its token, the
+    same shape as the token: a `name:` is the hash, which lets nobody in."""
+    text = m.string
+    before = text[text.rfind("\n", 0, m.start("s")) + 1 : m.start("s")]
+    return not _RESOURCE_NAME.search(before) and token(3.5, skip=7)(m, ctx)
 
 
 RULES: tuple[Rule, ...] = (
@@ -236,6 +254,17 @@ RULES: tuple[Rule, ...] = (
         reference="https://docs.aws.amazon.com/STS/latest/APIReference/API_Credentials.html; "
         "header markers as in trufflehog's aws session_keys detector",
     ),
+    Rule(
+        "amazon-mws-auth-token",
+        BLOCK,
+        "Amazon Marketplace Web Service (MWS) authorisation token (amzn.mws. + UUID)",
+        ("amzn.mws.",),
+        starts_after("A-Za-z0-9_.-") + r"(?P<s>amzn\.mws\." + _UUID + r")(?![A-Za-z0-9_-])",
+        fingerprint_only=True,
+        accept=token(3.0, skip=9),
+        reference="https://docs.developer.amazonservices.com/en_US/dev_guide/DG_SendingRequestsToMWS.html "
+        "(MWSAuthToken); shape as in gitleaks and Nosey Parker amazon-mws rules",
+    ),
     # --- Google -----------------------------------------------------------------------------
     Rule(
         "google-api-key",
@@ -256,6 +285,25 @@ RULES: tuple[Rule, ...] = (
         fingerprint_only=True,
         accept=token(3.0, skip=7),
         reference="https://developers.google.com/identity/protocols/oauth2; shape as in Nosey Parker np.google.2",
+    ),
+    Rule(
+        "google-oauth-legacy-client-secret",
+        BLOCK,
+        "OAuth client secret of Google's format before GOCSPX- (24 characters) under a client secret name",
+        ("client_secret", "clientsecret", "client-secret", "client.secret"),
+        (
+            # no prefix: only as the value of `client_secret` / `clientSecret`, and random-looking with
+            # upper and lower case and digits (a passphrase or a word-like name has fewer)
+            r"(?i:(?<![A-Za-z0-9])client[_.-]?secret)"
+            + _SET
+            + starts_after("A-Za-z0-9_-")
+            # the exact length ends the value: not where a split literal or a continued line goes on
+            # (a line's match window ends before its newline: `\` then the window's end is a
+            # continued line too)
+            + r"(?P<s>[A-Za-z0-9_-]{24})(?![A-Za-z0-9_-])(?![\"'`][ \t]*\+|\\(?:\r?\n|$))"
+        ),
+        accept=token(3.5, kinds=3),
+        reference="https://developers.google.com/identity/protocols/oauth2; shape as in Nosey Parker np.google.3",
     ),
     Rule(
         "google-oauth-access-token",
@@ -308,15 +356,23 @@ RULES: tuple[Rule, ...] = (
     Rule(
         "azure-connection-string",
         BLOCK,
-        "Azure connection string key (Storage, Service Bus, Event Hubs, IoT Hub, Cosmos DB, SignalR)",
+        "Azure connection string key (Storage, Service Bus, Event Hubs, IoT Hub, Cosmos DB, SignalR, App Configuration)",
         ("endpoint", "hostname="),
         (
+            # the parts may go on over a few lines (`…;AccountName=acct;` + newline + `AccountKey=…`);
+            # App Configuration names its key `Secret` (`Endpoint=https://….azconfig.io;Id=…;Secret=…`)
             r"(?i:(?:DefaultEndpointsProtocol|AccountEndpoint|Endpoint|HostName)=[^\s;\"'\\]{1,200};"
-            r"(?:[^\s;\"'\\]{1,200};){0,6}?(?:AccountKey|SharedAccessKey|AccessKey)=)"
+            + _GAP
+            + r"(?:[^\s;\"'\\]{1,200};"
+            + _GAP
+            + r"){0,6}?"
+            r"(?:AccountKey|SharedAccessKey|AccessKey|Secret)=)"
             r"(?P<s>[A-Za-z0-9+/]{20,}={0,2})(?![A-Za-z0-9+/=])"
         ),
         accept=token(3.5),
-        reference="https://learn.microsoft.com/en-us/azure/storage/common/storage-configure-connection-string",
+        span=600,
+        reference="https://learn.microsoft.com/en-us/azure/storage/common/storage-configure-connection-string; "
+        "https://learn.microsoft.com/en-us/azure/azure-app-configuration/howto-best-practices",
     ),
     Rule(
         "azure-storage-key",
@@ -351,7 +407,9 @@ RULES: tuple[Rule, ...] = (
         (
             r"(?<![A-Za-z0-9_-])" + _SAS_PARAM + r"=[^\s\"'<>&#]{0,200}"
             r"(?:&(?:amp;)?[A-Za-z-]{1,20}=[^\s\"'<>&#]{0,200}){0,16}?"
-            r"&(?:amp;)?sig=(?P<s>[A-Za-z0-9%+/=]{30,200})"
+            # a storage SAS signs in base64 (percent-encoded), a Logic Apps / Power Automate trigger
+            # URL (the workflow webhooks of Teams) in base64url
+            r"&(?:amp;)?sig=(?P<s>[A-Za-z0-9%+/=_-]{30,200})"
         ),
         accept=_sas,
         reference="https://learn.microsoft.com/en-us/rest/api/storageservices/create-account-sas",
@@ -602,5 +660,94 @@ RULES: tuple[Rule, ...] = (
         accept=token(3.5, skip=7),
         reference="https://docs.dynatrace.com/docs/manage/identity-access-management/access-tokens-and-oauth-clients/"
         "access-tokens-legacy (the documented token regex)",
+    ),
+    # --- Fly.io -----------------------------------------------------------------------------
+    Rule(
+        "flyio-token",
+        BLOCK,
+        "Fly.io access token (fo1_) or macaroon token (fm1r_, fm1a_, fm2_, as written after FlyV1)",
+        ("fo1_", "fm1r_", "fm1a_", "fm2_"),
+        (
+            starts_after("A-Za-z0-9+/_-")
+            # a macaroon token is a comma-joined bundle (`FlyV1 fm2_…,fm2_…`): all of it is the secret
+            + r"(?P<s>fo1_[A-Za-z0-9_-]{43}(?![A-Za-z0-9_-])"
+            r"|(?:fm1[ar]|fm2)_[A-Za-z0-9+/]{100,}={0,3}(?:,(?:fm1[ar]|fm2)_[A-Za-z0-9+/]{20,}={0,3})*"
+            r"(?![A-Za-z0-9+/=]))"
+        ),
+        fingerprint_only=True,
+        accept=token(3.5, skip=4),
+        reference="https://fly.io/docs/security/tokens/; macaroon labels as in superfly/macaroon format.go, "
+        "fo1_ shape as in gitleaks flyio-access-token",
+    ),
+    # --- Aiven ------------------------------------------------------------------------------
+    Rule(
+        "aiven-service-password",
+        BLOCK,
+        "Aiven service password (AVNS_)",
+        ("avns_",),
+        starts_after("A-Za-z0-9_") + r"(?P<s>AVNS_[A-Za-z0-9_-]{8,64})(?![A-Za-z0-9_-])",
+        fingerprint_only=True,
+        accept=token(3.0, skip=5, kinds=2),
+        reference="GitHub secret scanning pattern aiven_service_password; shape as in detect-secrets AivenTokenDetector",
+    ),
+    # --- Pulumi -----------------------------------------------------------------------------
+    Rule(
+        "pulumi-access-token",
+        BLOCK,
+        "Pulumi Cloud access token (pul-)",
+        ("pul-",),
+        starts_after("A-Za-z0-9_-") + r"(?P<s>pul-[a-f0-9]{40})(?![A-Za-z0-9_-])",
+        fingerprint_only=True,
+        accept=token(3.0, skip=4),
+        reference="https://www.pulumi.com/docs/pulumi-cloud/access-management/access-tokens/; "
+        "shape as in gitleaks pulumi-api-token",
+    ),
+    # --- OpenShift --------------------------------------------------------------------------
+    Rule(
+        "openshift-token",
+        BLOCK,
+        "OpenShift OAuth access token (sha256~)",
+        ("sha256~",),
+        starts_after("A-Za-z0-9_-") + r"(?P<s>sha256~[A-Za-z0-9_-]{43})(?![A-Za-z0-9_-])",
+        fingerprint_only=True,
+        accept=_openshift,
+        reference="https://docs.redhat.com/en/documentation/openshift_container_platform/4.12/html/oauth_apis/"
+        "oauth-apis (OAuthAccessToken)",
+    ),
+    # --- IBM Cloud, SoftLayer ---------------------------------------------------------------
+    Rule(
+        "ibm-cloud-api-key",
+        BLOCK,
+        "IBM Cloud IAM API key (44 characters) after an IBM Cloud key name or ibmcloud login --apikey",
+        ("ibm",),
+        (
+            r"(?i:(?<![A-Za-z0-9])ibm[\w.-]{0,24}?(?:api[_.-]?key|apikey|key|pwd|password|pass|token)[\w.-]{0,12}"
+            r"(?![\w.-])|ibmcloud[ \t]+login\b[^\n]{0,80}?--apikey)"
+            + _SET_OPT
+            + starts_after("A-Za-z0-9_-")
+            + r"(?P<s>[A-Za-z0-9_-]{44})(?![A-Za-z0-9_-])"
+        ),
+        accept=token(3.5, kinds=2),
+        reference="https://cloud.ibm.com/docs/account?topic=account-manapikey; shape as in detect-secrets "
+        "IbmCloudIamDetector",
+    ),
+    Rule(
+        "softlayer-api-key",
+        BLOCK,
+        "IBM SoftLayer (Classic Infrastructure) API key (64 hex) after a SoftLayer name",
+        ("softlayer",),
+        (
+            # `SOFTLAYER_API_KEY=…`, `--softlayer-api-key …`, or the api_key of the `[softlayer]`
+            # section of ~/.softlayer a few lines down
+            r"(?i:softlayer[\w.-]{0,20}?(?:api[_.-]?key|apikey|key|token|pass(?:word)?)[\w.-]{0,12}(?![\w.-])"
+            r"|\[softlayer\][^\[]{0,300}?(?:(?<![\w.-])|(?<=\\n))api_key)"
+            + _SET_OPT
+            + starts_after("A-Za-z0-9")
+            + r"(?P<s>[a-z0-9]{64})(?![A-Za-z0-9])"
+        ),
+        accept=token(3.5),
+        span=500,
+        reference="https://cloud.ibm.com/docs/account?topic=account-classic_keys; shape as in detect-secrets "
+        "SoftlayerDetector",
     ),
 )

@@ -42,13 +42,14 @@ _NOT_PASSWORDS = frozenset(
 _SECRET_WORDS = frozenset({"secret", "secrets", "token", "credential", "credentials", "creds", "cred", "apikey"})
 _SECRET_ENDINGS = ("secret", "token", "apikey", "secretkey", "accesskey", "privatekey", "authkey")
 # A bare "key" is a dictionary key, a cache key, a sort key: it names a credential only after one of these.
+# Not `primary`/`secondary`: a primary key is a database's (Azure's are azure-storage-key's).
 _KEY_QUALIFIERS = frozenset(
     {
         "api", "access", "secret", "private", "auth", "app", "application", "client", "consumer", "master",
         "signing", "sign", "encryption", "encrypt", "crypt", "crypto", "hmac", "jwt", "session",
         "storage", "subscription", "service", "admin", "shared", "webhook", "root",
         "deploy", "live", "prod", "production", "sas", "aes", "cipher", "security", "ingest", "ingestion",
-        "write", "rest", "server", "partner", "merchant", "developer", "personal", "primary", "secondary",
+        "write", "rest", "server", "partner", "merchant", "developer", "personal",
         "x", "mgmt", "management", "token", "password", "user", "bot", "integration", "project", "org",
     }
 )  # fmt: skip
@@ -79,6 +80,12 @@ _NOT_CREDENTIAL = frozenset(
         "tests", "spec", "mock", "stub", "fake",
         "dummy", "example", "sample", "default", "defaults", "starting", "request", "idempotency", "lifecycle",
         "incorrect", "wrong", "bad", "expired",
+        # an action on a credential (a method, a handler, a button's id): `addPassword`, `onSaveToken`
+        "add", "remove", "delete", "edit", "save", "submit", "toggle", "click", "handle",
+        # a form's anti-forgery token is sent to every visitor of the page: `authenticity_token`
+        "authenticity", "antiforgery", "forgery", "nonce",
+        # a digest of a credential (`api_key_md5`, `token_sha256`) is not the credential
+        "sha", "md", "crc",
     }
 )  # fmt: skip
 # Words after the last credential word that still name the credential itself (``SECRET_KEY_BASE``).
@@ -124,12 +131,27 @@ def credential_kind(name: str) -> str | None:
     for i, word in enumerate(words):
         found = _word_kind(word, words[i - 1] if i else None)
         if found is not None:
-            last, kind = i, found
+            # a password's token or key (`db_passwordToken`, `PASSWORD_KEY`) is still a password: short values count
+            last, kind = i, "password" if kind == "password" else found
     if kind is None or any(not (w.isdigit() or w in _SAME_CREDENTIAL) for w in words[last + 1 :]):
         return None
     if words in (["pass"], ["pw"]):
         return "secret"  # pass/fail, a filter's pass band, `pw` for pixel width: a password only when random
     return kind
+
+
+def _loosely_named(name: str) -> bool:
+    """A credential's word among others that are neither about it nor the credential itself
+    (``todo_secret_do_not_commit``, ``user_auth``, ``basic_auth``): a credential only when the
+    value is a strong random key (``_strong_random``). A bare ``auth`` (``this._auth``) is a flag,
+    an object's state or a registry's (npmrc-auth's)."""
+    words = _words(name)
+    if not words or any(w in _NOT_CREDENTIAL for w in words):
+        return False
+    if any(_word_kind(w, words[i - 1] if i else None) is not None for i, w in enumerate(words)):
+        return True
+    field = _words(name.rsplit(".", 1)[-1])
+    return "auth" in field[1:]
 
 
 _NAME_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
@@ -140,6 +162,8 @@ def _name_before(text: str, end: int, start: int) -> str:
     i = start
     while i > 0 and start - i < 64 and text[i - 1] in _NAME_CHARS:
         i -= 1
+    if i < start and text[i - 1 : i] == "\\" and text[i] in "nrt":
+        i += 1  # `…\npassword`: the `n` is an escaped line break's, not the name's
     return text[i:end].lstrip(".-")
 
 
@@ -156,7 +180,7 @@ _NOT_SECRET_VALUES = frozenset(
         "oauth2", "jwt", "md5", "sha1", "sha256", "sha512", "bcrypt", "scrypt", "argon2", "argon2id", "pbkdf2",
         "hs256", "rs256", "aes", "aes256", "hmac", "values", "default", "inherit", "ignore", "sensitive",
         "redacted", "removed", "omitted", "hunter2", "tiger", "foobared", "s3cr3t", "sekret", "root", "admin",
-        "guest", "demo", "postgres", "mysql", "letmein", "bitnami",
+        "guest", "demo", "postgres", "mysql", "letmein", "bitnami", "sekrit",
         "550e8400-e29b-41d4-a716-446655440000", "123e4567-e89b-12d3-a456-426614174000",
     }
 )  # fmt: skip
@@ -186,6 +210,19 @@ def _spells(low: str, at: int, word: str) -> bool:
     return all(ch == want or want in _LEET.get(ch, "") for ch, want in zip(low[at : at + len(word)], word))
 
 
+def _by_first_letter() -> dict[str, tuple[str, ...]]:
+    """The fake words by the characters their first letter may be written as (``p``, or ``5`` for
+    ``s``): a position is checked only against the words that can start there."""
+    out: dict[str, list[str]] = {}
+    for word in _FAKE_WORDS:
+        for ch in {word[0], *(k for k, v in _LEET.items() if word[0] in v)}:
+            out.setdefault(ch, []).append(word)
+    return {k: tuple(v) for k, v in out.items()}
+
+
+_FAKE_BY_FIRST = _by_first_letter()
+
+
 def is_fake(value: str) -> bool:
     """``password123``, ``P@ssw0rd!``, ``IAmSensitive``, ``my_secret_pw``, ``test1234``, ``hunter2``:
     made only of the vocabulary of fakes (at least one word of three letters or more), digits and
@@ -202,7 +239,7 @@ def is_fake(value: str) -> bool:
             continue
         if not low[i].isalpha():
             reach[i + 1] = bool(reach[i + 1]) or here
-        for word in _FAKE_WORDS:
+        for word in _FAKE_BY_FIRST.get(low[i], ()):
             if _spells(low, i, word):
                 j = i + len(word)
                 reach[j] = bool(reach[j]) or here or len(word) >= 3
@@ -236,6 +273,7 @@ _IDENTIFIER = lazy_pattern(r"[A-Za-z_$][A-Za-z0-9_$]*")
 _DOTTED = lazy_pattern(r"[A-Za-z_$@][\w$]*(?:(?:\.|->|::)[A-Za-z_$][\w$]*)+\??")
 _ENV_NAME = lazy_pattern(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")
 _TEMPLATE_START = tuple("$%{#?:&*!@=~^|")  # not `+` or `/`: base64 may start with them
+_PERCENT_TEMPLATE = lazy_pattern(r"%(?:\(\w+\)|\{|[-+ #0-9.]*[sdifrx](?![A-Za-z0-9])|\w+%)")
 _URL_OR_PATH = lazy_pattern(r"(?:[A-Za-z][A-Za-z0-9+.-]*:)?//|\.\.?/|~/|[A-Za-z]:[\\/]|\\\\|(?:arn|urn):")
 _NUMBER = lazy_pattern(r"[-+]?(?:\d+(?:\.\d*)?(?:e[-+]?\d+)?|0x[0-9a-f]+)", re.I)
 _PATH_SEGMENT = lazy_pattern(r"[a-z0-9_.-]*|[\w-]*\.[A-Za-z0-9]{1,5}")
@@ -263,14 +301,18 @@ def _literal(value: str, quoted: bool, after: str, *, bare_words: bool = False) 
     """Whether ``value`` reads as a literal credential rather than code, a template, a reference,
     a path, a number or a fake. ``bare_words``: an unquoted word is a literal here (a ``.env``
     line, SQL's ``IDENTIFIED BY``), not a variable."""
-    if is_placeholder(value) or value.lower() in _NOT_SECRET_VALUES or _NUMBER.fullmatch(value):
+    if _placeholder(value) or value.lower() in _NOT_SECRET_VALUES or _NUMBER.fullmatch(value):
+        return False
+    if _stand_in(value):
         return False
     if _names_a_credential(value):
         return False  # a name (`"challengePassword"`, `smb-server-password`): where the value is, not the value
     if "[REDACTED:" in value or _pathish(value) or _ENV_NAME.fullmatch(value):
         return False
-    if value.startswith(_TEMPLATE_START) and (not quoted or value[0] in "$%{"):
+    if value.startswith(_TEMPLATE_START) and (not (quoted or bare_words) or value[0] in "${"):
         return False
+    if _PERCENT_TEMPLATE.match(value):
+        return False  # `%s`, `%(pw)s`, `%DB_PASS%`, `%{pw}`; a generated `%TMeI4…` is not one
     if _DOTTED.fullmatch(value) and all(_wordish(p) or p.isupper() for p in re.split(r"\.|->|::", value)):
         return False  # an attribute or a setting's path, quoted or not
     if not quoted:
@@ -279,6 +321,44 @@ def _literal(value: str, quoted: bool, after: str, *, bare_words: bool = False) 
         if _IDENTIFIER.fullmatch(value) and not bare_words and (_wordish(value) or not any(c.isdigit() for c in value)):
             return False  # a variable (`char2`), a type (`password: SecretStr`), a word of prose
     return not is_fake(value) and not _trivial(value)
+
+
+_ANGLED = lazy_pattern(r"<[^<>]*>|\A<")
+
+
+def _placeholder(value: str) -> bool:
+    """``is_placeholder``, except that a lone ``<`` inside a generated password (``Fq6e<x^46``) is
+    one of its symbols; ``<token>``, ``<your-key`` stay stand-ins."""
+    if "<" in value and not _ANGLED.search(value):
+        value = value.replace("<", "\0")
+    return is_placeholder(value)
+
+
+# Words a value uses to say it is not a real one: `sk-or-v1-invalid`, `a-fake-key`, `TEST_TOKEN_1`.
+_SAYS_FAKE = frozenset({"fake", "invalid", "dummy", "sample", "test", "mock", "bogus", "revoked"})
+_MASKED = lazy_pattern(r"#{3,}|(?:[xX]{3,}|\*{3,})\Z|&lt;|&gt;", re.I)
+_UUID_LAYOUT = lazy_pattern(r"(?<![0-9A-Za-z])[0-9A-Za-z]{8}(?:-[0-9A-Za-z]{4}){3}-[0-9A-Za-z]{12}(?![0-9A-Za-z])")
+_HEX_UUID = lazy_pattern(r"[0-9A-Fa-f]{8}(?:-[0-9A-Fa-f]{4}){3}-[0-9A-Fa-f]{12}")
+_VERSION_TAIL = lazy_pattern(r"(?:\A|[-_@:/v])\d{1,4}(?:\.\d{1,4}){2,3}\Z")
+_VENDOR_HEAD = lazy_pattern(r"(?:[A-Za-z]{1,8}[-_]){1,3}")
+_SELECTOR = lazy_pattern(r"#[a-z][a-z0-9]*(?:[-_][a-z0-9]+)+")  # an element's id: `#add-password`
+
+
+def _stand_in(value: str) -> bool:
+    """A value that shows it stands in for a credential: masked (``xoxp-…-####``, ``…XXXX``,
+    ``&lt;password&gt;``), a word saying so (``sk-or-v1-invalid``, ``a-fake-key``), a UUID laid
+    out with letters no UUID has (``d4c3b2a1-f6e5-h8g7-…``), a known prefix before a counting run
+    (``xoxp-1234567890``); or not a credential at all: an artifact's version
+    (``jjwt-jackson-0.11.2``), a page anchor or CSS selector (``#add-password``)."""
+    if _MASKED.search(value) or any(w in _SAYS_FAKE for w in _words(value)):
+        return True
+    for layout in _UUID_LAYOUT.finditer(value):
+        if not _HEX_UUID.fullmatch(layout.group()):
+            return True
+    if _VERSION_TAIL.search(value) or (_SELECTOR.fullmatch(value) and _wordish(value[1:])):
+        return True
+    head = _VENDOR_HEAD.match(value)
+    return head is not None and len(value) - head.end() >= 6 and _trivial(value[head.end() :])
 
 
 _NAME = lazy_pattern(r"[A-Za-z_][\w-]*")
@@ -349,20 +429,40 @@ def _random(value: str) -> bool:
     return len(value) >= 8 and _classes(value) >= 2 and not _wordish(value) and looks_random(value, 2.5)
 
 
+_HEX_KEY = lazy_pattern(r"[0-9a-f]{32,64}|[0-9A-F]{32,64}")
+_BASE64_KEY = lazy_pattern(r"[A-Za-z0-9+/_-]{24,200}={0,2}")
+
+
+def _strong_random(value: str) -> bool:
+    """What a generated key looks like, whatever it is called: 32 to 64 hex digits (128 to 256
+    bits), or 24+ base64 characters of upper case, lower case and digits."""
+    if _HEX_KEY.fullmatch(value):
+        return looks_random(value, 3.0)
+    return (
+        _BASE64_KEY.fullmatch(value) is not None
+        and all(any(test(c) for c in value) for test in (str.islower, str.isupper, str.isdigit))
+        and not _wordish(value)
+        and looks_random(value, 3.5)
+    )
+
+
 # --- assignments ------------------------------------------------------------------------------
 
-# The value: quoted (anything but a quote, a space, a brace or a backslash) or bare (up to a separator).
+# The value: quoted (anything but a quote, a space, a brace or a backslash: a backtick or an angle
+# bracket inside quotes is one of a password's symbols) or bare (up to a separator); a string's
+# quotes may be quoted again (`'"…"'`, `"\"…\""`: Gradle's, a JSON string holding a literal).
 _VALUE = (
-    r"""(?P<q>'\\''|[bBrRuUfFnN]?\\?["'`])?"""
-    r"""(?P<s>(?(q)[^\s"'`\\{}<>]|[^\s"'`\\{}<>,;()\[\]&|]){1,1000})(?(q)(?=\\?["'`]))"""
+    r"""(?P<q>'\\''|'"|"\\"|[bBrRuUfFnN]?\\?["'`])?"""
+    r"""(?P<s>(?(q)[^\s"'\\{}]|[^\s"'`\\{}<>,;()\[\]&|]){1,1000})(?(q)(?=\\?["'`]))"""
 )
 # After a key: its closing quote and subscript, an optional type annotation (`password: str = "…"`),
-# then the separator of an assignment, an XML element, a PHP define, a .NET setting, a setter call or
-# (.netrc, redis.conf) plain spaces.
+# then the separator of an assignment (after the spaces that align a column: `:password   => '…'`;
+# make's `:=`, `::=`, `:::=`, `?=`), an XML element, a define or a getter's default, a .NET setting,
+# a setter call or (.netrc, redis.conf) plain spaces.
 _AFTER_KEY = (
     r"""(?:(?:'\\''|\\?["'`])\]?)?"""
     r"""(?:[ \t]{0,4}:[ \t]{0,4}[A-Za-z_][\w.]{0,40}(?:\[[\w., |\[\]]{0,60}\])?(?=[ \t]{0,4}=[^=>~]))?"""
-    r"""(?:(?:[ \t]{0,4}(?P<sep>:=|=>|<-|\?\?=|\|\|=|\?=|=(?![=~>]))|(?P<colon>:)(?![:=]))[ \t]{0,8}"""
+    r"""(?:[ \t]{0,32}(?:(?P<sep>:{1,3}=|=>|<-|\?\?=|\|\|=|\?=|=(?![=~>]))|(?P<colon>:)(?![:=]))[ \t]{0,8}"""
     r"""|(?P<xml>(?:[ \t][^<>\n]{0,80})?>)"""
     r"""|(?P<arg>(?:'\\''|\\?["'])\s{0,4},\s{0,4})"""
     r"""|(?P<attr>\\?["'][ \t]+value[ \t]*=[ \t]*)"""
@@ -371,17 +471,63 @@ _AFTER_KEY = (
 )
 _PASSWORD_KEY = r"(?i)(?P<key>(?:pass|pw)[A-Za-z0-9_.-]{0,40})"
 # A bare `key` (`<add key="…"`, `key: value`) is never a credential's name: no match starts there, so
-# none hides the name that follows it.
-_CREDENTIAL_KEY = r"(?i)(?P<key>(?:secret|token|cred|pass|pw|(?<=[\w.-])key|key(?=[\w.-]))[A-Za-z0-9_.-]{0,40})"
+# none hides the name that follows it. An `auth` names a credential only after another word
+# (`user_auth`, `basic_auth`), and only with a strong random value (`_loosely_named`).
+_CREDENTIAL_KEY = r"(?i)(?P<key>(?:secret|token|cred|pass|pw|auth|(?<=[\w.-])key|key(?=[\w.-]))[A-Za-z0-9_.-]{0,40})"
 
 _XML_OPEN = lazy_pattern(r"""<(?:[\w.:-]+\s[^<>]*?\b(?:key|name)\s*=\s*\\?["'])?[\w.:-]*\Z""")
-_DEFINE_OPEN = lazy_pattern(r"""(?i)\bdefine\(\s*(?:'\\''|\\?["'])[\w.-]*\Z""")
+# A call whose first argument is the name and the second the value: PHP's `define('KEY', '…')`, a
+# getter's default (`os.getenv("API_TOKEN", "…")`, `GetEnvOrDefault(…)`, `cfg.get(…)`), a setter.
+_DEFINE_OPEN = lazy_pattern(
+    r"""(?i)(?:\b(?:define|get|fetch|put|set|\w*(?:env|default|property|setting|config)\w*)\(\s*"""
+    # Gradle's `buildConfigField "String", "API_KEY", "\"…\""`: the type, the name, the value
+    r"""|\b(?:buildConfigField|resValue)[ \t(]+\\?["']\w+\\?["'][ \t]*,[ \t]*)"""
+    r"""(?:'\\''|\\?["'])[\w.-]*\Z"""
+)
+# Pairs of a connection string before the name (`Server=db;User ID=app; " & "Password=…;`, a JDBC
+# URL's `?user=app&password=…`): a bare word there is the value, not a variable.
+_CONNECTION_PAIRS = lazy_pattern(
+    r"""(?i)\b(?:user[ _]?id|uid|user(?:name)?|server|data[ _]source|host|database|initial[ _]catalog|"""
+    r"""provider|driver|dsn)[ \t]*=[^;&\n]{0,200}[;&][\s"'&+\\]{0,20}\Z"""
+)
+# An INI section's or a config file's line right before: `user = Aladdin` (then `password = …`); its
+# line breaks may be escaped, in a string that holds the file
+_USER_LINE = lazy_pattern(
+    r"""(?i)(?:\A|\n|\\n)[ \t]*(?:user(?:name)?|login|user_?id|uid)[ \t]*[=:][ \t]*["']?[^\s"'()\[\]{}\\]+["']?"""
+    r"""[ \t]*(?:\r?\n|(?:\\r)?\\n)(?:[ \t]*(?:\r?\n|(?:\\r)?\\n))?[ \t]*\Z"""
+)
 _ATTR_OPEN = lazy_pattern(r"""(?i)\b(?:key|name)\s*=\s*\\?["'][\w.-]*\Z""")
 # `machine h login u password p` (.netrc), `requirepass p` (redis.conf): a name, spaces, the value
 _NETRC = lazy_pattern(r"\blogin\s+\S+\s+\Z")
 _SPACED_NAMES = frozenset({"password", "passwd"})  # at the start of a line
 _SPACED_ANYWHERE = frozenset({"requirepass", "masterauth"})  # redis.conf's: no other meaning
 _SETTER_VERBS = frozenset({"", "set", "set_", "with", "with_"})
+_PROSE_WORD = lazy_pattern(r"[A-Za-z]+[.,;:!?]")
+
+
+# Code after a string: an operator (PHP's and Perl's `.`, Lua's `..`, `+`, VB's `&`, `~`) and a
+# variable, or a subscript or call the next string's quote cuts (`.$p['pw']`, `.cfg('pw')`); or the
+# separator of the next item (`"Password:",rememberMeLabel:"…"`)
+_CONCATENATED = lazy_pattern(r"(?:\.\.?|\+|&|~)(?:[$@]|[\w.$>-]*[\[(]\Z)|[,;:)\]}]")
+
+
+def _bare_words_are_values(m: re.Match, name: str, name_start: int) -> bool:
+    """Where an unquoted word is the value itself, not a variable holding it: a .env line
+    (``DB_PASSWORD=word``), a connection string (``User ID=app;Password=word;``), a config file's
+    ``password = word`` line right after its ``user = …`` line."""
+    text, sep = m.string, m.group("sep")
+    if m.group("space") is not None:  # .netrc's and redis.conf's lines hold no variables; prose has words
+        return name.lower() in _SPACED_ANYWHERE or _NETRC.search(text, max(0, name_start - 200), name_start) is not None
+    if sep in ("=", ":=", "::=", ":::=", "?=") and not any(c.islower() for c in name):
+        between = text[m.end("key") : m.start("s")]
+        if between == "=" or (sep != "=" and between.strip(" \t") == sep):
+            return True  # also make's `DB_PASS := word`: a make variable's value is text
+    if sep == "=" and _CONNECTION_PAIRS.search(text, max(0, name_start - 260), name_start):
+        return True
+    if sep != "=" and m.group("colon") is None:
+        return False
+    at_end = _after(m) in ("", "\n", "\r", "\\", '"', "'")  # the line's end, maybe escaped or in a string
+    return at_end and _USER_LINE.search(text, max(0, name_start - 300), name_start) is not None
 
 
 def _assignment_value(m: re.Match, kinds: tuple[str, ...]) -> bool:
@@ -416,15 +562,27 @@ def _assignment_value(m: re.Match, kinds: tuple[str, ...]) -> bool:
         spaced = name.lower() in _SPACED_ANYWHERE or (at_line_start and name.lower() in _SPACED_NAMES)
         if not (netrc or spaced):
             return False  # `password reset`, `token budget`: prose, not a setting
+        if not netrc and _PROSE_WORD.fullmatch(m.group("s")):
+            return False  # a wrapped sentence's line: `password combination.`
     if text[max(0, name_start - 2) : name_start] == "::":
         return False  # `AWS::IAM::AccessKey`, `Foo::SECRET`: a type's path, not a variable
+    opening = text[name_start - 1 : name_start]
+    if (
+        opening in ("'", '"')
+        and (m.group("q") or "").endswith(opening)
+        and opening not in text[m.end("key") : m.start("q")]
+        and _CONCATENATED.match(m.group("s"))
+    ):
+        return False  # `echo 'password = '.$p['pw']`, `"Password:",`: a string's text, then code
+    if m.group("colon") is not None and "." in name and text[m.end("key") : m.start("s")] == ":":
+        return False  # `io.jsonwebtoken:jjwt`, `pkg.token:main`: a Maven coordinate, an entry point
     kind = credential_kind(name)
-    if kind not in kinds:
-        return False
     value = m.group("s")
-    # A .env line (`DB_PASSWORD=word`): a bare word there is the value, not a variable.
-    env_line = m.group("sep") == "=" and not any(c.islower() for c in name) and text[m.end("key") : m.start("s")] == "="
-    if not _literal(value, bool(quote), _after(m), bare_words=env_line):
+    if kind not in kinds:
+        if "secret" not in kinds or not _loosely_named(name) or not _strong_random(value):
+            return False
+        kind = "secret"
+    if not _literal(value, bool(quote), _after(m), bare_words=_bare_words_are_values(m, name, name_start)):
         return False
     decoded = _base64_text(value)
     if decoded is None:
@@ -548,8 +706,12 @@ _CLI = (
     # mysql -pVALUE (glued: with a space, -p prompts)
     r"|\b(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlshow|mysqlcheck|mysqlslap|mariadb|mariadb-dump)\b"
     r"[^\n|;&]{0,200}?[ \t]-p(?=[^\s-])"
-    # curl -u user:VALUE, --user user:VALUE
-    r"|\bcurl\b[^\n|;&]{0,300}?[ \t](?:-u|--user)(?:=|[ \t]*)(?:'\\''|\\?[\"'])?(?P<user>[^\s:\"'@]{0,100}):"
+    # /password:VALUE, /pass:VALUE (wmic, cmdkey, tscon: Windows' flags; not a URL's or a path's segment)
+    r"|(?<=/)(?<![\w/.:-]/)(?:pass(?:word)?|pwd):(?=[^\s/])"
+    # curl -u user:VALUE, --user user:VALUE (the user may be an e-mail address)
+    r"|\bcurl\b[^\n|;&]{0,300}?[ \t](?:-u|--user)(?:=|[ \t]*)(?:'\\''|\\?[\"'])?(?P<user>[^\s:\"']{0,100}):"
+    # psexec \\host -u USER -p VALUE; winrs -p:VALUE; wevtutil /p:VALUE; schtasks /p VALUE, /rp VALUE
+    r"|(?i:\b(?:psexec(?:64)?|paexec|winrs|wevtutil|schtasks)\b[^\n|;&]{0,300}?[ \t][-/](?:p|rp|password)(?::|[ \t]+))"
     # sshpass -p VALUE; docker/podman/az login -p VALUE; mongo -p VALUE; redis-cli -a VALUE; ldap* -w VALUE
     r"|\bsshpass\b[ \t]+(?:-[a-zA-Z]+[ \t]+)*?-p[ \t]*"
     r"|(?P<login>\blogin)\b[^\n|;&]{0,200}?[ \t]-p[ \t]+"
@@ -564,7 +726,7 @@ _LOGIN_TOOL = lazy_pattern(
 )
 _CLI_KEYWORDS = (
     "pass", "pw", "token", "secret", "key", "cred", "mysql", "mariadb", "curl", "sshpass", "login", "mongo",
-    "redis-cli", "ldap", "sqlcmd", "bcp", "osql",
+    "redis-cli", "ldap", "sqlcmd", "bcp", "osql", "psexec", "paexec", "winrs", "wevtutil", "schtasks",
 )  # fmt: skip
 
 
@@ -718,7 +880,7 @@ RULES: tuple[Rule, ...] = (
         "generic-secret",
         BLOCK,
         "password/secret/token/API key/credential assignment (compound names too) with a random-looking value",
-        ("secret", "token", "key", "cred", "pass", "pw"),
+        ("secret", "token", "key", "cred", "pass", "pw", "auth"),
         _CREDENTIAL_KEY + _AFTER_KEY + _VALUE,
         accept=_generic_secret,
         anchored=True,

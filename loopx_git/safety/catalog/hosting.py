@@ -1,5 +1,6 @@
 """Code hosting, package registries and developer tools: GitHub, GitLab, Atlassian and Bitbucket,
-Docker Hub, JFrog, npm, PyPI, RubyGems, NuGet, Clojars.
+Docker Hub, JFrog, npm, PyPI, RubyGems, NuGet, Clojars, crates.io, SonarQube, Jenkins, Postman,
+Sourcegraph, StackHawk, Code Climate, Sauce Labs.
 
 Where a format carries a checksum (GitHub's and npm's base62 CRC32 tail, GitLab's routable CRC32,
 Atlassian's hex CRC32 tail) it only rescues a token that the entropy check would turn away: a
@@ -14,14 +15,26 @@ import re
 import string
 from collections.abc import Callable
 
-from loopx_git.safety.rule import BLOCK, VALUE, Context, Q, Rule, is_placeholder, looks_random, random_enough, secret
+from loopx_git.safety.rule import (
+    BLOCK,
+    VALUE,
+    Context,
+    Q,
+    Rule,
+    is_placeholder,
+    lazy_pattern,
+    looks_random,
+    random_enough,
+    secret,
+)
 
 Accept = Callable[[re.Match, Context], bool]
 
 _BASE62 = string.digits + string.ascii_uppercase + string.ascii_lowercase
 _BASE36 = string.digits + string.ascii_lowercase
-# `=`, `:`, `=>`, `:=` or a `,` between a key and its value (the `,` of `("key", "value")`).
-_ASSIGN = Q + r"\s*(?:=>|:=|=|:|,)\s*" + Q
+# `=`, `:`, `=>`, `:=` (`::=`, `:::=` of make), `.=` (PHP), `?=`/`+=` (make, shell) or a `,`
+# between a key and its value (the `,` of `("key", "value")`).
+_ASSIGN = Q + r"\s*(?:=>|:{1,3}=|[.?+]=|=|:|,)\s*" + Q
 
 
 # --- checksums ------------------------------------------------------------------------------
@@ -170,10 +183,29 @@ def _docker_config_auth(m: re.Match, ctx: Context) -> bool:
 
 
 def _npmrc(m: re.Match, ctx: Context) -> bool:
-    # `_auth` is base64 and `_authToken` a token or UUID: letters and digits both, never one word
+    # `_auth` is base64 and `_authToken` a token or UUID: letters and digits both, or (base64 of a
+    # short password has no digit about once in fifty) both cases over 16 characters; never one word
     value = secret(m)
+    if _CONSTANT_NAME.fullmatch(value):
+        return False  # `MYTOKEN1`, `NPM_TOKEN`: the name of a value, as npm's own docs write it
     letters_and_digits = any(c.isalpha() for c in value) and any(c.isdigit() for c in value)
-    return not is_placeholder(value) and looks_random(value, 3.0) and letters_and_digits
+    both_cases = len(value) >= 16 and any(c.islower() for c in value) and any(c.isupper() for c in value)
+    return not is_placeholder(value) and looks_random(value, 3.0) and (letters_and_digits or both_cases)
+
+
+_CONSTANT_NAME = lazy_pattern(r"[A-Z][A-Z_]*[0-9]{0,3}")
+
+
+def _generated(prefix_length: int = 0, minimum: float = 3.5) -> Accept:
+    """Random base62 after a short prefix (``cio``) or a vendor's name: upper case, lower case and
+    digits all present, which a camelCase identifier and a hex hash are not."""
+
+    def check(m: re.Match, ctx: Context) -> bool:
+        value = secret(m)
+        body = value[prefix_length:]
+        return not is_placeholder(value) and looks_random(body, minimum) and _mixed(body)
+
+    return check
 
 
 # --- shapes shared by several rules ----------------------------------------------------------
@@ -368,6 +400,21 @@ RULES: tuple[Rule, ...] = (
         accept=_jfrog_reference,
         reference="https://jfrog.com/help/r/jfrog-platform-administration-documentation/access-tokens",
     ),
+    Rule(
+        "jfrog-identity-token",
+        BLOCK,
+        "JFrog identity token (64 characters) or API key (73) under a JFrog / Artifactory / Bintray name",
+        ("jfrog", "artifactory", "bintray"),
+        # no prefix: only after the vendor's name, and mixing cases and digits (an Artifactory
+        # checksum is hex, one case)
+        (
+            r"(?i:jfrog|artifactory|bintray)[\w.-]{0,30}"
+            + _ASSIGN
+            + r"(?<![A-Za-z0-9])(?P<s>[A-Za-z0-9]{73}|[A-Za-z0-9]{64})(?![A-Za-z0-9_-])"
+        ),
+        accept=_generated(),
+        reference="gitleaks rules jfrog-identity-token and jfrog-api-key (cmd/generate/config/rules/jfrog.go)",
+    ),
     # --- npm ------------------------------------------------------------------------------
     Rule(
         "npm-token",
@@ -430,5 +477,120 @@ RULES: tuple[Rule, ...] = (
         fingerprint_only=True,
         accept=_body_random(("clojars_",)),
         reference="gitleaks rule clojars-api-token (cmd/generate/config/rules/clojars.go)",
+    ),
+    Rule(
+        "cratesio-api-token",
+        BLOCK,
+        "crates.io API token (cio + 32) or trusted-publishing token (cio_tp_)",
+        ("cio",),
+        # `cio` is short: the exact length, the word boundary and a generated mix carry the rule
+        (r"(?<![A-Za-z0-9_])(?P<s>cio(?:_tp_)?[A-Za-z0-9]{32})(?![A-Za-z0-9_])"),
+        fingerprint_only=True,
+        accept=_generated(3),
+        reference="https://doc.rust-lang.org/cargo/reference/registry-authentication.html; prefix and length "
+        "as in crates.io crates_io_database/src/utils/token.rs",
+    ),
+    # --- SonarQube, SonarCloud ------------------------------------------------------------
+    Rule(
+        "sonarqube-token",
+        BLOCK,
+        "SonarQube / SonarCloud user (squ_), project analysis (sqp_) or global analysis (sqa_) token",
+        ("squ_", "sqp_", "sqa_"),
+        # `sqb_` (a badge token) is public by design: it ships in README badge URLs
+        (r"(?<![A-Za-z0-9_])(?P<s>sq[upa]_[0-9a-f]{40})(?![A-Za-z0-9_])"),
+        fingerprint_only=True,
+        accept=_body_random(("squ_", "sqp_", "sqa_")),
+        reference="https://docs.sonarsource.com/sonarqube-server/latest/user-guide/managing-tokens/ "
+        "(prefixes as in SonarQube's TokenGeneratorImpl)",
+    ),
+    Rule(
+        "sonarqube-legacy-token",
+        BLOCK,
+        "SonarQube / SonarCloud token of the 40-hex format before prefixes (sonar.login, sonar.token, SONAR_TOKEN)",
+        ("sonar",),
+        # a bare 40-hex value is a commit id: only the scanner's login/token setting says it is a token
+        (
+            r"(?i)sonar(?:qube|cloud)?[ _.-]?(?:login|(?:auth[_.-]?)?token)[a-z0-9_]{0,12}"
+            + _ASSIGN
+            + r"(?P<s>[0-9a-f]{40})(?![0-9a-z])"
+        ),
+        accept=random_enough(3.0),
+        reference="https://docs.sonarsource.com/sonarqube-server/latest/analyzing-source-code/"
+        "analysis-parameters/ (shape as in Nosey Parker np.sonarqube.1)",
+    ),
+    # --- Jenkins --------------------------------------------------------------------------
+    Rule(
+        "jenkins-api-token",
+        BLOCK,
+        "Jenkins API token (11 + 32 hex, or 32 hex before 2.129) or crumb, under a Jenkins name",
+        ("jenkins",),
+        (
+            r"(?i)jenkins[a-z0-9_.-]{0,30}?(?:" + _CRED_WORD + r"|crumb[a-z0-9_]{0,12}|pass)"
+            r"(?![a-z0-9_.-])" + _ASSIGN + r"(?P<s>[0-9a-f]{64}|(?:11)?[0-9a-f]{32})(?![0-9a-z])"
+        ),
+        accept=random_enough(3.0),
+        reference="https://www.jenkins.io/blog/2018/07/02/new-api-token-system/; "
+        "https://www.jenkins.io/doc/book/security/csrf-protection/ (shape as in Nosey Parker np.jenkins.1)",
+    ),
+    # --- Postman, Sourcegraph, StackHawk, Code Climate, Sauce Labs ------------------------
+    Rule(
+        "postman-api-key",
+        BLOCK,
+        "Postman API key (PMAK-)",
+        ("pmak-",),
+        (r"(?<![A-Za-z0-9_-])(?P<s>PMAK-[0-9a-f]{24}-[0-9a-f]{34})(?![A-Za-z0-9_-])"),
+        fingerprint_only=True,
+        accept=_body_random(("pmak-",)),
+        reference="https://learning.postman.com/docs/developer/postman-api/authentication/ "
+        "(shape as in gitleaks postman-api-token)",
+    ),
+    Rule(
+        "sourcegraph-access-token",
+        BLOCK,
+        "Sourcegraph access token (sgp_ + 40 hex, with an instance id or local_)",
+        ("sgp_",),
+        (r"(?<![A-Za-z0-9_])(?P<s>sgp_(?:[0-9a-f]{16}_|local_)?[0-9a-f]{40})(?![A-Za-z0-9_])"),
+        fingerprint_only=True,
+        accept=_body_random(("sgp_",)),
+        reference="https://sourcegraph.com/docs/cli/how-tos/creating_an_access_token "
+        "(format: sourcegraph internal/accesstoken/personal_access_token.go)",
+    ),
+    Rule(
+        "stackhawk-api-key",
+        BLOCK,
+        "StackHawk API key (hawk.<id>.<secret>)",
+        ("hawk.",),
+        (r"(?<![A-Za-z0-9_.-])(?P<s>hawk\.[A-Za-z0-9_-]{20}\.[A-Za-z0-9_-]{20})(?![A-Za-z0-9_.-])"),
+        fingerprint_only=True,
+        accept=_generated(5),
+        reference="https://docs.stackhawk.com/apidocs.html (shape as in gitleaks stackhawk-api-key)",
+    ),
+    Rule(
+        "codeclimate-reporter-id",
+        BLOCK,
+        "Code Climate test reporter id or repository token (64 hex) under its setting name",
+        ("cc_test_reporter_id", "codeclimate"),
+        (
+            r"(?i)(?:cc_test_reporter_id|codeclimate[a-z0-9_.-]{0,20}?(?:token|id|key))[a-z0-9_]{0,12}"
+            + _ASSIGN
+            + r"(?P<s>[0-9a-f]{64})(?![0-9a-z])"
+        ),
+        accept=random_enough(3.0),
+        reference="https://docs.codeclimate.com/docs/finding-your-test-coverage-token "
+        "(shape as in Nosey Parker np.codeclimate.1)",
+    ),
+    Rule(
+        "saucelabs-access-key",
+        BLOCK,
+        "Sauce Labs access key (a UUID) under a Sauce Labs name",
+        ("sauce",),
+        (
+            r"(?i)sauce[a-z0-9_.-]{0,20}?(?:access[_.-]?key|key|token|secret)[a-z0-9_]{0,12}"
+            + _ASSIGN
+            + r"(?P<s>[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})(?![0-9a-z-])"
+        ),
+        accept=random_enough(2.8),
+        reference="https://docs.saucelabs.com/basics/acct-team-mgmt/managing-user-info/#access-key "
+        "(shape as in trufflehog saucelabs)",
     ),
 )

@@ -23,7 +23,6 @@ from loopx_git.safety.rule import (
     is_placeholder,
     lazy_pattern,
     looks_random,
-    not_placeholder,
     secret,
 )
 
@@ -166,6 +165,27 @@ def jwk_secret(m: re.Match, ctx: Context) -> bool:
     return not is_placeholder(value) and looks_random(value, 3.0) and _in_a_jwk(m)
 
 
+def jwt_header(m: re.Match, ctx: Context) -> bool:
+    """A JWT's first segment is the base64url of a JSON object naming its ``alg`` (RFC 7515 §4.1.1)
+    or ``typ``. One that decodes to anything else, or that is no base64url at all (a length of 4n+1),
+    is a string that happens to start with ``eyJ``: a token edited by hand for a test, a blob."""
+    value = secret(m)
+    if is_placeholder(value):
+        return False
+    head = value.split(".", 1)[0]
+    try:
+        raw = base64.urlsafe_b64decode(head + "=" * (-len(head) % 4))
+    except (binascii.Error, ValueError):
+        return False
+    import json  # only for a match: not paid by every commit's import of the rules
+
+    try:
+        header = json.loads(raw)
+    except ValueError:  # also UnicodeDecodeError: random bytes after `{"`
+        return b'"alg"' in raw or b'"typ"' in raw  # a header with a byte mangled still names them
+    return isinstance(header, dict) and ("alg" in header or "typ" in header)
+
+
 RULES: tuple[Rule, ...] = (
     Rule(
         "private-key",
@@ -236,7 +256,7 @@ RULES: tuple[Rule, ...] = (
         "JSON Web Token",
         ("eyj",),
         (r"(?<![A-Za-z0-9_-])(?P<s>eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,})"),
-        accept=not_placeholder,
+        accept=jwt_header,
         reference="RFC 7519",
     ),
 )

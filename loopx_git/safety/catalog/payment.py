@@ -11,8 +11,9 @@ import re
 from loopx_git.safety.catalog.cloud import starts_after, token
 from loopx_git.safety.rule import BLOCK, Context, Q, Rule, secret
 
-# a key's name, then `=`, `:`, `=>`, `:=` or the `>` of an XML element, each side maybe quoted
-_SET = Q + r"[ \t]*(?:=>|:=|=|:|>)[ \t]*" + Q
+# a key's name, then `=`, `:`, `=>`, `:=` (`::=`, `:::=` of make), `.=` (PHP), `?=`/`+=` (make,
+# shell) or the `>` of an XML element, each side maybe quoted
+_SET = Q + r"[ \t]*(?:=>|:{1,3}=|[.?+]=|=|:|>)[ \t]*" + Q
 
 _SQUARE_LEGACY = token(3.3, skip=7)
 # `EAAA` alone is a weak prefix (Facebook tokens start `EAA`): the exact length and a mix of cases

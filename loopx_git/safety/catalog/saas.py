@@ -1,5 +1,6 @@
 """SaaS and chat services: Slack, Discord, Telegram, Twilio, SendGrid, Mailgun, Mailchimp, Notion, Linear,
-Figma, Sentry, Shopify, New Relic, 1Password, Grafana and Datadog.
+Figma, Sentry, Shopify, New Relic, 1Password, Grafana, Datadog, Microsoft Teams, Facebook, Okta,
+EasyPost, Mapbox, Adobe, Airtable, Dropbox, HubSpot, LinkedIn, Segment and Twitter.
 
 Formats with a vendor prefix match anywhere on a line that holds the prefix; the prefix-less ones
 (Datadog's hex keys, Twilio's auth token, Mailgun's new keys) match only as the value of a setting
@@ -16,6 +17,7 @@ import binascii
 import re
 import zlib
 
+from loopx_git.safety.catalog.cloud import token
 from loopx_git.safety.rule import (
     BLOCK,
     Context,
@@ -28,9 +30,12 @@ from loopx_git.safety.rule import (
     secret,
 )
 
-# The separator between a setting's name and its value: `=`, `:`, `:=`, `=>` (with an optional
-# quote on either side, see Q).
-_SET = Q + r"\s*(?:=|:=|=>|:)\s*" + Q
+# The separator between a setting's name and its value: `=`, `:`, `:=` (`::=`, `:::=` of make),
+# `=>`, `.=` (PHP), `?=`/`+=` (make, shell), with an optional quote on either side (see Q).
+_SET = Q + r"\s*(?:[.?+]?=|:{1,3}=|=>|:)\s*" + Q
+# … or the `,` between a name and a default: `env('TWILIO_API_KEY', '…')`, `("key", "value")`
+_SET_OR_ARG = Q + r"\s*(?:[.?+]?=|:{1,3}=|=>|:|,)\s*" + Q
+_UUID = r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
 
 
 def _b64decode(text: str) -> bytes:
@@ -101,6 +106,46 @@ def _grafana_api_key(m: re.Match, ctx: Context) -> bool:
     if _POWER_BI_EMBED.match(_b64decode(secret(m))):
         return False
     return random_enough(3.0)(m, ctx)
+
+
+# --- Microsoft Teams -----------------------------------------------------------------------------
+
+
+def _teams_webhook(m: re.Match, ctx: Context) -> bool:
+    """The 32 hex digits after the connector's name are the webhook's secret (the ids around them
+    name a team, a tenant and an owner): random, not the `0`s or `x`s of a documentation URL."""
+    value = secret(m)
+    return not is_placeholder(value) and looks_random(value.split("/")[2], 3.0)
+
+
+# --- Facebook / Meta -----------------------------------------------------------------------------
+
+# `facebook_app_secret`, `config.facebook.key`, `fbApiKey`, `FB_CLIENT_TOKEN`: a Facebook name with
+# a credential word
+_FACEBOOK_NAME = r"(?i:(?:facebook|(?<![a-z0-9])fb)[\w .-]{0,30}?(?:secret|key|token)[\w.-]{0,12}(?![\w.-]))"
+
+
+def _facebook_secret(m: re.Match, ctx: Context) -> bool:
+    # an app access token is `<app id>|<app secret>`: the id is public, the part after `|` is not
+    value = secret(m)
+    return not is_placeholder(value) and looks_random(value.rpartition("|")[2], 3.0)
+
+
+# --- Dropbox -------------------------------------------------------------------------------------
+
+_DROPBOX_SECRET_NAME = lazy_pattern(r"(?i)secret|token|pass")
+_DROPBOX_TOKEN = token(3.5)
+_DROPBOX_APP_SECRET = token(3.0, kinds=2)
+
+
+def _dropbox(m: re.Match, ctx: Context) -> bool:
+    """A 15-character value is an app key or an app secret: only the secret's name makes it one
+    (the app key is the client id of the OAuth flow, in every authorize URL)."""
+    value = secret(m)
+    if len(value) != 15:
+        return _DROPBOX_TOKEN(m, ctx)
+    name = m.group(0)[: m.start("s") - m.start()]
+    return bool(_DROPBOX_SECRET_NAME.search(name)) and _DROPBOX_APP_SECRET(m, ctx)
 
 
 RULES: tuple[Rule, ...] = (
@@ -186,7 +231,7 @@ RULES: tuple[Rule, ...] = (
         ("twilio", "client("),
         (
             r"(?:(?i:twilio)[A-Za-z0-9_.-]{0,30}?(?i:auth|token|secret|key|pass)[A-Za-z0-9_.-]{0,20}"
-            + _SET
+            + _SET_OR_ARG
             + r"|(?<![A-Za-z0-9_])(?:AC|SK)[0-9a-f]{32}"
             + Q
             + r"\s*[,:]\s*"
@@ -367,6 +412,44 @@ RULES: tuple[Rule, ...] = (
         accept=random_enough(3.0),
         reference="https://docs.newrelic.com/docs/apis/intro-apis/new-relic-api-keys/#license-key",
     ),
+    Rule(
+        "newrelic-legacy-license-key",
+        BLOCK,
+        "New Relic license key of the 40-hex format, as the license_key of a New Relic setting or newrelic.yml",
+        # one keyword for every spelling (`New Relic`, `newrelic`, `NEW_RELIC`): fewer to look for
+        ("relic",),
+        (
+            # 40 hex digits are a commit id anywhere else: the agent's config names New Relic within
+            # a few lines of its license_key (the comment above it in the generated newrelic.yml)
+            r"(?i:new[ _.-]?relic)(?:[^\n]{0,200}?\n){0,4}?[^\n]{0,200}?(?i:license[_.-]?key)"
+            + _SET
+            + r"(?P<s>[0-9a-f]{40})(?![0-9a-zA-Z])"
+        ),
+        accept=random_enough(3.0),
+        span=1000,
+        reference="https://docs.newrelic.com/docs/apis/intro-apis/new-relic-api-keys/#license-key "
+        "(shape as in Nosey Parker np.newrelic.2)",
+    ),
+    Rule(
+        "newrelic-rest-api-key",
+        BLOCK,
+        "New Relic REST API key (NRRA- + 42 hex)",
+        ("nrra-",),
+        (r"(?<![A-Za-z0-9_])(?P<s>NRRA-[0-9a-f]{42})(?![A-Za-z0-9_])"),
+        fingerprint_only=True,
+        accept=token(3.0, skip=5),
+        reference="https://docs.newrelic.com/docs/apis/intro-apis/new-relic-api-keys/#rest-api-key",
+    ),
+    Rule(
+        "newrelic-pixie-key",
+        BLOCK,
+        "New Relic Pixie API key (px-api-) or deploy key (px-dep-)",
+        ("px-api-", "px-dep-"),
+        (r"(?<![A-Za-z0-9_-])(?P<s>px-(?:api|dep)-" + _UUID + r")(?![A-Za-z0-9_-])"),
+        fingerprint_only=True,
+        accept=token(3.0, skip=7),
+        reference="https://docs.px.dev/reference/admin/api-keys/; https://docs.px.dev/reference/admin/deploy-keys/",
+    ),
     # --- 1Password ---
     Rule(
         "1password-service-account-token",
@@ -446,5 +529,199 @@ RULES: tuple[Rule, ...] = (
         (_DATADOG_NAME + _SET + r"(?P<s>[0-9a-f]{40})(?![0-9a-z_])"),
         accept=random_enough(3.0),
         reference="https://docs.datadoghq.com/account_management/api-app-keys/",
+    ),
+    # --- Microsoft Teams / Office 365 connectors ---
+    Rule(
+        "msteams-webhook",
+        BLOCK,
+        "Microsoft Teams / Office 365 connector webhook URL (webhookb2, the V2 form, outlook.office.com/webhook)",
+        ("webhook.office.com", "office.com/webhook", "office365.com/webhook"),
+        (
+            # <group>@<tenant>/<connector: IncomingWebhook, JenkinsCI, …>/<32 hex>/<owner>[/V2<signature>]
+            r"(?i:(?:(?<![a-z0-9-])[a-z0-9-]{1,63}\.webhook\.office\.com/webhookb2"
+            r"|outlook\.office(?:365)?\.com/webhook)/)"
+            r"(?P<s>" + _UUID + "@" + _UUID + r"/[A-Za-z0-9]{1,40}/[0-9a-fA-F]{32}/" + _UUID + r""
+            r"(?:/V2[A-Za-z0-9_-]{20,80})?)(?![A-Za-z0-9_-])"
+        ),
+        fingerprint_only=True,
+        accept=_teams_webhook,
+        reference=(
+            "https://learn.microsoft.com/en-us/microsoftteams/platform/webhooks-and-connectors/how-to/"
+            "add-incoming-webhook"
+        ),
+    ),
+    # --- Facebook / Meta ---
+    Rule(
+        "facebook-access-token",
+        BLOCK,
+        "Facebook / Meta Graph API user, page or app-scoped access token (EAA…)",
+        ("eaa",),
+        # Square's `EAAA` + 60 is shorter; a hex checksum that starts `EAA` is one case
+        (r"(?<![A-Za-z0-9_-])(?P<s>EAA[A-Za-z0-9]{80,500})(?![A-Za-z0-9_-])"),
+        fingerprint_only=True,
+        accept=token(4.0, skip=3, kinds=3),
+        reference=(
+            "https://developers.facebook.com/docs/facebook-login/guides/access-tokens/"
+            " (shape as in gitleaks facebook-page-access-token)"
+        ),
+    ),
+    Rule(
+        "facebook-app-secret",
+        BLOCK,
+        "Facebook app secret or client token (32 hex), or an app access token (<app id>|<secret>), under a Facebook name",
+        ("facebook", "fb_", "fb-", "fb.", "fbapp", "fbapi", "fbsecret", "fbclient", "fbkey", "fbtoken"),
+        (_FACEBOOK_NAME + _SET + r"(?P<s>\d{15,16}\|[A-Za-z0-9_-]{27,40}|[0-9a-f]{32})(?![A-Za-z0-9_-])"),
+        accept=_facebook_secret,
+        reference=(
+            "https://developers.facebook.com/docs/facebook-login/guides/access-tokens/#apptokens"
+            " (shape as in gitleaks facebook-secret and facebook-access-token)"
+        ),
+    ),
+    # --- Okta ---
+    Rule(
+        "okta-api-token",
+        BLOCK,
+        "Okta API token (00 + 40) after an Okta name or the SSWS scheme",
+        ("okta", "ssws"),
+        (
+            # within 60 characters of the name, on its line or the next (`variable "okta_token" {` +
+            # newline + `default = "…"`)
+            r"(?i:okta|(?<![a-z0-9])ssws)(?:[^\n]|\n(?!\n)){0,60}?"
+            r"(?<![A-Za-z0-9_-])(?P<s>00[A-Za-z0-9_-]{40})(?![A-Za-z0-9_-])"
+        ),
+        accept=token(3.5, skip=2, kinds=2),
+        span=80,
+        reference="https://developer.okta.com/docs/guides/create-an-api-token/main/ (shape as in Nosey Parker np.okta.1)",
+    ),
+    # --- EasyPost ---
+    Rule(
+        "easypost-api-key",
+        BLOCK,
+        "EasyPost production (EZAK) or test (EZTK) API key",
+        ("ezak", "eztk"),
+        # not inside a base64 blob (`…+EZAK…/…`)
+        (r"(?<![A-Za-z0-9+/_-])(?P<s>EZ[AT]K[A-Za-z0-9]{54})(?![A-Za-z0-9+/=_-])"),
+        fingerprint_only=True,
+        accept=token(3.5, skip=4, kinds=2),
+        reference="https://docs.easypost.com/docs/authentication (shape as in gitleaks easypost-api-token)",
+    ),
+    # --- Mapbox (`pk.` tokens are public by design; `tk.` ones expire within the hour) ---
+    Rule(
+        "mapbox-secret-token",
+        BLOCK,
+        "Mapbox secret access token (sk.)",
+        ("sk.eyj",),
+        (r"(?<![A-Za-z0-9_.-])(?P<s>sk\.eyJ[A-Za-z0-9_-]{20,400}\.[A-Za-z0-9_-]{20,40})(?![A-Za-z0-9_-])"),
+        fingerprint_only=True,
+        accept=token(3.5, skip=3),
+        reference="https://docs.mapbox.com/api/accounts/tokens/#token-format",
+    ),
+    # --- Adobe ---
+    Rule(
+        "adobe-client-secret",
+        BLOCK,
+        "Adobe Developer Console client secret (p8e-)",
+        ("p8e-",),
+        (r"(?<![A-Za-z0-9_-])(?P<s>p8e-[A-Za-z0-9_-]{32})(?![A-Za-z0-9_-])"),
+        fingerprint_only=True,
+        accept=token(3.5, skip=4, kinds=2),
+        reference=(
+            "https://developer.adobe.com/developer-console/docs/guides/authentication/ServerToServerAuthentication/"
+            " (shape as in gitleaks adobe-client-secret)"
+        ),
+    ),
+    # --- Airtable ---
+    Rule(
+        "airtable-token",
+        BLOCK,
+        "Airtable personal access token (pat… . 64 hex) or legacy API key, under an Airtable name",
+        ("airtable",),
+        (
+            r"(?i:airtable[\w.-]{0,30}?(?:key|token|pat|secret|pass)[\w.-]{0,12}(?![\w.-]))"
+            + _SET
+            + r"(?P<s>pat[A-Za-z0-9]{14}\.[0-9a-f]{64}|[A-Za-z0-9]{17})(?![A-Za-z0-9_.-])"
+        ),
+        accept=token(3.3, kinds=2),
+        reference=(
+            "https://airtable.com/developers/web/guides/personal-access-tokens"
+            " (shape as in gitleaks airtable-personnal-access-token and airtable-api-key)"
+        ),
+    ),
+    # --- Dropbox ---
+    Rule(
+        "dropbox-token",
+        BLOCK,
+        "Dropbox short-lived (sl.) or long-lived access token, or app secret, under a Dropbox name",
+        ("dropbox",),
+        (
+            r"(?i:dropbox[\w.-]{0,30}?(?:key|token|secret|pass)[\w.-]{0,12}(?![\w.-]))"
+            + _SET
+            + r"(?P<s>sl\.[A-Za-z0-9_.-]{120,2000}|[A-Za-z0-9]{11}AAAAAAAAAA[A-Za-z0-9_=-]{43}|[A-Za-z0-9]{15})"
+            r"(?![A-Za-z0-9_=.-])"
+        ),
+        accept=_dropbox,
+        reference=(
+            "https://developers.dropbox.com/oauth-guide"
+            " (shapes as in gitleaks dropbox-short-lived-api-token, -long-lived-api-token, -api-token)"
+        ),
+    ),
+    # --- HubSpot ---
+    Rule(
+        "hubspot-token",
+        BLOCK,
+        "HubSpot private app access token (pat-na1-…), or a legacy API key (a UUID) under a HubSpot name",
+        ("pat-na", "pat-eu", "pat-ap", "hubspot"),
+        (
+            r"(?:(?i:hubspot[\w.-]{0,30}?(?:key|token|secret|pass)[\w.-]{0,12}(?![\w.-]))"
+            + _SET
+            + r"|(?<![A-Za-z0-9_-])(?=pat-))"
+            r"(?P<s>pat-(?:na|eu|ap)\d{1,2}-" + _UUID + r"|" + _UUID + r")(?![A-Za-z0-9_-])"
+        ),
+        accept=token(3.0, kinds=2),
+        reference=(
+            "https://developers.hubspot.com/docs/api/private-apps"
+            " (shapes as in gitleaks hubspot-api-key and trufflehog hubspot_apikey v2)"
+        ),
+    ),
+    # --- LinkedIn ---
+    Rule(
+        "linkedin-client-secret",
+        BLOCK,
+        "LinkedIn client secret (16 characters) under a LinkedIn secret name",
+        ("linkedin",),
+        (r"(?i:linkedin[\w.-]{0,30}?secret[\w.-]{0,12}(?![\w.-]))" + _SET + r"(?P<s>[A-Za-z0-9]{16})(?![A-Za-z0-9_-])"),
+        accept=token(3.3, kinds=2),
+        reference=(
+            "https://learn.microsoft.com/en-us/linkedin/shared/authentication/client-credentials-flow"
+            " (shape as in gitleaks linkedin-client-secret)"
+        ),
+    ),
+    # --- Segment ---
+    Rule(
+        "segment-public-api-token",
+        BLOCK,
+        "Segment Public API token (sgp_ + 64)",
+        ("sgp_",),
+        (r"(?<![A-Za-z0-9_])(?P<s>sgp_[A-Za-z0-9]{64})(?![A-Za-z0-9_])"),
+        fingerprint_only=True,
+        accept=token(3.5, skip=4, kinds=2),
+        reference="https://docs.segmentapis.com/tag/Getting-Started (shape as in gitleaks segment-public-api-token)",
+    ),
+    # --- Twitter / X ---
+    Rule(
+        "twitter-api-secret",
+        BLOCK,
+        "Twitter / X API key, secret, access token or bearer token under a Twitter name",
+        ("twitter",),
+        (
+            r"(?i:twitter[\w.-]{0,30}?(?:key|secret|token|bearer)[\w.-]{0,12}(?![\w.-]))"
+            + _SET
+            + r"(?P<s>[A-Za-z0-9%-]{20,120})(?![A-Za-z0-9%_-])"
+        ),
+        accept=token(3.5, kinds=2),
+        reference=(
+            "https://developer.x.com/en/docs/authentication/oauth-1-0a/api-key-and-secret"
+            " (shapes as in gitleaks twitter-api-key, -api-secret, -access-token, -bearer-token)"
+        ),
     ),
 )

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import json
 import random
 import string
@@ -63,6 +65,35 @@ def _cf_scannable(r: random.Random, prefix: str) -> str:
     return cat(prefix[:2], prefix[2:], rand(r, 40), _hex(r, 8))
 
 
+def _mixed(r: random.Random, n: int, alphabet: str = ALNUM) -> str:
+    """``n`` characters of ``alphabet`` holding upper case, lower case and a digit."""
+    chars = [r.choice(string.ascii_uppercase), r.choice(string.ascii_lowercase), r.choice(string.digits)]
+    chars += [r.choice(alphabet) for _ in range(n - 3)]
+    r.shuffle(chars)
+    return "".join(chars)
+
+
+def _legacy_client_secret(r: random.Random) -> str:
+    return _mixed(r, 24, URLSAFE)
+
+
+def _fly_macaroon(r: random.Random, label: str = "fm2_", n: int = 180) -> str:
+    return cat(label[:2], label[2:], rand(r, n, B64), "=" * r.randint(0, 2))
+
+
+def _openshift(r: random.Random) -> str:
+    return cat("sha", "256~", rand(r, 43, URLSAFE))
+
+
+def _fixed_b64(label: str, n: int) -> str:
+    """Base64url that looks random but is the same on every run (a look-alike must be stable)."""
+    out = ""
+    while len(out) < n:
+        label = hashlib.sha256(label.encode()).hexdigest()
+        out += base64.urlsafe_b64encode(bytes.fromhex(label)).decode().rstrip("=")
+    return out[:n]
+
+
 SHAPES: dict[str, list[Shape]] = {
     "aws-access-key-id": [
         lambda r: _key_id(r),
@@ -90,6 +121,11 @@ SHAPES: dict[str, list[Shape]] = {
         lambda r: cat("X-Amz-Security-Token: ", _session(r)),
         lambda r: cat("token ", _session(r), " pasted from the console"),
     ],
+    "amazon-mws-auth-token": [
+        lambda r: cat("MWS Authorisation Token:  amzn", ".mws.", _uuid(r)),
+        lambda r: cat("MWS_AUTH_TOKEN=amzn", ".mws.", _uuid(r)),
+        lambda r: cat('{"MWSAuthToken": "amzn', ".mws.", _uuid(r), '"}'),
+    ],
     "google-api-key": [
         lambda r: cat("AI", "za", rand(r, 35, URLSAFE)),
         lambda r: cat("GOOGLE_API_KEY=AI", "za", rand(r, 35, URLSAFE)),
@@ -105,6 +141,16 @@ SHAPES: dict[str, list[Shape]] = {
             '"}}',
         ),
         lambda r: cat("--client-secret GOC", "SPX-", rand(r, 28, URLSAFE)),
+    ],
+    "google-oauth-legacy-client-secret": [
+        lambda r: cat("GOOGLE_CLIENT_SECRET=", _legacy_client_secret(r)),
+        lambda r: cat("'clientSecret' : '", _legacy_client_secret(r), "'"),
+        lambda r: cat(
+            '{"installed": {"client_id": "1-x.apps.googleusercontent.com", "client_secret": "',
+            _legacy_client_secret(r),
+            '"}}',
+        ),
+        lambda r: cat("$google_client_secret .= '", _legacy_client_secret(r), "';"),
     ],
     "google-oauth-access-token": [
         lambda r: cat('"access_token": "ya', "29.a0", rand(r, 160, URLSAFE), '"'),
@@ -149,6 +195,20 @@ SHAPES: dict[str, list[Shape]] = {
             rand(r, 43, B64),
             '="',
         ),
+        # App Configuration names its key Secret; a string whose parts go on over lines
+        lambda r: cat(
+            "Endpoint=https://appcs-shop.azconfig.io;Id=",
+            rand(r, 4, string.ascii_lowercase + string.digits),
+            "-l0-s0:",
+            rand(r, 20),
+            ";Sec",
+            "ret=",
+            rand(r, 43, B64),
+            "=",
+        ),
+        lambda r: cat(
+            "DefaultEndpointsProtocol=http;AccountName=acct;\nAccount", "Key=", _storage_key(r), ";\nBlobEndpoint=x;"
+        ),
     ],
     "azure-storage-key": [
         lambda r: cat("AZURE_STORAGE_KEY=", _storage_key(r)),
@@ -176,6 +236,16 @@ SHAPES: dict[str, list[Shape]] = {
             "g=",
             _sig(r),
             '"/>',
+        ),
+        # a Logic Apps / Power Automate trigger (the workflow webhooks of Teams) signs in base64url
+        lambda r: cat(
+            "TEAMS_WORKFLOW_URL=https://prod-27.westeurope.logic.azure.com:443/workflows/",
+            _hex(r, 32),
+            "/triggers/manual/paths/invoke?api-version=2016-06-01&sp=%2Ftriggers%2Fmanual%2Frun&sv=1.0&si",
+            "g=",
+            rand(r, 20, URLSAFE),
+            "-",
+            rand(r, 22, URLSAFE),
         ),
     ],
     "alibaba-access-key-id": [
@@ -289,6 +359,39 @@ SHAPES: dict[str, list[Shape]] = {
             '{"platformToken": "dt', "0s16.", rand(r, 24, UPPER_DIGITS), ".", rand(r, 64, UPPER_DIGITS), '"}'
         ),
     ],
+    "flyio-token": [
+        lambda r: cat("FLY_API_TOKEN=fo", "1_", rand(r, 43, URLSAFE)),
+        lambda r: cat('"BindToParentToken": "FlyV1 ', _fly_macaroon(r), '",'),
+        lambda r: cat('FLY_API_TOKEN="FlyV1 ', _fly_macaroon(r, "fm1r_"), ",", _fly_macaroon(r, "fm1a_", 120), '"'),
+        lambda r: cat("<flyToken>\n    fo", "1_", rand(r, 43, URLSAFE), "\n</flyToken>"),
+    ],
+    "aiven-service-password": [
+        lambda r: cat('"password": "AV', "NS_", rand(r, 19, URLSAFE), '",'),
+        lambda r: cat("AIVEN_DB_PASSWORD=AV", "NS_", rand(r, 19, URLSAFE)),
+        lambda r: cat("senha = 'AV", "NS_", rand(r, 22), "'"),
+    ],
+    "pulumi-access-token": [
+        lambda r: cat("PULUMI_ACCESS_TOKEN=pu", "l-", _hex(r, 40)),
+        lambda r: cat('{"accessTokens": {"https://api.pulumi.com": "pu', "l-", _hex(r, 40), '"}}'),
+        lambda r: cat("pulumi login with pu", "l-", _hex(r, 40), " in CI"),
+    ],
+    "openshift-token": [
+        lambda r: cat("oc login --token=", _openshift(r), " --server=https://api.crc.testing:6443"),
+        lambda r: cat("OPENSHIFT_TOKEN=", _openshift(r)),
+        lambda r: cat('{"token": "', _openshift(r), '"}'),
+    ],
+    "ibm-cloud-api-key": [
+        lambda r: cat("IBMCLOUD_API_KEY=", rand(r, 44, URLSAFE)),
+        lambda r: cat('"ibm_cloud_api_key": "', rand(r, 44, URLSAFE), '"'),
+        lambda r: cat("IBM_IAM_API_KEY: ", rand(r, 44, URLSAFE)),
+        lambda r: cat("ibmcloud login --apikey ", rand(r, 44, URLSAFE)),
+    ],
+    "softlayer-api-key": [
+        lambda r: cat("SOFTLAYER_API_KEY=", _hex(r, 64)),
+        lambda r: cat('--softlayer-api-key "', _hex(r, 64), '"'),
+        lambda r: cat("[softlayer]\nusername = ops\napi_key = ", _hex(r, 64)),
+        lambda r: cat('softlayer_apikey: "', _hex(r, 64), '"'),
+    ],
 }
 
 # Benign look-alikes of this family: texts that must produce no finding at all.
@@ -353,6 +456,25 @@ LOOK_ALIKES: list[str] = [
     cat("createClient(url, 'sb", "_publishable_ACJWlzQHlZjBrEguHvfOxg_3BJgxAaH')"),
     cat("the local stack prints sb", "_secret_N7UND0UgjKTVK-", "Uodkm0Hg_xSvEMPvz for everyone"),
     "DOPPLER_PROJECT=backend DOPPLER_CONFIG=dev",
+    # Amazon MWS: the documentation's example ends in EXAMPLE
+    cat("MWSAuthToken=amzn", ".mws.4ea38b7b-f563-7709-4bae-87aea", "EXAMPLE"),
+    # Google's legacy client secret: names and placeholders only
+    "clientSecret: process.env.GOOGLE_CLIENT_SECRET",
+    '"client_secret": "YOUR_CLIENT_SECRET"',
+    "def exchange(code: str, client_secret: str) -> Token: ...",
+    # Azure App Configuration: the documented placeholder
+    "az appconfig kv list --connection-string Endpoint=https://contoso.azconfig.io;Id=xxx;Secret=xxx",
+    # Fly.io, Aiven, Pulumi, OpenShift, IBM Cloud, SoftLayer: placeholders, names, hashes
+    cat('api_key = "fo', "1_", "x" * 43, '"'),
+    cat("https://cdn.example.net/file/NfNf", "m2_", _fixed_b64("fly", 120), ".jpg"),
+    cat("AV", "NS_"),
+    cat("AV", "NS12345678"),
+    "PULUMI_ORG=acme PULUMI_STACK=prod",
+    cat("metadata:\n  name: sha", "256~", _fixed_b64("openshift", 43)),
+    "oc whoami --show-token",
+    'softlayer_api_key="%s" % SL_API_KEY_ENV',
+    'iam_api_key="%s" % IBM_IAM_API_KEY_ENV',
+    'CLOUD_APIKEY: "insert_key_here"',
     cat("token id dt", "0c01.ST2EY72KQINMH574WMNVI7YN is safe to log"),
     cat("dt", "0s01.ST2EY72KQINMH574WMNVI7YN.", "G3DFPBEJYMODIDAEX454M7YWBUVEFOWKPRVMWFASS64NFH52PX6BNDVFFM572RZM"),
 ]

@@ -8,12 +8,13 @@ import string
 
 from tests.safety.parts import ALNUM, B64, URLSAFE, Shape, cat, rand
 
-_SYMBOLS = "!#^*+=-_."
+_SYMBOLS = "!#^*+="  # not `.`, `-`, `_`: `E.ya8oo`, `ab_cd9` read as names
 
 
 def _pw(r: random.Random, n: int = 14, symbols: str = _SYMBOLS) -> str:
-    """A password as a person or a generator makes it: letters, at least one digit and one symbol."""
-    chars = [*rand(r, n - 2, ALNUM), r.choice(string.digits), r.choice(symbols)]
+    """A password as a person or a generator makes it: letters (one lower-case at least: `V_22ZK`
+    reads as a constant's name), at least one digit and one symbol."""
+    chars = [*rand(r, n - 3, ALNUM), r.choice(string.ascii_lowercase), r.choice(string.digits), r.choice(symbols)]
     r.shuffle(chars)
     return "".join(chars)
 
@@ -23,6 +24,11 @@ def _key(r: random.Random, n: int, alphabet: str = ALNUM) -> str:
     chars = [*rand(r, n - 1, alphabet), r.choice(string.digits)]
     r.shuffle(chars)
     return "".join(chars)
+
+
+def _uuid(r: random.Random) -> str:
+    hexdigits = "0123456789abcdef"
+    return "-".join(rand(r, n, hexdigits) for n in (8, 4, 4, 4, 12))
 
 
 def _basic(user: str, password: str) -> str:
@@ -88,6 +94,10 @@ SHAPES: dict[str, list[Shape]] = {
         lambda r: cat("redis-cli -h cache.internal -a ", _key(r, 16), " ping"),
         lambda r: cat("ldapsearch -x -D cn=admin -w ", _key(r, 12), " -b dc=corp"),
         lambda r: cat("sqlcmd -S db -U sa -P ", _key(r, 12), " -Q 'select 1'"),
+        lambda r: cat("psexec \\\\build01 -u CORP\\deploy -p ", _key(r, 12), " cmd /c ver"),
+        lambda r: cat("winrs -r:build01 -u:deploy -p:", _key(r, 12), " hostname"),
+        lambda r: cat("wmic /node:build01 /user:deploy /password:", _key(r, 12), " os get caption"),
+        lambda r: cat("curl --user ops@corp.io:", _key(r, 14), " https://ci.internal.net/api"),
     ],
     "generic-secret": [
         lambda r: cat('password = "', _pw(r, 16), '"'),
@@ -106,6 +116,11 @@ SHAPES: dict[str, list[Shape]] = {
         lambda r: cat("spring.datasource.password=", _key(r, 16)),
         lambda r: cat("refresh_token: '", _key(r, 64, URLSAFE), "'"),
         lambda r: cat("kube_secret: ", _key(r, 40, B64)),
+        lambda r: cat('"credentials" : "', _key(r, 64, "0123456789abcdef"), '"'),
+        lambda r: cat('"user_auth": "', _key(r, 40, B64), '"'),
+        lambda r: cat("todo_secret_do_not_commit = ", _key(r, 30)),
+        lambda r: cat('utils.GetEnvOrDefault("api_token", "', _uuid(r), '")'),
+        lambda r: cat("DEPLOY_TOKEN ::= ", _key(r, 40, URLSAFE)),
     ],
     # short or human-chosen values: what the random check of generic-secret lets through
     "generic-password": [
@@ -129,6 +144,17 @@ SHAPES: dict[str, list[Shape]] = {
         lambda r: cat("requirepass ", _key(r, 6)),
         lambda r: cat('<property name="password" value="', _pw(r, 6), '"/>'),
         lambda r: cat('<entry key="password">', _pw(r, 6), "</entry>"),
+        lambda r: cat(":password       => '", _pw(r, 7), "',"),
+        lambda r: cat('password       = "', _pw(r, 6), '"'),
+        lambda r: cat("    'vm_password': \"", _pw(r, 7), '",'),
+        lambda r: cat("DB_PASS :::= ", _pw(r, 7)),
+        lambda r: cat('String db_passwordToken = "', _pw(r, 6), '";'),
+        lambda r: cat("machine git.internal.net\n  login deploy\n  password ", _pw(r, 7)),
+        lambda r: cat("[client]\nuser = deploy\npassword = ", r.choice(string.ascii_letters), _pw(r, 6)),
+        lambda r: cat(
+            'adoConn.Open("Provider=SQLOLEDB;User ID=app; " & "Password =', _pw(r, 6, "!#^*+"), ';Data Source=db")'
+        ),
+        lambda r: cat("Driver={ODBC Driver 18};Server=db;Uid=app;Pwd=", _pw(r, 7, "!#^*+"), ";"),  # `==`: a test
     ],
 }
 
@@ -255,4 +281,28 @@ LOOK_ALIKES: list[str] = [
     "https://example.com/login?next=/dashboard&token_type=bearer",
     "https://www.npmjs.com/package/@scope/pkg",
     "jdbc:postgresql://localhost:5432/app?user=app&password=${DB_PASSWORD}",
+    # names of actions on a credential, and the ids of their elements
+    'this.resetPassword = "#reset-password";',
+    "onSubmitToken = '#submit-token'",
+    'handleDeletePassword = "#delete-password"',
+    # the name and `=` inside a string, joined to code
+    "echo 'smtp_password = '.$conf['mail']['pw'].\"\\n\";",
+    "$out .= 'api_token=' . $row['token'];",
+    # HTML-escaped placeholders, masked values, values that say they are not real
+    '"db_password": "&lt;DB_PASSWORD&gt;"',
+    "<password>&lt;your password&gt;</password>",
+    cat('"webhook_token": "xo', "xb-48213-77120-", "#" * 20, '"'),
+    cat('"bot_token": "xo', 'xb-1234567890"'),
+    cat("GATEWAY_API_KEY=gk-", "v2-invalid"),
+    'backup_password = "a-fake-backup-key"',
+    "session_secret = 'dummy-session-secret-for-ci'",
+    "API_TOKEN=sample_token_7Xq2",
+    # documentation stand-ins in a UUID's layout, with letters a UUID never has
+    "helm upgrade app --set agent.licenseKey=lk-dev-a1b2c3d4-e5f6-g7h8-i9j0-k1l2m3n4o5p6",
+    # a database's primary key, a package's coordinate and version, a form's anti-forgery token
+    cat("primaryKey=Hn52Tq.", "4Wzc_8.MvRaPe7xQs_Kd"),
+    'description = "Gradle - org.example.token:token-core-2.4.1"',
+    cat('<input type="hidden" name="authenticity_token" value="', rand(random.Random(41), 86, URLSAFE), '" />'),
+    # a string that starts like a JWT, but whose header is no JOSE header
+    cat("eyJ", "ub3RlIjogbm90IGpzb24gYXQgYWxsfQ.eyJzdWIiOiIxMjM0NTY3ODkwIn0.", rand(random.Random(42), 43, URLSAFE)),
 ]

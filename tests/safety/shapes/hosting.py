@@ -60,6 +60,10 @@ def dc_pat(r: random.Random) -> str:
     return b64(rand(r, 12, string.digits).encode() + b":" + bytes(r.randrange(256) for _ in range(20)))
 
 
+def _uuid(r: random.Random) -> str:
+    return "-".join(rand(r, n, HEX) for n in (8, 4, 4, 4, 12))
+
+
 def reference_token(r: random.Random) -> str:
     """A JFrog reference token: base64 of ``reftkn:01:<expiry>:<random>``."""
     return b64(cat("ref", "tkn:01:", rand(r, 10, string.digits), ":", rand(r, 27)).encode())
@@ -127,6 +131,7 @@ SHAPES: dict[str, list[Shape]] = {
         lambda r: cat("confluence_api_token: ", mixed(r, 24)),
         lambda r: cat("use the HTTP access token BB", "DC-", dc_pat(r), " in CI"),
         lambda r: cat('{"bitbucket_password": "', dc_pat(r), '"}'),
+        lambda r: cat('$confluenceToken .= "', mixed(r, 24), '";'),
     ],
     "docker-hub-token": [
         lambda r: cat("dckr", "_pat_", rand(r, 27, URLSAFE)),
@@ -200,6 +205,62 @@ SHAPES: dict[str, list[Shape]] = {
         lambda r: cat("CLOJARS_PASSWORD=CLOJARS", "_", rand(r, 60, LOWER_DIGITS)),
         lambda r: cat('{:username "alice" :password "CLOJARS', "_", rand(r, 60, LOWER_DIGITS), '"}'),
     ],
+    "jfrog-identity-token": [
+        lambda r: cat('  "jfrogToken" => "', mixed(r, 64), '"'),
+        lambda r: cat('config.set("artifactory", "', mixed(r, 64), '")'),
+        lambda r: cat("--set imagePullSecretJfrog.password=", mixed(r, 73)),
+        lambda r: cat("ARTIFACTORY_IDENTITY_TOKEN=", mixed(r, 64)),
+    ],
+    "cratesio-api-token": [
+        lambda r: cat("CARGO_REGISTRY_TOKEN=ci", "o", mixed(r, 32)),
+        lambda r: cat('[registry]\ntoken = "ci', "o", mixed(r, 32), '"'),
+        lambda r: cat("Authorization: ci", "o", mixed(r, 32)),
+        lambda r: cat("cargo publish --token ci", "o_tp_", mixed(r, 32)),
+    ],
+    "sonarqube-token": [
+        lambda r: cat("SONAR_TOKEN=sq", "u_", rand(r, 40, HEX)),
+        lambda r: cat("mvn sonar:sonar -Dsonar.token=sq", "p_", rand(r, 40, HEX)),
+        lambda r: cat('"sonarToken": "sq', "a_", rand(r, 40, HEX), '"'),
+    ],
+    "sonarqube-legacy-token": [
+        lambda r: cat("mvn sonar:sonar -Dsonar.host.url=https://sonarcloud.io -Dsonar.login=", rand(r, 40, HEX)),
+        lambda r: cat("properties.put('sonar.login', '", rand(r, 40, HEX), "')"),
+        lambda r: cat('$sonarLogin .= "', rand(r, 40, HEX), '";'),
+        lambda r: cat("SONAR_TOKEN: ", rand(r, 40, HEX)),
+    ],
+    "jenkins-api-token": [
+        lambda r: cat("export JENKINS_TOKEN=11", rand(r, 32, HEX)),
+        lambda r: cat("jenkins_passwd = '11", rand(r, 32, HEX), "'   # dev token"),
+        lambda r: cat("curl -X POST -H 'Jenkins-Crumb:", rand(r, 32, HEX), "' https://ci.example.net/job/x/build"),
+        lambda r: cat('jenkins.api_token: "', rand(r, 32, HEX), '"'),
+    ],
+    "postman-api-key": [
+        lambda r: cat("POSTMAN_API_KEY=PM", "AK-", rand(r, 24, HEX), "-", rand(r, 34, HEX)),
+        lambda r: cat(
+            "curl -H 'X-Api-Key: PM", "AK-", rand(r, 24, HEX), "-", rand(r, 34, HEX), "' https://api.getpostman.com/me"
+        ),
+        lambda r: cat('{"apikey": "PM', "AK-", rand(r, 24, HEX), "-", rand(r, 34, HEX), '"}'),
+    ],
+    "sourcegraph-access-token": [
+        lambda r: cat("SRC_ACCESS_TOKEN=sg", "p_", rand(r, 16, HEX), "_", rand(r, 40, HEX)),
+        lambda r: cat("Authorization: token sg", "p_local_", rand(r, 40, HEX)),
+        lambda r: cat('"accessToken": "sg', "p_", rand(r, 40, HEX), '"'),
+    ],
+    "stackhawk-api-key": [
+        lambda r: cat('HAWK_API_KEY="ha', "wk.", mixed(r, 20), ".", mixed(r, 20), '"'),
+        lambda r: cat("hawk init --api-key ha", "wk.", mixed(r, 20), ".", mixed(r, 20)),
+        lambda r: cat("stackhawk:\n  apiKey: ha", "wk.", mixed(r, 20), ".", mixed(r, 20)),
+    ],
+    "codeclimate-reporter-id": [
+        lambda r: cat("CC_TEST_REPORTER_ID=", rand(r, 64, HEX)),
+        lambda r: cat(" - RAILS_ENV=test CODECLIMATE_REPO_TOKEN=", rand(r, 64, HEX)),
+        lambda r: cat("coverageCommand: test\nenv:\n  CC_TEST_REPORTER_ID: ", rand(r, 64, HEX)),
+    ],
+    "saucelabs-access-key": [
+        lambda r: cat("- SAUCE_ACCESS_KEY=", _uuid(r)),
+        lambda r: cat('sauceKey: "', _uuid(r), '",'),
+        lambda r: cat("export SAUCE_ACCESS_KEY='", _uuid(r), "'"),
+    ],
 }
 
 # Benign look-alikes of this family: texts that must produce no finding at all.
@@ -253,6 +314,7 @@ LOOK_ALIKES: list[str] = [
     "npm_package_version=1.2.3",
     "npm_lifecycle_event: test",
     "//registry.npmjs.org/:_authToken=${NPM_TOKEN}",
+    "//somewhere-else.com/myorg/:_authToken=MYTOKEN1",
     "this._auth = options.auth || defaultAuth2;",
     "self._password = hashlib.sha256(raw).hexdigest()",
     cat("np", "m_", "x" * 36),
@@ -272,4 +334,26 @@ LOOK_ALIKES: list[str] = [
     "CLOJARS_USERNAME=alice",
     "CLOJARS_PASSWORD=$CLOJARS_DEPLOY_TOKEN",
     cat("CLOJARS", "_", "0" * 60),
+    # JFrog: checksums (hex, one case) and URLs under an Artifactory name
+    "artifactory_sha256: 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+    "X-JFrog-Art-Api: $API_KEY",
+    # crates.io: words and a camelCase identifier with the prefix
+    "the precious, delicious and suspicious ciphers of San Francisco",
+    cat("ci", "oServiceConfigurationProviders"),
+    "CARGO_REGISTRY_TOKEN: ${{ secrets.CARGO_REGISTRY_TOKEN }}",
+    # SonarQube: badge tokens are public, scanner settings without a value, package checksums
+    cat("https://sonarcloud.io/api/project_badges/measure?project=acme&metric=coverage&token=sq", "b_", "0f" * 20),
+    "/d:sonar.host.url=$(SONAR_HOST) /d:sonar.login=$(SONAR_LOGIN)",
+    "sonarqube-scanner/-/sonarqube-scanner-2.5.0.tgz#ff704cbddf355d38a52c5e9479d6bb5c1ff28eac",
+    "https://github.com/SonarSource/sonarqube-scan-action/commit/e050aa9e699112ca0664dd2a5c694ddab05dc555",
+    # Jenkins: commit links next to the name, a user, a placeholder
+    "[Build Token Root Plugin](https://wiki.jenkins-ci.org/display/JENKINS/Build+Token+Root+Plugin) "
+    "(added with https://github.com/morficus/x/commit/f687dbe75d1c4f39f7e14b68220890384d7c5674)",
+    "JENKINS_USER=admin JENKINS_URL=https://ci.example.net",
+    "jenkins_token: ${JENKINS_API_TOKEN}",
+    # Postman, Sourcegraph, StackHawk, Code Climate, Sauce Labs: placeholders and ids
+    cat("POSTMAN_API_KEY=PM", "AK-xxxxxxxxxxxxxxxxxxxxxxxx-xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"),
+    "stackhawk.yml: app: applicationId: 1fa3b7c1-0f5e-4d7b-9a5e-3c2b1a0f9e8d",
+    "CC_TEST_REPORTER_ID: ${{ secrets.CC_TEST_REPORTER_ID }}",
+    "SAUCE_USERNAME=alice SAUCE_TUNNEL_ID=build-42",
 ]

@@ -95,6 +95,39 @@ def _grafana_legacy(r: random.Random) -> str:
     return _b64_json({"k": rand(r, 32), "n": rand(r, 8, string.ascii_lowercase), "id": r.randint(1, 9)})
 
 
+def _uuid(r: random.Random) -> str:
+    return "-".join(_hex(r, n) for n in (8, 4, 4, 4, 12))
+
+
+def _mixed(r: random.Random, n: int, alphabet: str = string.ascii_letters + DIGITS) -> str:
+    """``n`` characters of ``alphabet`` holding upper case, lower case and a digit."""
+    chars = [r.choice(string.ascii_uppercase), r.choice(string.ascii_lowercase), r.choice(DIGITS)]
+    chars += [r.choice(alphabet) for _ in range(n - 3)]
+    r.shuffle(chars)
+    return "".join(chars)
+
+
+def _teams_webhook(r: random.Random, host: str = "acme.webhook.office.com/webhookb2", v2: bool = False) -> str:
+    """``https://<host>/<group>@<tenant>/IncomingWebhook/<32 hex>/<owner>[/V2<signature>]``."""
+    tail = cat("/V", "2", rand(r, 44, URLSAFE)) if v2 else ""
+    return cat(
+        "https://", host, "/", _uuid(r), "@", _uuid(r), "/Incoming", "Webhook/", _hex(r, 32), "/", _uuid(r), tail
+    )
+
+
+def _facebook_token(r: random.Random) -> str:
+    return cat("EA", "AB", _mixed(r, 180))
+
+
+def _mapbox_secret(r: random.Random) -> str:
+    payload = _b64_json({"u": rand(r, 8, string.ascii_lowercase), "a": rand(r, 25, string.ascii_lowercase + DIGITS)})
+    return cat("s", "k.", payload.rstrip("="), ".", rand(r, 22, URLSAFE))
+
+
+def _okta(r: random.Random) -> str:
+    return cat("0", "0", _mixed(r, 40, URLSAFE))
+
+
 SHAPES: dict[str, list[Shape]] = {
     "slack-token": [
         lambda r: cat("xo", "xb-", rand(r, 12, DIGITS), "-", rand(r, 13, DIGITS), "-", rand(r, 24)),
@@ -189,6 +222,7 @@ SHAPES: dict[str, list[Shape]] = {
         lambda r: cat('client = Client("A', "C", _hex(r, 32), '", "', _hex(r, 32), '")'),
         lambda r: cat("twilio_api_secret: ", rand(r, 32)),
         lambda r: cat("TwilioAuthToken: '", _hex(r, 32), "'"),
+        lambda r: cat("'API_KEY' => env('TWILIO_API_KEY', '", _mixed(r, 32), "'),"),
     ],
     "sendgrid-key": [
         lambda r: cat("S", "G.", rand(r, 22, URLSAFE), ".", rand(r, 43, URLSAFE)),
@@ -205,6 +239,7 @@ SHAPES: dict[str, list[Shape]] = {
         lambda r: cat('requests.post(url, auth=("api", "', _mailgun_private(r), '"), data=msg)'),
         lambda r: cat("curl -s --user 'api:", _mailgun_private(r), "' https://api.mailgun.net/v3/domains"),
         lambda r: cat("mailgun_webhook_signing_key: ", _mailgun_private(r)),
+        lambda r: cat('$mailgunToken .= "', _mailgun_private(r), '";'),
     ],
     "mailchimp-api-key": [
         lambda r: cat("MAILCHIMP_API_KEY=", _hex(r, 32), "-u", "s", str(r.randint(1, 21))),
@@ -298,6 +333,108 @@ SHAPES: dict[str, list[Shape]] = {
         lambda r: cat('"datadog_application_key": "', _hex(r, 40), '"'),
         lambda r: cat("DD_APPLICATION_KEY: ", _hex(r, 40)),
     ],
+    "newrelic-legacy-license-key": [
+        lambda r: cat("# Required license key associated with your New Relic account.\nlicense_key: ", _hex(r, 40)),
+        lambda r: cat("NEW_RELIC_LICENSE_KEY=", _hex(r, 40)),
+        lambda r: cat("newrelic:\n  enabled: true\n  license_key: '", _hex(r, 40), "'"),
+    ],
+    "newrelic-rest-api-key": [
+        lambda r: cat('-H "X-Api-Key:NR', "RA-", _hex(r, 42), '"'),
+        lambda r: cat("NEW_RELIC_REST_API_KEY=NR", "RA-", _hex(r, 42)),
+        lambda r: cat('{"rest_key": "NR', "RA-", _hex(r, 42), '"}'),
+    ],
+    "newrelic-pixie-key": [
+        lambda r: cat("PX_DEPLOY_KEY=px", "-dep-", _uuid(r)),
+        lambda r: cat("px auth login --api_key px", "-api-", _uuid(r)),
+        lambda r: cat("--set pixie-chart.deployKey=px", "-dep-", _uuid(r)),
+    ],
+    "msteams-webhook": [
+        lambda r: _teams_webhook(r),
+        lambda r: cat("TEAMS_WEBHOOK_URL=", _teams_webhook(r, v2=True)),
+        lambda r: cat("  webhooks: ", _teams_webhook(r, "outlook.office.com/webhook")),
+        lambda r: cat(
+            "office365ConnectorSend webhookUrl: 'https://outlook.office.com/webhook/",
+            _uuid(r),
+            "@",
+            _uuid(r),
+            "/JenkinsCI/",
+            _hex(r, 32),
+            "/",
+            _uuid(r),
+            "'",
+        ),
+    ],
+    "facebook-access-token": [
+        lambda r: cat("FACEBOOK_ACCESS_TOKEN=", _facebook_token(r)),
+        lambda r: cat("https://graph.facebook.com/me/friends?access_token=", _facebook_token(r)),
+        lambda r: cat('{"page_token": "', _facebook_token(r), '"}'),
+    ],
+    "facebook-app-secret": [
+        lambda r: cat('facebook_app_secret = "', _hex(r, 32), '"'),
+        lambda r: cat("     fbApiKey:            '", _hex(r, 32), "',"),
+        lambda r: cat('{"facebook access_token": "', rand(r, 15, DIGITS), "|", rand(r, 27, URLSAFE), '"}'),
+        lambda r: cat("FB_CLIENT_TOKEN: ", _hex(r, 32)),
+    ],
+    "okta-api-token": [
+        lambda r: cat("Authorization: SSWS ", _okta(r)),
+        lambda r: cat("OKTA_API_TOKEN=", _okta(r)),
+        lambda r: cat('variable "corp_okta_api_token" {\n  default = "', _okta(r), '"\n}'),
+        lambda r: cat("okta:\n  client:\n    token: ", _okta(r)),
+    ],
+    "easypost-api-key": [
+        lambda r: cat("EASYPOST_API_KEY=EZ", "AK", rand(r, 54)),
+        lambda r: cat("https://api.example.com/ship?t=EZ", "TK", rand(r, 54), "&q=1"),
+        lambda r: cat("client = easypost.EasyPostClient('EZ", "AK", rand(r, 54), "')"),
+    ],
+    "mapbox-secret-token": [
+        lambda r: cat("export MAPBOX_SECRET_TOKEN=", _mapbox_secret(r)),
+        lambda r: cat("  //mapboxgl.accessToken = '", _mapbox_secret(r), "';"),
+        lambda r: cat("MAPBOX_DOWNLOADS_TOKEN: ", _mapbox_secret(r)),
+    ],
+    "adobe-client-secret": [
+        lambda r: cat('    "client_secret": "p8', "e-", _mixed(r, 32, URLSAFE), '"'),
+        lambda r: cat("ADOBE_CLIENT_SECRET=p8", "e-", _mixed(r, 32)),
+        lambda r: cat("-d 'client_secret=p8", "e-", _mixed(r, 32), "&grant_type=client_credentials'"),
+    ],
+    "airtable-token": [
+        lambda r: cat("AIRTABLE_API_KEY=pa", "t", rand(r, 14), ".", _hex(r, 64)),
+        lambda r: cat("airtableToken = '", _mixed(r, 17), "'"),
+        lambda r: cat('new Airtable({ airtableApiKey: "pa', "t", rand(r, 14), ".", _hex(r, 64), '" })'),
+    ],
+    "dropbox-token": [
+        lambda r: cat("DROPBOX_ACCESS_TOKEN=s", "l.B", rand(r, 136, URLSAFE)),
+        lambda r: cat('dropboxToken := "', _mixed(r, 15), '"'),
+        lambda r: cat("dropbox_token: ", rand(r, 11), "AAAAA", "AAAAA", rand(r, 43, URLSAFE)),
+        lambda r: cat("DROPBOX_APP_SECRET=", _mixed(r, 15)),
+    ],
+    "hubspot-token": [
+        lambda r: cat("HUBSPOT_ACCESS_TOKEN=pa", "t-na1-", _uuid(r)),
+        lambda r: cat('hubspotToken = "', _uuid(r).upper(), '"'),
+        lambda r: cat("Authorization: Bearer pa", "t-eu1-", _uuid(r)),
+    ],
+    "linkedin-client-secret": [
+        lambda r: cat(
+            'LINKEDIN_KEY = "',
+            rand(r, 14, string.ascii_lowercase + DIGITS),
+            '"\nLINKEDIN_SECRET = "',
+            _mixed(r, 16),
+            '"',
+        ),
+        lambda r: cat("spring.security.oauth2.client.registration.linkedin.client-secret=", _mixed(r, 16)),
+        lambda r: cat('"linkedinClientSecret": "', _mixed(r, 16), '"'),
+    ],
+    "segment-public-api-token": [
+        lambda r: cat('"token": "sg', "p_", _mixed(r, 64), '"'),
+        lambda r: cat("SEGMENT_PUBLIC_API_TOKEN=sg", "p_", _mixed(r, 64)),
+        lambda r: cat("Authorization: Bearer sg", "p_", _mixed(r, 64)),
+    ],
+    "twitter-api-secret": [
+        lambda r: cat("TWITTER_API_KEY = '", _mixed(r, 25), "'\nTWITTER_API_SECRET = '", _mixed(r, 50), "'"),
+        lambda r: cat("twitter_access_token: ", rand(r, 19, DIGITS), "-", _mixed(r, 40)),
+        lambda r: cat(
+            'TWITTER_BEARER_TOKEN="', "A" * 22, _mixed(r, 30), "%2B", _mixed(r, 20), "%3D", _mixed(r, 40), '"'
+        ),
+    ],
 }
 
 
@@ -361,4 +498,39 @@ LOOK_ALIKES: list[str] = [
     "twilio_auth_token: SecretStr",
     "dd_api_key = os.environ['DD_API_KEY']",
     "mailgun_api_key = settings.MAILGUN_API_KEY",
+    # New Relic: the template's placeholder, an ERB lookup, a Pixie key that is no UUID
+    "# Required license key associated with your New Relic account.\nlicense_key: xxxxxxxxxxxxxxx",
+    "  license_key: '<%= ENV[\"NEW_RELIC_LICENSE_KEY\"] %>'",
+    cat(" --set newrelic-pixie.apiKey=px", "-api-a1b2c3d4-e5f6-g7h8-i8j0-k0l3m3n4o0p5 `"),
+    # Teams: the documentation's x's, a webhook with no secret part, the connector docs' URL
+    "WebhookUrl = https://outlook.office.com/webhook/xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx",
+    cat(
+        "https://acme.webhook.office.com/webhookb2/",
+        "00000000-0000-0000-0000-000000000000@00000000-0000-0000-0000-000000000000/Incoming",
+        "Webhook/00000000000000000000000000000000/00000000-0000-0000-0000-000000000000",
+    ),
+    "teams://group@tenant/altId/groupOwner?host=example.webhook.office.com",
+    # Facebook: ids, hex checksums with the prefix, Square's shorter EAAA token belongs to Square
+    "FACEBOOK_APP_ID=1234567890123456",
+    cat("checksum: ea", "ac4cf978b6fbd480f1092cab8b233c9b949bcabfc9b598dd79a758f7243c28765ef7639c876fa72940dac68"),
+    cat("EA", "AC", _fixed_hex("fb-upper", 120).upper()),
+    "fb_app_id: 987654321098765",
+    "facebook_app_secret: ${{ secrets.FACEBOOK_APP_SECRET }}",
+    # Okta: zeros, a cut-off documentation token, an org URL
+    "okta_api_token: 000000000000000000000000000000000000000000aa",
+    "Authorization: SSWS 00QCjAl4MlV-WPXM...0HmjFx-vbGua",
+    "OKTA_ORG_URL=https://dev-123456.okta.com",
+    # EasyPost: the prefix inside a base64 blob
+    cat("...6wqX6fNUXA/rYqRvfQ+EZ", "AK", _fixed_hex("ezak", 54), "/3VmWq/edti6..."),
+    # Mapbox: public tokens are meant for the browser
+    cat("mapboxgl.accessToken = 'p", "k.", _b64_json({"u": "acme", "a": "ckabc123"}).rstrip("="), ".", "x" * 22, "';"),
+    # Airtable, Dropbox, HubSpot, LinkedIn, Segment, Twitter: ids and names, not secrets
+    cat("AIRTABLE_BASE_ID=app", "a1B2c3D4e5F6g7"),
+    "https://www.dropbox.com/oauth2/authorize?client_id=ab3cd5ef7gh9ij1&response_type=code",
+    cat("HUBSPOT_PORTAL_ID=", "12345678"),
+    cat("gl", "pat-na1-", "00000000-0000-0000-0000-000000000000"),
+    cat("LINKEDIN_CLIENT_ID=", "77yg7tx91p4lag"),
+    cat("SEGMENT_WRITE_KEY=", "YOUR_WRITE_KEY"),
+    "TWITTER_HANDLE=@acme_support",
+    "twitter_api_key = os.getenv('TWITTER_API_KEY')",
 ]
