@@ -404,6 +404,8 @@ def _blob_runs(text: str) -> Iterator[tuple[int, int, str]]:
 def _blob_text(run: str) -> tuple[str, int, int] | None:
     """What a base64, base64url or hex ``run`` decodes to if that is printable text, with how many
     bytes each group of how many characters of the run encodes."""
+    if run.isdigit():
+        return None  # a number; hex of text holds letters
     if not run.translate(_HEX_DELETE):
         decoded = _printable(bytes.fromhex(run)) if len(run) % 2 == 0 else None
         return None if decoded is None else (decoded, 1, 2)
@@ -424,8 +426,13 @@ def _blob_candidates(run: str) -> Iterator[tuple[int, str]]:
     """(offset, part) of ``run`` that may be the blob: the whole run; the part after its last
     ``/``, ``_`` or ``-`` (a blob at the end of a path or after a name: ``v1/<b64>``, ``cfg_<hex>``);
     the run without its first one to three characters (a blob glued to a word, ``0x<hex>``); odd
-    hex without its first or last digit."""
+    hex without its first or last digit. Only a run that mixes cases (base64 of text does) or holds
+    hex is worth more than one try: names and ids are most runs."""
     yield 0, run
+    mixed = not run.islower() and not run.isupper()
+    hexish = not run[-MIN_BLOB:].translate(_HEX_DELETE)  # ends in hex: `cfg_<hex>`, `0x<hex>`
+    if not (mixed or hexish):
+        return
     cut = max(run.rfind("/"), run.rfind("_"), run.rfind("-")) + 1
     if cut > 0 and len(run) - cut >= MIN_BLOB:
         yield cut, run[cut:]

@@ -67,7 +67,7 @@ class KeywordIndex:
                 owners[k].append(i)
         # a hit reports the longest keyword starting at a place; the shorter ones there are its prefixes
         self._rules_at: dict[str, tuple[int, ...]] = {
-            k: tuple(sorted({i for p in self.keywords if k.startswith(p) for i in owners[p]})) for k in self.keywords
+            k: tuple(sorted({i for n in range(1, len(k) + 1) for i in owners.get(k[:n], ())})) for k in self.keywords
         }
         self.unkeyed = tuple(i for i, rule in enumerate(self.rules) if not rule.keywords)
         """Rules with no keyword (a team's rule may have none): they run over the whole text."""
