@@ -404,8 +404,6 @@ def _blob_runs(text: str) -> Iterator[tuple[int, int, str]]:
 def _blob_text(run: str) -> tuple[str, int, int] | None:
     """What a base64, base64url or hex ``run`` decodes to if that is printable text, with how many
     bytes each group of how many characters of the run encodes."""
-    if run.isdigit():
-        return None  # a number; hex of text holds letters
     if not run.translate(_HEX_DELETE):
         decoded = _printable(bytes.fromhex(run)) if len(run) % 2 == 0 else None
         return None if decoded is None else (decoded, 1, 2)
