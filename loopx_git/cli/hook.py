@@ -71,29 +71,13 @@ def register(root: Group) -> None:
 
 
 def _list_rules(c) -> None:
-    from loopx_git.safety.records import STRUCTURAL_RULES
-    from loopx_git.safety.rules import RULES
+    """``check --rules``: the shorter listing of ``loopx safety rules`` (what each finds, how it
+    may be allowlisted), from the same rows."""
+    from loopx_git.safety.listing import rows as rule_rows
 
     rows = [
-        {
-            "rule": r.id,
-            "severity": r.severity,
-            "finds": r.description,
-            "allowlist": "fingerprint only" if r.fingerprint_only else "fingerprint, inline, config",
-        }
-        for r in RULES
-    ]
-    rows.append(
-        {
-            "rule": "local-state",
-            "severity": "block",
-            "finds": "a path inside the local-state boundary",
-            "allowlist": "fingerprint, config",
-        }
-    )
-    rows += [
-        {"rule": k, "severity": "block", "finds": v, "allowlist": "none (fix the value)"}
-        for k, v in STRUCTURAL_RULES.items()
+        {"rule": r["rule"], "severity": r["severity"], "finds": r["description"], "allowlist": r["allowlist"]}
+        for r in rule_rows()
     ]
     render.emit(
         c, rows, lambda rs: render.table(["rule", "severity", "finds", "allowlist"], [list(r.values()) for r in rs])

@@ -197,8 +197,9 @@ def _check_message(args: list[str], repo: str):
         # `commit.cleanup` can keep them too; a `--cleanup` flag on the command line the hook cannot
         # see (the pre-push hook scans such a commit before it leaves the machine)
         edited = os.environ.get("GIT_EDITOR") != ":"
-        comment = _git_config(index.workdir, r"^core\.comment(char|string)$", "#") if edited else None
-        cleanup = _git_config(index.workdir, r"^commit\.cleanup$", "default")
+        config = _git_config(index.workdir, r"^(core\.comment(char|string)|commit\.cleanup)$")
+        comment = (config.get("core.comment") or "#") if edited else None
+        cleanup = config.get("commit.cleanup") or "default"
     finally:
         index.close()
     text = data.decode("utf-8", "surrogateescape")
@@ -206,16 +207,20 @@ def _check_message(args: list[str], repo: str):
     return checks.check_message(checks.message_text(text, None if comment == "auto" else comment, mode), policy)
 
 
-def _git_config(workdir, pattern: str, default: str) -> str:
-    """The value git uses for the keys matching ``pattern`` (the last one set wins), or ``default``.
-    (``core.commentChar auto``: git picks a comment character per message; nothing is then taken for
-    a comment.)"""
+def _git_config(workdir, pattern: str) -> dict[str, str]:
+    """The values git uses for the keys matching ``pattern`` (lower-cased keys; the last one set
+    wins), read in one ``git config`` process. ``core.commentChar`` and ``core.commentString`` are
+    one setting to git, reported as ``core.comment`` (``auto``: git picks a comment character per
+    message; nothing is then taken for a comment)."""
     import subprocess
 
     proc = subprocess.run(["git", "config", "--get-regexp", pattern], cwd=workdir, capture_output=True)
-    lines = proc.stdout.decode("utf-8", "surrogateescape").splitlines() if proc.returncode == 0 else []
-    value = lines[-1].split(" ", 1)[1] if lines and " " in lines[-1] else default
-    return value or default
+    values: dict[str, str] = {}
+    for line in proc.stdout.decode("utf-8", "surrogateescape").splitlines() if proc.returncode == 0 else []:
+        key, _, value = line.partition(" ")
+        key = key.lower()
+        values["core.comment" if key in ("core.commentchar", "core.commentstring") else key] = value
+    return values
 
 
 MAX_PUSH_INPUT = 16 << 20

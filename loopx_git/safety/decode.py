@@ -19,8 +19,10 @@ from bisect import bisect_right
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-# The patterns below are sources, compiled by `re` on first use (and cached there): importing this
-# module on the hook path compiles none, and a text with no escape compiles no escape pattern.
+from loopx_git.safety.rule import lazy_pattern
+
+# The patterns below are compiled on first use: importing this module on the hook path compiles
+# none, and a text with no escape compiles no escape pattern.
 
 MAX_REGION = 65_536
 MAX_TOTAL = 4_000_000
@@ -123,18 +125,18 @@ def _regions(text: str, found: Iterator[re.Match], around) -> Iterator[tuple[int
 
 # --- JSON string escapes ------------------------------------------------------------------------
 
-_JSON_ESCAPE = r"\\u[0-9a-fA-F]{4}|\\/"
-_JSON_PAIR = r"(?i)\\u(d[89ab][0-9a-f]{2})\\u(d[c-f][0-9a-f]{2})|\\u([0-9a-f]{4})|\\/"
+_JSON_ESCAPE = lazy_pattern(r"\\u[0-9a-fA-F]{4}|\\/")
+_JSON_PAIR = lazy_pattern(r"(?i)\\u(d[89ab][0-9a-f]{2})\\u(d[c-f][0-9a-f]{2})|\\u([0-9a-f]{4})|\\/")
 
 
 def _json_escapes(text: str) -> Iterator[View]:
     if "\\u" not in text and "\\/" not in text:
         return
-    for start, end in _regions(text, re.finditer(_JSON_ESCAPE, text), lambda t, m: _line_region(t, m.start(), m.end())):
+    for start, end in _regions(text, _JSON_ESCAPE.finditer(text), lambda t, m: _line_region(t, m.start(), m.end())):
         out = _Builder(start)
         region = text[start:end]
         at = 0
-        for m in re.finditer(_JSON_PAIR, region):
+        for m in _JSON_PAIR.finditer(region):
             if _escaped(region, m.start()):
                 continue  # `\\u0041` is a backslash and the letters u0041, not an escape
             out.copy(region, at, m.start())
@@ -163,7 +165,7 @@ def _escaped(text: str, at: int) -> bool:
 
 # --- percent-encoding ----------------------------------------------------------------------------
 
-_PERCENT = r"%[0-9A-Fa-f]{2}(?:%[0-9A-Fa-f]{2})*"  # a literal first: a fast search
+_PERCENT = lazy_pattern(r"%[0-9A-Fa-f]{2}(?:%[0-9A-Fa-f]{2})*")  # a literal first: a fast search
 _URL_STOP = " \t\r\n\"'`<>()[]{}&?#"
 """Where the encoded component ends: also at a query's own separators, so that one parameter's
 decoded value does not run into the next."""
@@ -183,11 +185,11 @@ def _url_token(text: str, m: re.Match) -> tuple[int, int]:
 def _percent(text: str) -> Iterator[View]:
     if "%" not in text:
         return
-    for start, end in _regions(text, re.finditer(_PERCENT, text), _url_token):
+    for start, end in _regions(text, _PERCENT.finditer(text), _url_token):
         region = text[start:end]
         out = _Builder(start)
         at = 0
-        for m in re.finditer(_PERCENT, region):
+        for m in _PERCENT.finditer(region):
             out.copy(region, at, m.start())
             raw = bytes.fromhex(m.group().replace("%", ""))
             decoded = raw.decode("utf-8", "replace")
@@ -203,8 +205,8 @@ def _percent(text: str) -> Iterator[View]:
 
 # --- continued lines: a backslash at the end of a line, a YAML block scalar ----------------------
 
-_CONTINUATION = r"\\\r?\n[ \t]*"
-_BLOCK_SCALAR = r":[ \t]*[|>][+-]?[0-9]?[ \t]*(?:#[^\n]*)?\r?\n"  # `key: |` ending a line
+_CONTINUATION = lazy_pattern(r"\\\r?\n[ \t]*")
+_BLOCK_SCALAR = lazy_pattern(r":[ \t]*[|>][+-]?[0-9]?[ \t]*(?:#[^\n]*)?\r?\n")  # `key: |` ending a line
 
 
 def _continued(text: str) -> Iterator[View]:
@@ -213,9 +215,9 @@ def _continued(text: str) -> Iterator[View]:
     ``--token \\`` then an indented value is two words)."""
     if "\\\n" not in text and "\\\r\n" not in text:
         return
-    for start, end in _regions(text, re.finditer(_CONTINUATION, text), _joined_lines):
+    for start, end in _regions(text, _CONTINUATION.finditer(text), _joined_lines):
         region = text[start:end]
-        joins = list(re.finditer(_CONTINUATION, region))
+        joins = list(_CONTINUATION.finditer(region))
         indented = any(m.group().endswith((" ", "\t")) for m in joins)
         for keep_indent in (False, True) if indented else (False,):
             out = _Builder(start)
@@ -227,13 +229,13 @@ def _continued(text: str) -> Iterator[View]:
             yield out.view()
 
 
-_CONTEXT = 1024
+_CONTINUED_CONTEXT = 1024
 """Characters of the text on each side of a continued line that its view also holds: a value
 continued in the middle of a multi-line block (a key file) is found with the rest of the block."""
 
 
 def _joined_lines(text: str, m: re.Match) -> tuple[int, int]:
-    return _line_region(text, max(0, m.start() - _CONTEXT), min(len(text), m.end() + _CONTEXT))
+    return _line_region(text, max(0, m.start() - _CONTINUED_CONTEXT), min(len(text), m.end() + _CONTINUED_CONTEXT))
 
 
 def _yaml_blocks(text: str) -> Iterator[View]:
@@ -242,7 +244,7 @@ def _yaml_blocks(text: str) -> Iterator[View]:
     written over several lines meet on one."""
     if "|" not in text and ">" not in text:
         return
-    for m in re.finditer(_BLOCK_SCALAR, text):
+    for m in _BLOCK_SCALAR.finditer(text):
         line_start = text.rfind("\n", 0, m.start()) + 1
         key_line = text[line_start : m.start()].expandtabs()
         indent = len(key_line) - len(key_line.lstrip(" "))
@@ -269,7 +271,7 @@ def _yaml_blocks(text: str) -> Iterator[View]:
 
 # --- string literals joined by code ----------------------------------------------------------------
 
-_JOIN = r"""["'](?:[ \t]*(?:\+|\.|\|\|)[ \t]*(?:\\?\r?\n[ \t]*)?|[ \t]*\\?\r?\n[ \t]*|[ \t]+)(?=["'])"""
+_JOIN = lazy_pattern(r"""["'](?:[ \t]*(?:\+|\.|\|\|)[ \t]*(?:\\?\r?\n[ \t]*)?|[ \t]*\\?\r?\n[ \t]*|[ \t]+)(?=["'])""")
 """Between two string literals: `+` (Python, JS, Java), `.` (PHP), `||` (SQL), or only a line break
 or blanks (implicit concatenation). Starts at the closing quote of the first: a fast search."""
 MAX_LITERAL = 4096
@@ -325,7 +327,7 @@ def _split_literals(text: str) -> Iterator[View]:
     if '"' not in text and "'" not in text:
         return
     chain: list[tuple[int, int]] = []  # the literals of the current chain: (open quote, one past close)
-    for m in re.finditer(_JOIN, text):
+    for m in _JOIN.finditer(text):
         left_end, right_start = m.start() + 1, m.end()
         if chain and chain[-1][1] == left_end:
             left = chain[-1]
@@ -383,7 +385,7 @@ _TO_SPACE = bytes(c if c in _ALPHABET else 32 for c in range(256))
 _HEXDIGITS = b"0123456789abcdefABCDEF"
 
 
-_LONG_RUN = rb" ([^ ]{%d,}+)" % MIN_BLOB
+_LONG_RUN = lazy_pattern(rb" ([^ ]{%d,}+)" % MIN_BLOB)
 """A run at least ``MIN_BLOB`` long in the translated bytes: a space first is a fast search."""
 
 
@@ -393,7 +395,7 @@ def _blob_runs(text: str) -> Iterator[tuple[int, int, str]]:
     then located in ``text`` in order (a long run cannot hide inside shorter ones)."""
     data = b" " + text.encode("utf-8", "surrogatepass").translate(_TO_SPACE)
     cursor = 0
-    for m in re.finditer(_LONG_RUN, data):
+    for m in _LONG_RUN.finditer(data):
         run = m.group(1).decode("ascii")
         start = m.start(1) - 1 if text.isascii() else text.find(run, cursor)
         end = start + len(run)
