@@ -16,15 +16,55 @@ Exit codes: 0 clean or warnings only, 1 a blocking finding or refusal (or any fi
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
-from typing import TextIO
+from typing import TYPE_CHECKING, NamedTuple, TextIO
+
+if TYPE_CHECKING:
+    import argparse
 
 HOOKS = ("pre-commit", "pre-push", "commit-msg", "boundary", "public-safety", "prepush")
 
 
+class _Args(NamedTuple):
+    name: str
+    args: list[str]
+    repo: str
+    strict: bool
+
+
+def _plain_args(argv: list[str]) -> _Args | None:
+    """The arguments as ``_parser`` reads them (intermixed: the pre-commit framework puts a hook's
+    ``args`` before the file names), for the command lines hooks are run with (a hook name, then
+    what git or pre-commit passes, ``--strict``, ``--repo``), without importing argparse (~10 ms
+    of every commit). None for anything else — help, an unknown option, a missing
+    or unknown hook name — which ``_parser`` then reads and explains."""
+    positional: list[str] = []
+    repo, strict = ".", False
+    rest = iter(argv)
+    for token in rest:
+        if token == "--":
+            positional.extend(rest)
+        elif token == "--strict":
+            strict = True
+        elif token == "--repo":
+            repo = next(rest, "")
+            if not repo or repo.startswith("-"):
+                return None
+        elif token.startswith("--repo="):
+            repo = token.partition("=")[2]
+        elif token.startswith("-") and token != "-":
+            return None
+        else:
+            positional.append(token)
+    if not positional or positional[0] not in HOOKS:
+        return None
+    return _Args(positional[0], positional[1:], repo, strict)
+
+
 def _parser() -> argparse.ArgumentParser:
+    import argparse
+
     parser = argparse.ArgumentParser(prog="loopx hook run", description=__doc__.split("\n\n")[0])
     parser.add_argument("name", choices=HOOKS)
     parser.add_argument("args", nargs="*", help="what git or pre-commit passes (remote and URL, or file names)")
@@ -245,10 +285,13 @@ def main(argv: list[str]) -> int:
     """``argv`` is what follows ``loopx hook run``."""
     from loopx_git.errors import LoopxError
 
-    try:
-        ns = _parser().parse_args(argv)
-    except SystemExit as exc:
-        return 2 if exc.code else 0
+    ns = _plain_args(argv)
+    if ns is None:
+        try:
+            parsed = _parser().parse_intermixed_args(argv)
+        except SystemExit as exc:
+            return 2 if exc.code else 0
+        ns = _Args(parsed.name, parsed.args, parsed.repo, parsed.strict)
     try:
         return run(ns.name, ns.args, repo=ns.repo, strict=ns.strict)
     except LoopxError as exc:

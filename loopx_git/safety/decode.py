@@ -394,10 +394,11 @@ def _blob_runs(text: str) -> Iterator[tuple[int, int, str]]:
     Found on the UTF-8 bytes with every other byte turned into a space — passes at the speed of C —
     then located in ``text`` in order (a long run cannot hide inside shorter ones)."""
     data = b" " + text.encode("utf-8", "surrogatepass").translate(_TO_SPACE)
+    ascii_text = text.isascii()
     cursor = 0
     for m in _LONG_RUN.finditer(data):
         run = m.group(1).decode("ascii")
-        start = m.start(1) - 1 if text.isascii() else text.find(run, cursor)
+        start = m.start(1) - 1 if ascii_text else text.find(run, cursor)
         end = start + len(run)
         cursor = end
         yield start, end, run
@@ -406,7 +407,7 @@ def _blob_runs(text: str) -> Iterator[tuple[int, int, str]]:
 def _blob_text(run: str) -> tuple[str, int, int] | None:
     """What a base64, base64url or hex ``run`` decodes to if that is printable text, with how many
     bytes each group of how many characters of the run encodes."""
-    if not run.translate(_HEX_DELETE):
+    if _all_hex(run):
         decoded = _printable(bytes.fromhex(run)) if len(run) % 2 == 0 else None
         return None if decoded is None else (decoded, 1, 2)
     if run.islower() or run.isupper() or run.isdigit():
@@ -429,8 +430,8 @@ def _blob_candidates(run: str) -> Iterator[tuple[int, str]]:
     hex without its first or last digit. Only a run that mixes cases (base64 of text does) or holds
     hex is worth more than one try: names and ids are most runs."""
     yield 0, run
-    mixed = not run.islower() and not run.isupper()
-    hexish = not run[-MIN_BLOB:].translate(_HEX_DELETE)  # ends in hex: `cfg_<hex>`, `0x<hex>`
+    mixed = not _one_case(run)
+    hexish = _all_hex(run[-MIN_BLOB:])  # ends in hex: `cfg_<hex>`, `0x<hex>`
     if not (mixed or hexish):
         return
     cut = max(run.rfind("/"), run.rfind("_"), run.rfind("-")) + 1
@@ -439,11 +440,23 @@ def _blob_candidates(run: str) -> Iterator[tuple[int, str]]:
     for k in (1, 2, 3):
         if len(run) - k >= MIN_BLOB:
             yield k, run[k:]
-    if len(run) % 2 and not run[:-1].translate(_HEX_DELETE):
+    if len(run) % 2 and _all_hex(run[:-1]):
         yield 0, run[:-1]
 
 
-_HEX_DELETE = str.maketrans("", "", _HEXDIGITS.decode())
+_HEX_CHARS = _HEXDIGITS.decode()
+
+
+def _one_case(run: str) -> bool:
+    return run.islower() or run.isupper()
+
+
+def _all_hex(run: str) -> bool:
+    """Every character a hex digit (``strip`` runs in C; ``translate`` with a table looks each
+    character up in a dict, and this is asked of every run in every text)."""
+    return not run.strip(_HEX_CHARS)
+
+
 _WRAP = (64, 76)
 """Line lengths base64 is wrapped at (PEM, MIME and the ``base64`` tool): such runs on
 consecutive lines are one blob."""
@@ -455,8 +468,7 @@ def _wrapped(text: str, runs: Iterator[tuple[int, int, str]]) -> Iterator[tuple[
     joined = ""
     last_end = -1
     for start, end, run in runs:
-        gap = text[last_end:start] if pieces else ""
-        if pieces and pieces[-1][1] in _WRAP and gap in ("\n", "\r\n"):
+        if pieces and pieces[-1][1] in _WRAP and text[last_end:start] in ("\n", "\r\n"):
             pieces.append((start, len(run)))
             joined += run
         else:
@@ -480,8 +492,8 @@ def _position(pieces: list[tuple[int, int]], offset: int) -> int:
 
 def _blobs(text: str) -> Iterator[View]:
     for pieces, joined in _wrapped(text, _blob_runs(text)):
-        if len(joined) > MAX_REGION:
-            continue
+        if len(joined) > MAX_REGION or (_one_case(joined) and not _all_hex(joined[-MIN_BLOB:])):
+            continue  # a name (`raw_session_transcript_recorded`): what _blob_candidates would refuse
         for offset, part in _blob_candidates(joined):
             found = _blob_text(part)
             if found is not None:

@@ -16,7 +16,6 @@ import base64
 import binascii
 import itertools
 import re
-from urllib.parse import unquote
 
 from loopx_git.safety.rule import BLOCK, VALUE, Context, Q, Rule, is_placeholder, lazy_pattern, looks_random, secret
 
@@ -622,6 +621,8 @@ def _generic_secret(m: re.Match, ctx: Context) -> bool:
 
 def _pair_password(user: str, password: str) -> bool:
     """The password of a ``user:password`` pair (a URL's userinfo, ``curl -u``, a Basic header)."""
+    from urllib.parse import unquote  # on a match only: the hooks' start-up stays lean
+
     user, password = unquote(user), unquote(password)
     if len(password) < 3 or password == user or password.lower() == user.lower():
         return False  # `guest:guest`, `postgres:postgres`: the image's default, in every README
