@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import resource
 import shutil
 import statistics
 import subprocess
@@ -437,20 +438,33 @@ def bench_hook(quick: bool) -> dict:
     n = 9 if quick else 25
     repos = {"hook": _hook_repo("hook-on", 100, True), "plain": _hook_repo("hook-off", 100, False)}
     samples: dict = {name: [] for name in repos}
+    cpu: dict = {name: [] for name in repos}
     for k in range(n):
         for name, path in repos.items():
             for f in sorted(path.glob("*/*.*")):
                 with f.open("a") as fh:
                     fh.write(f"# edit {k}\n")
             subprocess.run(["git", "-C", str(path), "add", "-A"], check=True)
+            before = resource.getrusage(resource.RUSAGE_CHILDREN)
             start = time.perf_counter()
             proc = subprocess.run(
                 ["git", "-C", str(path), "commit", "-q", "-m", f"edit {k}"], capture_output=True, text=True
             )
             samples[name].append((time.perf_counter() - start) * 1000)
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)  # git and every hook process it waited for
+            cpu[name].append((after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime) * 1000)
             assert proc.returncode == 0, proc.stderr
     hook, plain = statistics.median(samples["hook"]), statistics.median(samples["plain"])
-    return {"commit_ms_with_hook": hook, "commit_ms_without": plain, "added_ms": hook - plain, "ratio": hook / plain}
+    hook_cpu, plain_cpu = statistics.median(cpu["hook"]), statistics.median(cpu["plain"])
+    return {
+        "commit_ms_with_hook": hook,
+        "commit_ms_without": plain,
+        "added_ms": hook - plain,
+        "ratio": hook / plain,
+        "commit_cpu_ms_with_hook": hook_cpu,
+        "commit_cpu_ms_without": plain_cpu,
+        "added_cpu_ms": hook_cpu - plain_cpu,
+    }
 
 
 def main() -> None:

@@ -98,7 +98,7 @@ def main() -> None:
     (w1, c1), (w100, c100) = result["one file"], result["100 files"]
     print(f"  one file ÷ 100 files: wall x{w1 / w100:.2f}, CPU x{c1 / c100:.2f}")
     findings = len(scan(text))
-    print(f"  findings in the text: {findings} (the project's own examples, repeated)")
+    print(f"  findings in the text: {findings} (of the repeated source)")
 
 
 if __name__ == "__main__":

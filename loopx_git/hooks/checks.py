@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from collections.abc import Iterable
-from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Protocol
 
 from loopx_git.safety.boundary import Boundary
@@ -39,26 +38,30 @@ class StagedReader(Reader, Protocol):
     """A reader that also knows what the next commit changes (``IndexReader``)."""
 
     def staged(self) -> list[tuple[str, str, int]]: ...
+    def read_blobs(self, oids: list[str]) -> Iterable[bytes]: ...
 
 
 LOCAL_STATE = "local-state"
 _BINARY_SNIFF = 8000  # as git does: a NUL in the first 8000 bytes means binary
 
 
-@dataclass
 class Report:
-    findings: list[Finding] = field(default_factory=list)
-    files: int = 0
-    commits: int = 0
-    refused: list[str] = field(default_factory=list)
-    """Refusals that are not findings in a file (a state-branch rewrite, a failed verify)."""
-    on_state_branch: bool = False
-    """Some finding is in a commit of the state branch, which is append-only: never rewritten."""
-    notes: list[str] = field(default_factory=list)
-    """The policy's notes (team rules left out): ``loopx check`` prints them; hooks, quiet, do not."""
-    masked: dict[str, str] = field(default_factory=dict)
-    """A path holding a secret -> the path as findings show it, the secret masked (``check_names``)."""
-    _scanned: dict = field(default_factory=dict)
+    """What a check found, filled in as it goes. (A plain class: ``dataclasses`` costs every hook
+    process ~15 ms of CPU to import; see ``safety/rule.py``.)"""
+
+    def __init__(self, notes: list[str] | None = None):
+        self.findings: list[Finding] = []
+        self.files = 0
+        self.commits = 0
+        self.refused: list[str] = []
+        """Refusals that are not findings in a file (a state-branch rewrite, a failed verify)."""
+        self.on_state_branch = False
+        """Some finding is in a commit of the state branch, which is append-only: never rewritten."""
+        self.notes: list[str] = notes or []
+        """The policy's notes (team rules left out): ``loopx check`` prints them; hooks, quiet, do not."""
+        self.masked: dict[str, str] = {}
+        """A path holding a secret -> the path as findings show it, the secret masked (``check_names``)."""
+        self._scanned: dict = {}
 
     def shown(self, path: str) -> str:
         return self.masked.get(path, path)
@@ -135,7 +138,7 @@ def check_paths(
         if pattern is not None:
             finding = path_finding(path, pattern, policy, where=where, note=note)
             if finding is not None:
-                report.findings.append(replace(finding, path=report.shown(path)))
+                report.findings.append(finding._replace(path=report.shown(path)))
 
 
 IN_THE_NAME = "in the file name"
@@ -169,7 +172,7 @@ def check_names(report: Report, paths: Iterable[str], policy: Policy, *, where: 
             shown = shown[: f.start] + marker(f.rule) + shown[f.end :]
         report.masked[path] = shown
         report.findings.extend(
-            replace(f, line=0, column=0, start=0, end=0, path=shown, where=where, note=IN_THE_NAME) for f in found
+            f._replace(line=0, column=0, start=0, end=0, path=shown, where=where, note=IN_THE_NAME) for f in found
         )
 
 
@@ -216,11 +219,15 @@ def scan_blob(
     """Scan one blob as ``path``; a blob seen before is not read again, its findings are reused."""
     found = report._scanned.get((oid, path))
     if found is None:
-        text = decode(git.read_blob(oid))
-        found = scan(text, policy, path=path) if text is not None else []
-        report._scanned[(oid, path)] = found
-        report.files += 1
+        _scan_data(report, path, oid, git.read_blob(oid), policy)
+        found = report._scanned[(oid, path)]
     report.findings.extend(with_place(f, path=report.shown(path), where=where) for f in found)
+
+
+def _scan_data(report: Report, path: str, oid: str, data: bytes, policy: Policy) -> None:
+    text = decode(data)
+    report._scanned[(oid, path)] = scan(text, policy, path=path) if text is not None else []
+    report.files += 1
 
 
 def check_staged(git: StagedReader, policy: Policy, only: set[str] | None = None) -> Report:
@@ -237,8 +244,10 @@ def check_staged(git: StagedReader, policy: Policy, only: set[str] | None = None
     check_paths(report, sorted(staged_paths), boundary, policy)
     tracked = (p for p, _, _ in git.index_entries() if p not in staged_paths)
     check_paths(report, tracked, boundary, policy, note="; already tracked")
-    for path, oid, _mode in staged:
-        scan_blob(report, git, path, oid, policy)
+    # read in one stream (the blobs of a commit are many); each blob is then scanned as its path
+    for (path, oid, _mode), data in zip(staged, git.read_blobs([oid for _, oid, _ in staged]), strict=True):
+        _scan_data(report, path, oid, data, policy)
+        report.findings.extend(with_place(f, path=report.shown(path)) for f in report._scanned[(oid, path)])
     return report
 
 

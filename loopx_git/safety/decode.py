@@ -17,7 +17,7 @@ import binascii
 import re
 from bisect import bisect_right
 from collections.abc import Iterator
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from loopx_git.safety.rule import lazy_pattern
 
@@ -31,8 +31,7 @@ MIN_BLOB = 20
 """Shortest base64 or hex run worth decoding: shorter ones hold no credential worth the cost."""
 
 
-@dataclass(frozen=True)
-class View:
+class View(NamedTuple):
     """Decoded ``text``, with where its characters came from: ``segments`` are
     ``(view_start, view_end, origin_start, origin_end, copied)`` in view order — a copied segment maps
     character for character, a decoded one maps each of its characters to the whole encoded span.

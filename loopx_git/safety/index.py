@@ -117,8 +117,11 @@ def matches(
         return
     done = tried = 0  # matched up to `done`; every start before `tried` was already tried
     for p in positions:
-        first = max(rule.start(text, p) if rule.start else p - rule.back, done, tried, 0)
-        for q in range(first, p + 1):
+        first = max(done, tried)
+        starts = range(max(p - rule.back, first, 0), p + 1) if rule.start is None else rule.start(text, p)
+        for q in starts:
+            if q < first:
+                continue
             m = pattern.match(text, q)
             if m is not None and keep(m):
                 yield m

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import re
 import sys
-from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import Any
+from collections.abc import Callable, Mapping
+from types import MappingProxyType
+from typing import Any, NamedTuple
 
 from loopx_git.errors import ValidationError
 from loopx_git.safety.rules import (
@@ -46,17 +46,15 @@ Reader = Callable[[str], "str | None"]
 """The text of a file of the repository by its ``/``-separated path, or None when it is absent."""
 
 
-@dataclass(frozen=True)
-class AllowEntry:
+class AllowEntry(NamedTuple):
     rule: str
     fingerprint: str
     path_glob: str | None = None
 
 
-@dataclass(frozen=True)
-class Policy:
+class Policy(NamedTuple):
     disabled: frozenset = frozenset()
-    severity: dict = field(default_factory=dict)
+    severity: Mapping[str, str] = MappingProxyType({})
     allowed_paths: tuple = ()
     ci_home_users: frozenset = DEFAULT_CI_HOME_USERS
     max_field_bytes: int = DEFAULT_MAX_FIELD_BYTES

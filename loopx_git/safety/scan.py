@@ -10,8 +10,8 @@ escape sequence).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, replace
 from functools import lru_cache, partial
+from typing import NamedTuple
 
 from loopx_git.safety.decode import views
 from loopx_git.safety.index import KeywordIndex, lowered, matches
@@ -23,8 +23,7 @@ _INLINE_ALLOW = re.compile(
 )
 
 
-@dataclass(frozen=True)
-class Finding:
+class Finding(NamedTuple):
     rule: str
     severity: str
     line: int
@@ -203,7 +202,7 @@ def scan(text: str, policy: Policy = DEFAULT_POLICY, *, path: str | None = None,
         line, column, line_text = lines.of(finding.start)
         if honour_inline and _inline_allowed(line_text, rule):
             continue
-        kept.append(replace(finding, line=line, column=column))
+        kept.append(finding._replace(line=line, column=column))
     return kept
 
 
@@ -247,4 +246,4 @@ def redacted(text: str, findings: list[Finding]) -> str:
 
 
 def with_place(finding: Finding, *, path: str | None = None, where: str | None = None) -> Finding:
-    return replace(finding, path=path if path is not None else finding.path, where=where or finding.where)
+    return finding._replace(path=path if path is not None else finding.path, where=where or finding.where)

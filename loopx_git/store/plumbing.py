@@ -10,11 +10,15 @@ from __future__ import annotations
 
 import os
 import subprocess
+from collections.abc import Iterator
 from pathlib import Path
 
 from loopx_git.errors import StoreError, shown_path
 
 GITLINK = 0o160000
+_CHUNK = 128
+"""Object ids sent to ``git cat-file --batch`` at once: 128 lines of at most 65 bytes (SHA-256)
+fit in a pipe's buffer (64 KiB on Linux, 16 KiB on macOS), so writing them never waits."""
 
 
 def _git(cwd: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess[bytes]:
@@ -90,19 +94,38 @@ class IndexReader:
 
     def read_blob(self, oid: str) -> bytes:
         """One object's content, through one long-lived ``git cat-file --batch``."""
+        (data,) = self.read_blobs([oid])  # read to its end: a generator left open stops the process
+        return data
+
+    def read_blobs(self, oids: list[str]) -> Iterator[bytes]:
+        """The contents of ``oids``, in order. The ids are sent ahead in chunks, so git does not
+        wait on each answer being read (a round trip per object was ~0.1 ms of every staged file);
+        a chunk's ids fit in the pipe, so writing them never blocks on git writing its answers."""
         if self._cat is None:
             self._cat = subprocess.Popen(
                 ["git", "cat-file", "--batch"], cwd=self.workdir, stdin=subprocess.PIPE, stdout=subprocess.PIPE
             )
-        assert self._cat.stdin is not None and self._cat.stdout is not None
-        self._cat.stdin.write(oid.encode() + b"\n")
-        self._cat.stdin.flush()
-        header = self._cat.stdout.readline().split()
-        if len(header) != 3:
-            raise StoreError(f"git cat-file cannot read object {oid}")
-        data = self._cat.stdout.read(int(header[2]))
-        self._cat.stdout.read(1)  # the newline after each object
-        return data
+        cat = self._cat
+        assert cat.stdin is not None and cat.stdout is not None
+        finished = False
+        try:
+            for at in range(0, len(oids), _CHUNK):
+                chunk = oids[at : at + _CHUNK]
+                cat.stdin.write(b"".join(oid.encode() + b"\n" for oid in chunk))
+                cat.stdin.flush()
+                for oid in chunk:
+                    header = cat.stdout.readline().split()
+                    if len(header) != 3:
+                        raise StoreError(f"git cat-file cannot read object {oid}")
+                    data = cat.stdout.read(int(header[2]))
+                    cat.stdout.read(1)  # the newline after each object
+                    yield data
+            finished = True
+        finally:
+            if not finished:  # answers may be left unread in the pipe: the next read starts afresh
+                self._cat = None
+                cat.kill()
+                cat.communicate()
 
     def close(self) -> None:
         if self._cat is not None:

@@ -731,12 +731,14 @@ _CLI_KEYWORDS = (
 )  # fmt: skip
 
 
-def _flag_start(text: str, at: int) -> int:
-    """Where a flag holding the keyword at ``at`` begins: ``--db-`` before ``password``."""
+def _flag_start(text: str, at: int) -> tuple[int, ...]:
+    """Where a match holding the keyword at ``at`` can start: the dash opening the flag the keyword
+    is part of (``--db-`` before ``password``), and the keyword itself (``/password:``, ``mysql``).
+    Nowhere between: a flag's dash must follow neither a word character nor a dash."""
     i = at
     while i > 0 and at - i < 40 and (text[i - 1].isalnum() or text[i - 1] == "-"):
         i -= 1
-    return i
+    return (i, at) if i < at and text[i] == "-" else (at,)
 
 
 def _cli_value(m: re.Match, ctx: Context) -> bool:

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import binascii
 import re
-import string
 from collections.abc import Callable
 
 from loopx_git.safety.rule import (
@@ -30,8 +29,9 @@ from loopx_git.safety.rule import (
 
 Accept = Callable[[re.Match, Context], bool]
 
-_BASE62 = string.digits + string.ascii_uppercase + string.ascii_lowercase
-_BASE36 = string.digits + string.ascii_lowercase
+_DIGITS, _LOWER = "0123456789", "abcdefghijklmnopqrstuvwxyz"  # not `string`'s: 1.3 ms of every hook
+_BASE62 = _DIGITS + _LOWER.upper() + _LOWER
+_BASE36 = _DIGITS + _LOWER
 # `=`, `:`, `=>`, `:=` (`::=`, `:::=` of make), `.=` (PHP), `?=`/`+=` (make, shell) or a `,`
 # between a key and its value (the `,` of `("key", "value")`).
 _ASSIGN = Q + r"\s*(?:=>|:{1,3}=|[.?+]=|=|:|,)\s*" + Q

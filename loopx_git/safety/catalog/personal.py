@@ -81,10 +81,11 @@ def _email(m: re.Match, ctx: Context) -> bool:
 _LOCAL_TAIL = lazy_pattern(r"[A-Za-z0-9._%+-]{1,64}\Z")
 
 
-def _local_part_start(text: str, at: int) -> int:
-    """Where the local part before the ``@`` at ``at`` begins (``at`` itself if there is none)."""
+def _local_part_start(text: str, at: int) -> tuple[int, ...]:
+    """Where the local part before the ``@`` at ``at`` begins, the one place an address can start
+    (none before a local part longer than 64 characters: nothing there can match)."""
     m = _LOCAL_TAIL.search(text, max(0, at - 64), at)
-    return m.start() if m else at
+    return (m.start(),) if m else ()
 
 
 def _ipv4_private(m: re.Match, ctx: Context) -> bool:
