@@ -687,6 +687,87 @@ class StateRepo:
 
         return require_entry(self._goal_state(goal_id), entry_id)
 
+    # -- operator gates ----------------------------------------------------------------------------
+
+    def gate_open(
+        self,
+        goal_id: str,
+        gate_id: str,
+        *,
+        owner_class: str,
+        question: str,
+        blocks: Sequence[str] = (),
+        scope: str | None = None,
+        unblocks: Sequence[str] = (),
+        next_safe_action: str | None = None,
+        owner_agent_id: str | None = None,
+        actor: str | None = None,
+        now: str | None = None,
+    ) -> WriteResult:
+        """Open a gate on the todos (and/or the scope) it blocks; ``record`` is the gate."""
+        from loopx_git.domain import gate as ops
+
+        return self.apply(
+            lambda s: ops.open_gate(
+                s,
+                goal_id=goal_id,
+                gate_id=gate_id,
+                owner_class=owner_class,
+                question=question,
+                blocks=blocks,
+                scope=scope,
+                unblocks=unblocks,
+                next_safe_action=next_safe_action,
+                owner_agent_id=owner_agent_id,
+                actor=actor,
+                now=self._now(now),
+            )
+        )
+
+    def gate_decide(
+        self,
+        goal_id: str,
+        gate_id: str,
+        *,
+        decision: str,
+        reason: str,
+        decided_by_class: str,
+        follow_up: str | None = None,
+        handoff_command: str | None = None,
+        next_safe_action: str | None = None,
+        agent_id: str | None = None,
+        now: str | None = None,
+    ) -> WriteResult:
+        """Decide a gate (approve | reject | defer) as its owner class; an approval wakes what it unblocks."""
+        from loopx_git.domain import gate as ops
+
+        return self.apply(
+            lambda s: ops.decide_gate(
+                s,
+                goal_id=goal_id,
+                gate_id=gate_id,
+                decision=decision,
+                reason=reason,
+                decided_by_class=decided_by_class,
+                follow_up=follow_up,
+                handoff_command=handoff_command,
+                next_safe_action=next_safe_action,
+                agent_id=agent_id,
+                now=self._now(now),
+            )
+        )
+
+    def gates(self, goal_id: str, *, status: str | None = None) -> list:
+        """The goal's gates, oldest first (``status``: only those in it)."""
+        gs = self._goal_state(goal_id)
+        found = sorted(gs.gates.values(), key=lambda g: (g.created_at, g.gate_id))
+        return [g for g in found if status is None or g.status == status]
+
+    def gate(self, goal_id: str, gate_id: str):
+        from loopx_git.domain.gate import require_gate
+
+        return require_gate(self._goal_state(goal_id), gate_id)
+
     # -- views -----------------------------------------------------------------------------------
 
     def goals(self) -> list:

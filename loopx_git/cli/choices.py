@@ -44,6 +44,8 @@ EventKind = Literal[
     "ledger_select",
     "ledger_record",
     "fire",
+    "gate_open",
+    "gate_decide",
 ]
 DeliveryOutcome = Literal["surface_only", "outcome_gap", "outcome_progress", "primary_goal_outcome"]
 LedgerWriteBack = Literal["pending", "blocked", "done"]
@@ -59,6 +61,12 @@ RollbackTrigger = Literal[
     "operator_request",
     "external_incident",
 ]
+
+GateOwnerClass = Literal["user", "controller", "agent", "external"]
+GateDecision = Literal["approve", "reject", "defer"]
+"""What ``gate decide`` records (``cancel`` comes only from a user_gate todo's decision outcome)."""
+GateStatus = Literal["open", "approved", "rejected", "deferred", "cancelled"]
+TodoDecisionOutcome = Literal["approve", "reject", "cancel"]
 
 MAX_BATCH_SCALE = 2**53 - 1
 """The largest ``--delivery-batch-scale``: the whole numbers JSON carries exactly (as domain/run.py)."""

@@ -10,7 +10,21 @@ import sys
 from collections.abc import Iterator
 from typing import Any
 
-from loopx_git.cli import connect, event, goal, hook, ledger, maintenance, review, rollback, safety, status, sync, todo
+from loopx_git.cli import (
+    connect,
+    event,
+    gate,
+    goal,
+    hook,
+    ledger,
+    maintenance,
+    review,
+    rollback,
+    safety,
+    status,
+    sync,
+    todo,
+)
 from loopx_git.cli import run as run_command  # `run` is this module's entry point (below)
 from loopx_git.cli.context import Ctx, OutputFormat
 from loopx_git.cli.params import BadParameter, Context, Exit, Group, Option
@@ -82,6 +96,8 @@ app.add_typer(hook.app, name="hook")
 app.add_typer(rollback.app, name="rollback")
 app.add_typer(ledger.app, name="ledger")
 app.add_typer(safety.app, name="safety")
+app.add_typer(gate.app, name="gate")
+app.add_typer(gate.app, name="operator-gate")  # the seed's name for the same commands
 ledger.register_fire(app)
 hook.register(app)
 event.register(app)

@@ -9,6 +9,22 @@ from loopx_git.cli.params import Context, Group
 def show_card(card) -> None:
     goal = card.goal
     render.line(f"{goal.goal_id} [{goal.status}]: {goal.objective}", style="bold")
+    if card.open_gates:  # first: what the work waits for
+        render.table(
+            ["gate", "status", "owner", "blocks", "unblocks", "question / reason"],
+            [
+                (
+                    g.gate_id,
+                    g.status,
+                    g.owner_class + (f":{g.owner_agent_id}" if g.owner_agent_id else ""),
+                    ", ".join([*g.blocks, *([f"scope {g.scope}"] if g.scope else [])]),
+                    ", ".join(g.unblocks) or g.next_safe_action or "",
+                    g.question + (f" — {g.reason}" if g.reason else ""),
+                )
+                for g in card.open_gates
+            ],
+            title="Gates holding work",
+        )
     outcome = card.latest_delivery_outcome
     render.line(
         "latest delivery outcome: " + (f"{outcome.delivery_outcome} (run {outcome.run_id})" if outcome else "none yet")

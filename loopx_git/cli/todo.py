@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from loopx_git.cli import context, render
-from loopx_git.cli.choices import Priority, TaskClass, TodoListStatus, TodoRole, TodoUpdateStatus
+from loopx_git.cli.choices import Priority, TaskClass, TodoDecisionOutcome, TodoListStatus, TodoRole, TodoUpdateStatus
 from loopx_git.cli.context import AGENT_ID, GOAL_ID, NEW_TODO_ID, REMOTE, TODO_ID
 from loopx_git.cli.params import Context, Group, Option
 
@@ -157,6 +157,11 @@ def complete(
     no_follow_up: bool = Option(False, "--no-follow-up", help="Complete without evidence (needs --reason)."),
     reason: str | None = Option(None, "--reason", help="Why nothing follows."),
     successor: list[str] = Option([], "--successor-todo-id", help="A todo that continues this one (repeatable)."),
+    decision_outcome: TodoDecisionOutcome | None = Option(
+        None,
+        "--decision-outcome",
+        help="A user_gate todo: the decision, recorded on its gate (only approve wakes what waits for it).",
+    ),
     agent_id: str | None = AGENT_ID,
     redact: bool = context.REDACT,
 ) -> None:
@@ -175,6 +180,7 @@ def complete(
             no_follow_up=no_follow_up,
             reason=reason,
             successor_todo_ids=successor,
+            decision_outcome=decision_outcome,
             actor=agent_id,
         )
     render.write_result(c, result, _said("completed"))

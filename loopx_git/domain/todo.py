@@ -295,15 +295,22 @@ def complete_todo(
     no_follow_up: bool = False,
     reason: str | None = None,
     successor_todo_ids: Sequence[str] = (),
+    decision_outcome: str | None = None,
     actor: str | None,
     now: str,
 ) -> Write:
+    """``decision_outcome`` (a ``user_gate`` todo only): approve | reject | cancel, recorded as the
+    decision of the todo's gate; only an approval wakes what waits for the todo."""
+    from loopx_git.domain import gate as gate_ops  # gates build on todos: imported here, not at the top
+
     gs = require_goal(state, goal_id)
     many(evidence=evidence, successor_todo_ids=successor_todo_ids)
     check_actor(gs, actor)
     todo = require_todo(gs, todo_id)
     _still_open(todo, "completed")
     _not_claimed_by_other(todo, actor, "complete")
+    if decision_outcome is not None:
+        gate_ops.check_outcome(todo, decision_outcome)
     if no_follow_up and not reason:
         raise ValidationError(
             "field 'reason': --no-follow-up needs a reason; rule: completing without evidence says why nothing follows",
@@ -340,15 +347,22 @@ def complete_todo(
         changes=changes(todo, done, skip=TODO_KEYS),
         details={"no_follow_up": True} if no_follow_up else None,
     )
-    woken = wake_dependents(
-        gs, maker, event, ResumeCondition("todo_done", todo_id=todo_id), unblocked=todo.unblocks_todo_id
-    )
+    gated: list[EventBase] = []
+    if decision_outcome is not None:
+        gated = gate_ops.todo_gate_decision(gs, maker, todo, decision_outcome, reason=reason, actor=actor, now=now)
+    woken: list[EventBase] = []
+    if decision_outcome in (None, "approve"):  # a rejected or cancelled gate consumes no authority
+        woken = wake_dependents(
+            gs, maker, event, ResumeCondition("todo_done", todo_id=todo_id), unblocked=todo.unblocks_todo_id
+        )
     return Write(
         "todo complete",
-        f"{todo_id}" + (f", woke {len(woken)}" if woken else ""),
+        f"{todo_id}"
+        + (f" ({decision_outcome})" if decision_outcome else "")
+        + (f", woke {len(woken)}" if woken else ""),
         goal_id,
         actor or todo.claimed_by,
-        [event, *woken],
+        [event, *gated, *woken],
         result=done,
     )
 

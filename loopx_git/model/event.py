@@ -268,6 +268,24 @@ class LedgerRecord(_LedgerEvent):
     evidence: list[Evidence] = Field(default_factory=list)
 
 
+# --- operator gates: opened with what they block, decided once by their owner ---------------------
+
+
+class _GateEvent(_Event):
+    gate_id: Id
+
+
+class GateOpen(_GateEvent):
+    event_kind: Literal["gate_open"] = "gate_open"
+
+
+class GateDecide(_GateEvent):
+    """approve | reject | defer (| cancel, from a user_gate todo); an approval's commit also holds
+    the todo_resume events of what it unblocks."""
+
+    event_kind: Literal["gate_decide"] = "gate_decide"
+
+
 class FireRecord(_Event):
     """How a bounded headless fire ended (a fact: it changes no document)."""
 
@@ -326,6 +344,8 @@ EVENT_CLASSES: tuple[type[_Event], ...] = (
     LedgerSelect,
     LedgerRecord,
     FireRecord,
+    GateOpen,
+    GateDecide,
 )
 
 RolloutEvent = Annotated[Union[EVENT_CLASSES], Field(discriminator="event_kind")]  # type: ignore[valid-type]  # noqa: UP007 - a union built from a tuple
@@ -384,7 +404,9 @@ class EventAdapter:
 
 
 EVENT_ADAPTER = EventAdapter()
-ENTITY_KINDS = frozenset(k for k in EVENT_KINDS if k.startswith(("goal_", "agent_", "todo_", "rollback_", "ledger_")))
+ENTITY_KINDS = frozenset(
+    k for k in EVENT_KINDS if k.startswith(("goal_", "agent_", "todo_", "rollback_", "ledger_", "gate_"))
+)
 """Kinds that change a document; only their own commands write them."""
 APPENDABLE_KINDS = tuple(k for k in EVENT_KINDS if k not in ENTITY_KINDS and k not in ("refresh_state", "fire"))
 """Kinds ``loopx event append`` accepts: facts that change no document by themselves."""
@@ -392,3 +414,4 @@ APPENDABLE_KINDS = tuple(k for k in EVENT_KINDS if k not in ENTITY_KINDS and k n
 EventBase = _Event
 TodoEvent = _TodoEvent
 LedgerEvent = _LedgerEvent
+GateEvent = _GateEvent

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field, replace
 from typing import cast
 
 from loopx_git.errors import NotFoundError
+from loopx_git.model import gate as gate_family
 from loopx_git.model import goal as goal_family
 from loopx_git.model import ledger as ledger_family
 from loopx_git.model import rollback as rollback_family
@@ -21,6 +22,7 @@ from loopx_git.model.event import (
     EventBase,
     EventHead,
     FireRecord,
+    GateEvent,
     LedgerEvent,
     PrMerge,
     Quota,
@@ -29,6 +31,7 @@ from loopx_git.model.event import (
     event_order_key,
 )
 from loopx_git.model.fire import FireSummary
+from loopx_git.model.gate import OperatorGate
 from loopx_git.model.goal import Agent, Goal
 from loopx_git.model.ids import Id
 from loopx_git.model.ledger import LedgerEntry
@@ -39,7 +42,7 @@ from loopx_git.model.table import IdSet, RecordTable
 from loopx_git.model.todo import ResumeCondition, SuggestedTodo, TodoItem, TodoStatus
 
 RECENT_EVENTS = 20
-FOLD_VERSION = "9"  # bump when the fold's meaning changes: cached folds of older versions are dropped
+FOLD_VERSION = "10"  # bump when the fold's meaning changes: cached folds of older versions are dropped
 
 
 class Conflict(Record):
@@ -100,6 +103,7 @@ class GoalState:
     conflicts: list[Conflict] = field(default_factory=list)
     rollbacks: dict[str, RollbackPacket] = field(default_factory=dict)
     ledger: dict[str, LedgerEntry] = field(default_factory=dict)
+    gates: dict[str, OperatorGate] = field(default_factory=dict)
     last_fire: FireSummary | None = None
     recent: deque[EventHead] = field(default_factory=lambda: deque(maxlen=RECENT_EVENTS))
     lamport: int = 0
@@ -125,6 +129,7 @@ class GoalState:
             conflicts=list(self.conflicts),
             rollbacks=dict(self.rollbacks),
             ledger=dict(self.ledger),
+            gates=dict(self.gates),
             recent=deque(self.recent, maxlen=RECENT_EVENTS),
             event_ids=self.event_ids.copy(),
             run_ids=self.run_ids.copy(),
@@ -183,9 +188,13 @@ class GoalState:
             return condition.repository is not None and (condition.repository, condition.pr_number) in self.merged_prs
         return condition.capacity in self.capacities
 
+    def holding_gates(self, todo_id: str) -> list[OperatorGate]:
+        """The gates that block ``todo_id`` now: open, rejected, deferred or cancelled ones naming it."""
+        return [g for g in self.gates.values() if g.holds and todo_id in g.blocks]
+
     def is_runnable(self, todo: TodoItem) -> bool:
-        """Open and not superseded, or deferred with its resume condition met."""
-        if todo.superseded_by:
+        """Open and not superseded, or deferred with its resume condition met; and no gate holds it."""
+        if todo.superseded_by or (self.gates and self.holding_gates(todo.todo_id)):
             return False
         if todo.status == TodoStatus.open.value:
             return True
@@ -320,6 +329,8 @@ def _apply_family(state: GoalState, event: EventHead) -> None:
         rollback_family.apply(state, cast(RollbackPlan, event))
     elif kind.startswith("ledger_"):
         ledger_family.apply(state, cast(LedgerEvent, event))
+    elif kind.startswith("gate_"):
+        gate_family.apply(state, cast(GateEvent, event))
     else:
         _apply_fact(state, event)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any, cast
 
-from loopx_git.model.event import EventHead, LedgerEvent, RollbackPlan
+from loopx_git.model.event import EventHead, GateEvent, LedgerEvent, RollbackPlan
 from loopx_git.model.record import Record
 from loopx_git.model.state import GoalState, State
 from loopx_git.store import layout
@@ -41,6 +41,8 @@ def touched(events: Iterable[EventHead]) -> set[Entity]:
             out.add(("ledger", event.goal_id, cast(LedgerEvent, event).entry_id))
         elif kind == "rollback_plan":
             out.add(("rollback", event.goal_id, cast(RollbackPlan, event).packet.packet_id))
+        elif kind.startswith("gate_"):
+            out.add(("gate", event.goal_id, cast(GateEvent, event).gate_id))
     return out
 
 
@@ -74,6 +76,8 @@ def render_entity(state: State, entity: Entity, layout_version: int | None = Non
         return layout.ledger_document(goal_id, entity_id), render(_dump(goal_state.ledger[entity_id]))
     if kind == "rollback" and entity_id in goal_state.rollbacks:
         return layout.rollback_document(goal_id, entity_id), render(_dump(goal_state.rollbacks[entity_id]))
+    if kind == "gate" and entity_id in goal_state.gates:
+        return layout.gate_document(goal_id, entity_id), render(_dump(goal_state.gates[entity_id]))
     return None
 
 
@@ -95,6 +99,7 @@ def all_entities(state: State) -> Iterable[Entity]:
         yield from (("suggested", goal_id, t) for t in goal_state.suggested)
         yield from (("rollback", goal_id, r) for r in goal_state.rollbacks)
         yield from (("ledger", goal_id, e) for e in goal_state.ledger)
+        yield from (("gate", goal_id, g) for g in goal_state.gates)
 
 
 def render_all(state: State, layout_version: int | None = None) -> dict[str, bytes]:

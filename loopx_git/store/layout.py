@@ -180,6 +180,10 @@ def rollback_document(goal_id: str, packet_id: str) -> str:
     return f"goals/{goal_id}/rollbacks/{packet_id}.yaml"
 
 
+def gate_document(goal_id: str, gate_id: str) -> str:
+    return f"goals/{goal_id}/gates/{gate_id}.yaml"
+
+
 def may_hold_records(folder: str) -> bool:
     """Whether a folder (``goals/g1/``, ``goals/g1/events/2026/``) may hold records: the goals, a
     goal's folder, its events and runs. A diff of records never needs to look into the documents."""
@@ -223,7 +227,7 @@ def record_kind(path: str) -> str | None:
 
 
 _DOCUMENT_RE = re.compile(
-    rf"goals/(?P<goal>{_ID})/(?:(?P<goal_doc>goal)|(?P<folder>todos|suggested|agents|rollbacks|ledger)/(?P<id>{_ID}))\.yaml\Z"
+    rf"goals/(?P<goal>{_ID})/(?:(?P<goal_doc>goal)|(?P<folder>todos|suggested|agents|rollbacks|ledger|gates)/(?P<id>{_ID}))\.yaml\Z"
 )
 _FOLDER_KIND = {
     "todos": "todo",
@@ -231,6 +235,7 @@ _FOLDER_KIND = {
     "agents": "agent",
     "rollbacks": "rollback",
     "ledger": "ledger",
+    "gates": "gate",
 }
 
 

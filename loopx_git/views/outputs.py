@@ -11,6 +11,7 @@ from typing import Annotated, Any, Literal, Union
 from pydantic import BaseModel, ConfigDict, Field
 
 from loopx_git.model.event import RolloutEvent
+from loopx_git.model.gate import OperatorGate
 from loopx_git.model.goal import Agent, Goal
 from loopx_git.model.ledger import LedgerEntry
 from loopx_git.model.rollback import RollbackPacket
@@ -53,7 +54,7 @@ class Repaired(Output):
 
 
 WrittenRecord = Union[  # noqa: UP007 - a union of models, read as a JSON Schema anyOf
-    TodoItem, SuggestedTodo, Goal, Agent, RunRecord, RollbackPacket, LedgerEntry, Repaired, RolloutEvent
+    TodoItem, SuggestedTodo, Goal, Agent, RunRecord, RollbackPacket, LedgerEntry, OperatorGate, Repaired, RolloutEvent
 ]
 
 
@@ -64,7 +65,7 @@ class WriteResult(Output):
     """The commit on the state branch; null when nothing changed."""
     event_ids: list[str]
     record: WrittenRecord | None
-    """The todo, goal, agent, event, run, packet or ledger entry as it is after the write."""
+    """The todo, goal, agent, event, run, packet, ledger entry or gate as it is after the write."""
     redacted: list[SafetyNote]
     warnings: list[SafetyNote | Notice]
 

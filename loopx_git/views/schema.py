@@ -24,7 +24,8 @@ OUTPUTS: dict[str, Output] = {
         _OUT,
         "WriteResult",
         "every write: todo add|claim|update|complete|supersede|suggest|promote, goal create|update, agent "
-        "register, event append, refresh-state, repair, rollback, rollback record, ledger add|record",
+        "register, event append, refresh-state, repair, rollback, rollback record, ledger add|record, "
+        "gate open|decide",
     ),
     "todo_item_v0": Output("loopx_git.model.todo", "TodoItem", "todo show; todo list [...]"),
     "suggested_todo_v0": Output("loopx_git.model.todo", "SuggestedTodo", "todo list --suggested [...]"),
@@ -54,6 +55,9 @@ OUTPUTS: dict[str, Output] = {
     ),
     "loopx_ledger_action_v0": Output(_OUT, "LedgerAction", "ledger next (an entry was selected)"),
     "loopx_ledger_none_selected_v0": Output(_OUT, "NothingSelected", "ledger next (nothing runnable)"),
+    "operator_gate_v0": Output(
+        "loopx_git.model.gate", "OperatorGate", "gate show; gate list [...]; the record of gate open|decide"
+    ),
     "loopx_fire_record_v0": Output("loopx_git.model.fire", "FireSummary", "fire"),
     "loopx_fire_result_v0": Output(
         "loopx_git.model.fire",
@@ -86,6 +90,7 @@ ALIASES = {
     "ledger-entry": "loopx_ledger_entry_v0",
     "ledger_entry": "loopx_ledger_entry_v0",
     "fire": "loopx_fire_record_v0",
+    "gate": "operator_gate_v0",
 }
 
 

@@ -61,6 +61,22 @@ class LedgerAttention(Record):
     question: str | None = None
 
 
+class GateCard(Record):
+    """A gate that still holds work (undecided, rejected, deferred or cancelled): what it blocks,
+    what an approval would unblock, and whose decision it waits for."""
+
+    gate_id: str
+    status: str
+    owner_class: str
+    owner_agent_id: str | None = None
+    question: str
+    blocks: list[str]
+    scope: str | None = None
+    unblocks: list[str]
+    next_safe_action: str | None = None
+    reason: str | None = None
+
+
 class LastFire(Record):
     fire_id: str
     terminal_status: str
@@ -74,6 +90,8 @@ class GoalCard(Record):
     projection_is_writable: bool = False
     goal: Goal
     agent_id: str | None = None
+    open_gates: list[GateCard] = Field(default_factory=list)
+    """First on the card: the decisions work waits for."""
     counts: TodoCounts
     user_todos: list[TodoItem]
     agent_todos: list[TodoItem]
@@ -132,6 +150,31 @@ def next_actions(gs: GoalState, agent_ids: list[str], live: list[TodoItem]) -> l
     return out
 
 
+def gate_cards(gs: GoalState) -> list[GateCard]:
+    """The gates that hold work, oldest first."""
+    return [
+        GateCard(
+            **g.model_dump(
+                include={
+                    "gate_id",
+                    "status",
+                    "owner_class",
+                    "owner_agent_id",
+                    "question",
+                    "blocks",
+                    "scope",
+                    "unblocks",
+                    "next_safe_action",
+                    "reason",
+                },
+                mode="json",
+            )
+        )
+        for g in sorted(gs.gates.values(), key=lambda g: (g.created_at, g.gate_id))
+        if g.holds
+    ]
+
+
 def goal_card(state: State, goal_id: str, agent_id: str | None = None) -> GoalCard:
     gs = require_goal(state, goal_id)
     if agent_id is not None:
@@ -156,6 +199,7 @@ def goal_card(state: State, goal_id: str, agent_id: str | None = None) -> GoalCa
     return GoalCard(
         goal=gs.goal,
         agent_id=agent_id,
+        open_gates=gate_cards(gs),
         counts=_counts(gs, live),
         user_todos=[t for t in scoped if t.role == "user"][:SECTION_LIMIT],
         agent_todos=[t for t in scoped if t.role == "agent"][:SECTION_LIMIT],

@@ -117,6 +117,25 @@ PAYLOADS = {
             {"field": "next", "after": "resume"},
         ],
     },
+    "gate_open": {
+        "gate_id": "gate1",
+        "changes": [
+            {"field": "owner_class", "after": "user"},
+            {"field": "blocks", "after": ["t1"]},
+            {"field": "question", "after": "ship it?"},
+            {"field": "created_at", "after": BASE["recorded_at"]},
+            {"field": "updated_at", "after": BASE["recorded_at"]},
+        ],
+    },
+    "gate_decide": {
+        "gate_id": "gate1",
+        "changes": [
+            {"field": "status", "before": "open", "after": "approved"},
+            {"field": "decision", "after": "approve"},
+            {"field": "reason", "after": "reviewed"},
+            {"field": "decided_by_class", "after": "user"},
+        ],
+    },
 }
 
 
@@ -153,6 +172,7 @@ PRE = {
     "goal_compensate": ["goal_create", "goal_update"],
     "ledger_select": ["ledger_add"],
     "ledger_record": ["ledger_add", "ledger_select"],
+    "gate_decide": ["gate_open"],
 }
 
 
@@ -182,6 +202,8 @@ def test_fold_step(kind):
         "ledger_add": lambda: goal.ledger["e1"].status == "pending" and goal.ledger["e1"].action == "fix_x",
         "ledger_select": lambda: goal.ledger["e1"].status == "active" and goal.ledger["e1"].selected_by == "alice",
         "ledger_record": lambda: goal.ledger["e1"].verdict == "MATCH" and len(goal.ledger["e1"].evidence) == 1,
+        "gate_open": lambda: goal.gates["gate1"].status == "open" and goal.gates["gate1"].blocks == ["t1"],
+        "gate_decide": lambda: goal.gates["gate1"].status == "approved" and not goal.conflicts,
     }.get(kind, lambda: goal.todos == {} and not goal.conflicts)
     assert expected()
 

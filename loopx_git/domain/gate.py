@@ -1,0 +1,369 @@
+"""Operator gates: open one on the work it blocks, and let its owner decide it. An approval wakes
+what the gate unblocks in the same commit; a rejection (or a cancellation) keeps the blocked work
+blocked, with the reason; a deferral keeps it blocked and leaves the gate to be decided again."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from loopx_git.domain.todo import TODO_KEYS, require_todo
+from loopx_git.domain.write import EventMaker, Write, build, changes, check_actor, given, many
+from loopx_git.errors import NotFoundError, RuleError, ValidationError
+from loopx_git.model.event import EventBase, GateDecide, GateOpen, TodoResume
+from loopx_git.model.gate import DECIDED, Decision, GateStatus, OperatorGate, OwnerClass
+from loopx_git.model.state import GoalState, State, listed, require_agent, require_goal
+from loopx_git.model.todo import TaskClass, TodoItem, TodoStatus
+
+GATE_KEYS = ("gate_id", "schema_version")
+CLI_DECISIONS = (Decision.approve.value, Decision.reject.value, Decision.defer.value)
+
+
+def require_gate(gs: GoalState, gate_id: str, *, field: str = "gate_id") -> OperatorGate:
+    gate = gs.gates.get(gate_id)
+    if gate is None:
+        raise NotFoundError(
+            f"{field} '{gate_id}': no such gate in goal '{gs.goal_id}' (gates: {listed(gs.gates)}); "
+            "rule: a gate named by a command exists",
+            code="unknown-gate",
+            hint=f"`loopx gate list --goal-id {gs.goal_id}` lists them",
+        )
+    return gate
+
+
+def _owner(gs: GoalState, owner_class: str, owner_agent_id: str | None) -> None:
+    if owner_class not in {c.value for c in OwnerClass}:
+        raise ValidationError(
+            f"field 'owner_class': {owner_class!r} is not one of {', '.join(c.value for c in OwnerClass)}",
+            code="invalid-field",
+        )
+    if owner_class == OwnerClass.agent.value:
+        if owner_agent_id is None:
+            raise ValidationError(
+                "field 'owner_agent_id': an agent-owned gate names its agent; rule: --owner-agent-id is "
+                "required with --owner-class agent",
+                code="invalid-field",
+            )
+        require_agent(gs, owner_agent_id, field="owner_agent_id", rule="an agent that owns a gate is registered")
+    elif owner_agent_id is not None:
+        raise ValidationError(
+            f"field 'owner_agent_id': a {owner_class}-owned gate names no agent; rule: --owner-agent-id goes "
+            "with --owner-class agent only",
+            code="invalid-field",
+        )
+
+
+def _unique(ids: Sequence[str]) -> list[str]:
+    return list(dict.fromkeys(ids))
+
+
+def open_gate(
+    state: State,
+    *,
+    goal_id: str,
+    gate_id: str,
+    owner_class: str,
+    question: str,
+    blocks: Sequence[str] = (),
+    scope: str | None = None,
+    unblocks: Sequence[str] = (),
+    next_safe_action: str | None = None,
+    owner_agent_id: str | None = None,
+    actor: str | None = None,
+    now: str,
+) -> Write:
+    gs = require_goal(state, goal_id)
+    many(blocks=blocks, unblocks=unblocks)
+    given(gate_id=gate_id, scope=scope, owner_agent_id=owner_agent_id)
+    check_actor(gs, actor)
+    if gate_id in gs.gates:
+        raise RuleError(
+            f"field 'gate_id': '{gate_id}' is already a gate of goal '{goal_id}' ({gs.gates[gate_id].status}); "
+            "rule: gate ids are unique within a goal",
+            code="gate-exists",
+        )
+    _owner(gs, owner_class, owner_agent_id)
+    if not blocks and scope is None:
+        raise ValidationError(
+            "field 'blocks': the gate blocks nothing; rule: a gate names the todos it blocks (--blocks) "
+            "or the scope it holds (--scope)",
+            code="gate-blocks-nothing",
+        )
+    for todo_id in blocks:
+        todo = require_todo(gs, todo_id, field="blocks")
+        if todo.superseded_by or todo.status == TodoStatus.done.value:
+            raise RuleError(
+                f"field 'blocks': todo '{todo_id}' is {'superseded' if todo.superseded_by else 'done'}; "
+                "rule: a gate blocks work still to do",
+                code="todo-closed",
+            )
+    for todo_id in unblocks:
+        require_todo(gs, todo_id, field="unblocks")
+    gate = build(
+        OperatorGate,
+        {
+            "gate_id": gate_id,
+            "owner_class": owner_class,
+            "owner_agent_id": owner_agent_id,
+            "blocks": _unique(blocks),
+            "scope": scope,
+            "question": question,
+            "unblocks": _unique(unblocks),
+            "next_safe_action": next_safe_action,
+            "opened_by": actor,
+            "created_at": now,
+            "updated_at": now,
+        },
+        what="gate",
+    )
+    event = EventMaker(gs, now).make(
+        GateOpen,
+        goal_id=goal_id,
+        gate_id=gate_id,
+        agent_id=actor,
+        summary=f"gate {gate_id} ({owner_class}): {question}"[:1000],
+        causality={"gate_id": gate_id, "blocks": gate.blocks, "unblocks": gate.unblocks},
+        changes=changes(None, gate, skip=GATE_KEYS),
+    )
+    return Write("gate open", f"{gate_id} blocks {_blocked(gate)}", goal_id, actor, [event], result=gate)
+
+
+def _blocked(gate: OperatorGate) -> str:
+    named = [*gate.blocks, *([f"scope {gate.scope}"] if gate.scope else [])]
+    return ", ".join(named)
+
+
+def _check_decider(gate: OperatorGate, decided_by_class: str, agent_id: str | None) -> None:
+    if decided_by_class not in {c.value for c in OwnerClass}:
+        raise ValidationError(
+            f"field 'decided_by_class': {decided_by_class!r} is not one of {', '.join(c.value for c in OwnerClass)}",
+            code="invalid-field",
+        )
+    if decided_by_class != gate.owner_class:
+        raise RuleError(
+            f"field 'decided_by_class': gate '{gate.gate_id}' is owned by the {gate.owner_class} class, not "
+            f"{decided_by_class}; rule: only a gate's owner class decides it",
+            code="not-gate-owner",
+        )
+    if gate.owner_class == OwnerClass.agent.value and agent_id != gate.owner_agent_id:
+        raise RuleError(
+            f"field 'agent_id': gate '{gate.gate_id}' is owned by agent '{gate.owner_agent_id}', and "
+            f"{repr(agent_id) if agent_id else 'no agent'} decided it; rule: an agent-owned gate is decided "
+            "by its owner agent",
+            code="not-gate-owner",
+        )
+
+
+def _check_undecided(gate: OperatorGate) -> None:
+    if gate.decided and gate.status != GateStatus.deferred.value:
+        raise RuleError(
+            f"gate '{gate.gate_id}' was already decided: {gate.status} at {gate.decided_at}; rule: a gate is "
+            "decided once (only a deferral may be decided again)",
+            code="gate-decided",
+            hint="open a new gate to ask again",
+        )
+
+
+def decide_gate(
+    state: State,
+    *,
+    goal_id: str,
+    gate_id: str,
+    decision: str,
+    reason: str,
+    decided_by_class: str,
+    follow_up: str | None = None,
+    handoff_command: str | None = None,
+    next_safe_action: str | None = None,
+    agent_id: str | None = None,
+    now: str,
+) -> Write:
+    gs = require_goal(state, goal_id)
+    given(reason=reason, agent_id=agent_id)
+    check_actor(gs, agent_id)
+    gate = require_gate(gs, gate_id)
+    if decision not in CLI_DECISIONS:
+        raise ValidationError(
+            f"field 'decision': {decision!r} is not one of {', '.join(CLI_DECISIONS)}", code="invalid-field"
+        )
+    _check_undecided(gate)
+    _check_decider(gate, decided_by_class, agent_id)
+    maker = EventMaker(gs, now)
+    event, decided = _decision_event(
+        gs,
+        maker,
+        gate,
+        decision=decision,
+        reason=reason,
+        decided_by_class=decided_by_class,
+        agent_id=agent_id,
+        extra={"follow_up": follow_up, "handoff_command": handoff_command, "next_safe_action": next_safe_action},
+        now=now,
+    )
+    woken = wake_unblocked(gs, maker, event, decided) if decision == Decision.approve.value else []
+    return Write(
+        "gate decide",
+        f"{gate_id} {decided.status}" + (f", woke {len(woken)}" if woken else ""),
+        goal_id,
+        agent_id,
+        [event, *woken],
+        result=decided,
+    )
+
+
+def _decision_event(
+    gs: GoalState,
+    maker: EventMaker,
+    gate: OperatorGate,
+    *,
+    decision: str,
+    reason: str,
+    decided_by_class: str,
+    agent_id: str | None,
+    extra: dict,
+    now: str,
+    todo_id: str | None = None,
+) -> tuple[EventBase, OperatorGate]:
+    update = {
+        "status": DECIDED[decision],
+        "decision": decision,
+        "reason": reason,
+        "decided_by_class": decided_by_class,
+        "decided_by_agent_id": agent_id,
+        "decided_at": now,
+        "updated_at": now,
+        **{k: v for k, v in extra.items() if v is not None},
+    }
+    decided = build(OperatorGate, {**gate.model_dump(mode="json"), **update}, what="gate")
+    event = maker.make(
+        GateDecide,
+        goal_id=gs.goal_id,
+        gate_id=gate.gate_id,
+        agent_id=agent_id,
+        todo_id=todo_id,
+        summary=f"gate {gate.gate_id} {decided.status}: {reason}"[:1000],
+        state_transition={"from_state": gate.status, "to_state": decided.status},
+        causality={
+            "gate_id": gate.gate_id,
+            "decision_id": None,
+            "blocks": gate.blocks,
+            "unblocks": gate.unblocks if decision == Decision.approve.value else [],
+        },
+        changes=changes(gate, decided, skip=GATE_KEYS),
+    )
+    return event, decided
+
+
+def wake_unblocked(gs: GoalState, maker: EventMaker, cause: EventBase, gate: OperatorGate) -> list[EventBase]:
+    """``todo_resume`` events for the blocked or deferred todos an approved ``gate`` unblocks."""
+    woken: list[EventBase] = []
+    for todo_id in gate.unblocks:
+        todo = gs.todos.get(todo_id)
+        if todo is None or todo.superseded_by or todo.status not in (TodoStatus.blocked.value, "deferred"):
+            continue
+        resumed = todo.model_copy(
+            update={
+                "status": TodoStatus.open.value,
+                "reason": None,
+                "resume_when": None,
+                "updated_at": cause.recorded_at,
+            }
+        )
+        woken.append(
+            maker.make(
+                TodoResume,
+                goal_id=gs.goal_id,
+                todo_id=todo_id,
+                summary=f"{todo_id} resumed: gate {gate.gate_id} approved",
+                causality={"caused_by": cause.event_id, "gate_id": gate.gate_id, "unblocks": [todo_id]},
+                state_transition={"from_state": todo.status, "to_state": "open"},
+                changes=changes(todo, resumed, skip=TODO_KEYS),
+            )
+        )
+    return woken
+
+
+# --- a user_gate todo completed with a decision outcome ----------------------------------------
+
+TODO_OUTCOMES = (Decision.approve.value, Decision.reject.value, Decision.cancel.value)
+
+
+def dependents(gs: GoalState, todo_id: str) -> list[str]:
+    """The live todos waiting for ``todo_id``: ``resume_when=todo_done:<it>``, or the one it unblocks."""
+    waiting = [
+        t.todo_id
+        for t in gs.live_todos()
+        if t.todo_id != todo_id and t.resume_condition is not None and t.resume_condition.todo_id == todo_id
+    ]
+    todo = gs.todos.get(todo_id)
+    if todo is not None and todo.unblocks_todo_id and todo.unblocks_todo_id not in waiting:
+        waiting.append(todo.unblocks_todo_id)
+    return waiting
+
+
+def check_outcome(todo: TodoItem, outcome: str) -> None:
+    if outcome not in TODO_OUTCOMES:
+        raise ValidationError(
+            f"field 'decision_outcome': {outcome!r} is not one of {', '.join(TODO_OUTCOMES)}", code="invalid-field"
+        )
+    if todo.task_class != TaskClass.user_gate.value:
+        raise ValidationError(
+            f"field 'decision_outcome': todo '{todo.todo_id}' is a {todo.task_class} todo; rule: only a user_gate "
+            "todo records a gate decision",
+            code="invalid-field",
+        )
+
+
+def todo_gate_decision(
+    gs: GoalState, maker: EventMaker, todo: TodoItem, outcome: str, *, reason: str | None, actor: str | None, now: str
+) -> list[EventBase]:
+    """The gate events a ``user_gate`` todo's completion records: its gate (``gate_id`` = the todo's
+    id) opened from the todo when no gate was, and decided ``outcome`` by the user class. What the
+    todo held back (its dependents) is what the gate blocks; only an approval releases it, which the
+    completion's own wake-ups do."""
+    gate = gs.gates.get(todo.todo_id)
+    events: list[EventBase] = []
+    if gate is None:
+        gate = build(
+            OperatorGate,
+            {
+                "gate_id": todo.todo_id,
+                "owner_class": OwnerClass.user.value,
+                "blocks": dependents(gs, todo.todo_id),
+                "question": todo.text,
+                "unblocks": dependents(gs, todo.todo_id),
+                "source_todo_id": todo.todo_id,
+                "opened_by": actor,
+                "created_at": now,
+                "updated_at": now,
+            },
+            what="gate",
+        )
+        events.append(
+            maker.make(
+                GateOpen,
+                goal_id=gs.goal_id,
+                gate_id=gate.gate_id,
+                todo_id=todo.todo_id,
+                agent_id=actor,
+                summary=f"gate {gate.gate_id} (user) from todo {todo.todo_id}: {todo.text}"[:1000],
+                causality={"gate_id": gate.gate_id, "blocks": gate.blocks, "unblocks": gate.unblocks},
+                changes=changes(None, gate, skip=GATE_KEYS),
+            )
+        )
+    else:
+        _check_undecided(gate)
+        _check_decider(gate, OwnerClass.user.value, None)
+    event, _ = _decision_event(
+        gs,
+        maker,
+        gate,
+        decision=outcome,
+        reason=reason or f"{todo.todo_id} completed: {outcome}",
+        decided_by_class=OwnerClass.user.value,
+        agent_id=None,
+        extra={},
+        now=now,
+        todo_id=todo.todo_id,
+    )
+    events.append(event)
+    return events

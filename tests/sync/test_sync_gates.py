@@ -1,0 +1,70 @@
+"""Gates across clones: decisions made on two machines meet through the remote; the fold order
+decides which one stands, and the other is surfaced as a conflict, never dropped."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import loopx_git
+from tests.conftest import Cli
+from tests.sync.helpers import GOAL, bare, clone, tree_of
+
+
+@pytest.fixture
+def remote(tmp_path) -> Path:
+    return bare(tmp_path / "remote.git")
+
+
+@pytest.fixture
+def alice(tmp_path, remote) -> Path:
+    path = clone(tmp_path / "alice", str(remote))
+    with loopx_git.open(path) as repo:
+        repo.goal_create(GOAL, "Ship the parser")
+        repo.todo_add(GOAL, "Ship the release", todo_id="ship")
+        repo.todo_add(GOAL, "Tag it", todo_id="tag")
+        repo.todo_update(GOAL, "tag", status="blocked", reason="after the release decision")
+        repo.gate_open(GOAL, "release", owner_class="user", question="Release now?", blocks=["ship"], unblocks=["tag"])
+        assert repo.sync().pushed
+    return path
+
+
+@pytest.fixture
+def bob(tmp_path, remote, alice) -> Path:
+    path = clone(tmp_path / "bob", str(remote), connect=False)
+    with loopx_git.open(path) as repo:
+        assert repo.pull().action == "fast-forward"
+    return path
+
+
+def test_a_gate_opened_on_one_clone_holds_the_work_on_the_other(alice, bob):
+    with loopx_git.open(bob) as b:
+        assert [g.gate_id for g in b.status(GOAL).open_gates] == ["release"]
+        b.gate_decide(GOAL, "release", decision="approve", reason="notes reviewed", decided_by_class="user")
+        b.sync()
+    with loopx_git.open(alice) as a:
+        assert a.sync().pull.action == "fast-forward"
+        assert a.gate(GOAL, "release").status == "approved" and a.todo(GOAL, "tag").status == "open"
+        assert a.verify().ok
+    assert tree_of(alice) == tree_of(bob)
+
+
+def test_two_offline_decisions_the_fold_order_decides_and_the_other_is_a_conflict(alice, bob, capsys):
+    with loopx_git.open(alice) as a:
+        a.gate_decide(GOAL, "release", decision="approve", reason="ready", decided_by_class="user")
+        a.sync()
+    with loopx_git.open(bob) as b:  # bob has not pulled: his decision is made on the open gate
+        b.gate_decide(GOAL, "release", decision="reject", reason="not before the audit", decided_by_class="user")
+        result = b.sync()
+        [conflict] = result.pull.conflicts
+        assert conflict.kind == "decision_conflict" and "release" in conflict.message
+        stood = b.gate(GOAL, "release")
+        assert stood.status in ("approved", "rejected")
+        assert b.verify().ok
+    with loopx_git.open(alice) as a:
+        a.sync()
+        assert a.gate(GOAL, "release") == stood  # both clones fold to the same decision
+        assert [c.kind for c in a.status(GOAL).conflicts] == ["decision_conflict"]
+    assert tree_of(alice) == tree_of(bob)
+    assert "decision_conflict" in Cli(bob, capsys)("status", "-g", GOAL).out
