@@ -46,6 +46,7 @@ EventKind = Literal[
     "fire",
     "gate_open",
     "gate_decide",
+    "reward_add",
 ]
 DeliveryOutcome = Literal["surface_only", "outcome_gap", "outcome_progress", "primary_goal_outcome"]
 LedgerWriteBack = Literal["pending", "blocked", "done"]
@@ -67,6 +68,8 @@ GateDecision = Literal["approve", "reject", "defer"]
 """What ``gate decide`` records (``cancel`` comes only from a user_gate todo's decision outcome)."""
 GateStatus = Literal["open", "approved", "rejected", "deferred", "cancelled"]
 TodoDecisionOutcome = Literal["approve", "reject", "cancel"]
+RewardPolarity = Literal["positive", "negative", "mixed", "neutral"]
+LessonKind = Literal["route", "priority", "benchmark_protocol", "safety_boundary", "operating_rule"]
 
 MAX_BATCH_SCALE = 2**53 - 1
 """The largest ``--delivery-batch-scale``: the whole numbers JSON carries exactly (as domain/run.py)."""

@@ -19,6 +19,7 @@ from loopx_git.cli import (
     ledger,
     maintenance,
     review,
+    reward,
     rollback,
     safety,
     status,
@@ -98,6 +99,7 @@ app.add_typer(ledger.app, name="ledger")
 app.add_typer(safety.app, name="safety")
 app.add_typer(gate.app, name="gate")
 app.add_typer(gate.app, name="operator-gate")  # the seed's name for the same commands
+app.add_typer(reward.app, name="reward")
 ledger.register_fire(app)
 hook.register(app)
 event.register(app)

@@ -66,7 +66,18 @@ def register(root: Group) -> None:
             c,
             runs,
             lambda rs: render.table(
-                ["run", "generated", "agent", "todo", "classification", "outcome"],
-                [(r.run_id, r.generated_at, r.agent_id, r.todo_id, r.classification, r.delivery_outcome) for r in rs],
+                ["run", "generated", "agent", "todo", "classification", "outcome", "rewards"],
+                [
+                    (
+                        r.run_id,
+                        r.generated_at,
+                        r.agent_id,
+                        r.todo_id,
+                        r.classification,
+                        r.delivery_outcome,
+                        "; ".join(f"{w.polarity}: {w.label}" for w in r.rewards),
+                    )
+                    for r in rs
+                ],
             ),
         )

@@ -29,6 +29,13 @@ def show_card(card) -> None:
     render.line(
         "latest delivery outcome: " + (f"{outcome.delivery_outcome} (run {outcome.run_id})" if outcome else "none yet")
     )
+    if card.latest_rewards:
+        render.line(
+            "latest rewards: "
+            + "; ".join(
+                f"{w.polarity} {w.label}" + (f" (run {w.run_id})" if w.run_id else "") for w in card.latest_rewards
+            )
+        )
     n = card.counts
     render.line(
         f"todos: {n.open} open ({n.claimed} claimed), {n.blocked} blocked, {n.deferred} deferred "

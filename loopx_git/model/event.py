@@ -17,6 +17,7 @@ from loopx_git.model.github import PR_REF_RE, pr_ref
 from loopx_git.model.ids import Id, UtcTimestamp
 from loopx_git.model.ledger import Evidence
 from loopx_git.model.record import JsonScalar, JsonValue, Line, Record, Token, control_free, exact, writing
+from loopx_git.model.reward import HumanReward
 from loopx_git.model.rollback import RollbackPacket
 
 EVENT_SCHEMA: Final = "loopx_rollout_event_v0"
@@ -286,6 +287,16 @@ class GateDecide(_GateEvent):
     event_kind: Literal["gate_decide"] = "gate_decide"
 
 
+# --- human rewards: a judgment of a run, never an authority ---------------------------------------
+
+
+class RewardAdd(_Event):
+    """A human_reward given; its document is goals/<goal>/rewards/<id>.yaml."""
+
+    event_kind: Literal["reward_add"] = "reward_add"
+    reward: HumanReward
+
+
 class FireRecord(_Event):
     """How a bounded headless fire ended (a fact: it changes no document)."""
 
@@ -346,6 +357,7 @@ EVENT_CLASSES: tuple[type[_Event], ...] = (
     FireRecord,
     GateOpen,
     GateDecide,
+    RewardAdd,
 )
 
 RolloutEvent = Annotated[Union[EVENT_CLASSES], Field(discriminator="event_kind")]  # type: ignore[valid-type]  # noqa: UP007 - a union built from a tuple
@@ -405,7 +417,7 @@ class EventAdapter:
 
 EVENT_ADAPTER = EventAdapter()
 ENTITY_KINDS = frozenset(
-    k for k in EVENT_KINDS if k.startswith(("goal_", "agent_", "todo_", "rollback_", "ledger_", "gate_"))
+    k for k in EVENT_KINDS if k.startswith(("goal_", "agent_", "todo_", "rollback_", "ledger_", "gate_", "reward_"))
 )
 """Kinds that change a document; only their own commands write them."""
 APPENDABLE_KINDS = tuple(k for k in EVENT_KINDS if k not in ENTITY_KINDS and k not in ("refresh_state", "fire"))

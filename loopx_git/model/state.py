@@ -15,6 +15,7 @@ from loopx_git.errors import NotFoundError
 from loopx_git.model import gate as gate_family
 from loopx_git.model import goal as goal_family
 from loopx_git.model import ledger as ledger_family
+from loopx_git.model import reward as reward_family
 from loopx_git.model import rollback as rollback_family
 from loopx_git.model import todo as todo_family
 from loopx_git.model.event import (
@@ -26,6 +27,7 @@ from loopx_git.model.event import (
     LedgerEvent,
     PrMerge,
     Quota,
+    RewardAdd,
     RollbackPlan,
     TodoEvent,
     event_order_key,
@@ -36,13 +38,14 @@ from loopx_git.model.goal import Agent, Goal
 from loopx_git.model.ids import Id
 from loopx_git.model.ledger import LedgerEntry
 from loopx_git.model.record import Line, Record, Token
+from loopx_git.model.reward import HumanReward
 from loopx_git.model.rollback import RollbackPacket
 from loopx_git.model.run import RunRecord, run_order_key
 from loopx_git.model.table import IdSet, RecordTable
 from loopx_git.model.todo import ResumeCondition, SuggestedTodo, TodoItem, TodoStatus
 
 RECENT_EVENTS = 20
-FOLD_VERSION = "10"  # bump when the fold's meaning changes: cached folds of older versions are dropped
+FOLD_VERSION = "11"  # bump when the fold's meaning changes: cached folds of older versions are dropped
 
 
 class Conflict(Record):
@@ -104,6 +107,7 @@ class GoalState:
     rollbacks: dict[str, RollbackPacket] = field(default_factory=dict)
     ledger: dict[str, LedgerEntry] = field(default_factory=dict)
     gates: dict[str, OperatorGate] = field(default_factory=dict)
+    rewards: dict[str, HumanReward] = field(default_factory=dict)
     last_fire: FireSummary | None = None
     recent: deque[EventHead] = field(default_factory=lambda: deque(maxlen=RECENT_EVENTS))
     lamport: int = 0
@@ -130,6 +134,7 @@ class GoalState:
             rollbacks=dict(self.rollbacks),
             ledger=dict(self.ledger),
             gates=dict(self.gates),
+            rewards=dict(self.rewards),
             recent=deque(self.recent, maxlen=RECENT_EVENTS),
             event_ids=self.event_ids.copy(),
             run_ids=self.run_ids.copy(),
@@ -331,6 +336,8 @@ def _apply_family(state: GoalState, event: EventHead) -> None:
         ledger_family.apply(state, cast(LedgerEvent, event))
     elif kind.startswith("gate_"):
         gate_family.apply(state, cast(GateEvent, event))
+    elif kind == "reward_add":
+        reward_family.apply(state, cast(RewardAdd, event))
     else:
         _apply_fact(state, event)
 

@@ -184,6 +184,10 @@ def gate_document(goal_id: str, gate_id: str) -> str:
     return f"goals/{goal_id}/gates/{gate_id}.yaml"
 
 
+def reward_document(goal_id: str, reward_id: str) -> str:
+    return f"goals/{goal_id}/rewards/{reward_id}.yaml"
+
+
 def may_hold_records(folder: str) -> bool:
     """Whether a folder (``goals/g1/``, ``goals/g1/events/2026/``) may hold records: the goals, a
     goal's folder, its events and runs. A diff of records never needs to look into the documents."""
@@ -227,7 +231,7 @@ def record_kind(path: str) -> str | None:
 
 
 _DOCUMENT_RE = re.compile(
-    rf"goals/(?P<goal>{_ID})/(?:(?P<goal_doc>goal)|(?P<folder>todos|suggested|agents|rollbacks|ledger|gates)/(?P<id>{_ID}))\.yaml\Z"
+    rf"goals/(?P<goal>{_ID})/(?:(?P<goal_doc>goal)|(?P<folder>todos|suggested|agents|rollbacks|ledger|gates|rewards)/(?P<id>{_ID}))\.yaml\Z"
 )
 _FOLDER_KIND = {
     "todos": "todo",
@@ -236,6 +240,7 @@ _FOLDER_KIND = {
     "rollbacks": "rollback",
     "ledger": "ledger",
     "gates": "gate",
+    "rewards": "reward",
 }
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pydantic import Field
+
 from loopx_git.errors import ValidationError
 from loopx_git.model.event import EVENT_KINDS, EventBase, event_order_key
 from loopx_git.model.ids import TIMESTAMP_RE
@@ -9,7 +11,7 @@ from loopx_git.model.run import RunRecord, run_order_key
 from loopx_git.model.state import State, require_goal
 from loopx_git.model.todo import SuggestedTodo, TodoItem, TodoStatus
 from loopx_git.store.reader import StateReader
-from loopx_git.views.status import todo_order
+from loopx_git.views.status import RewardDigest, todo_order
 
 LIST_STATUSES = (*(s.value for s in TodoStatus), "superseded")
 """What ``todo list --status`` takes: a stored status, or ``superseded`` (``superseded_by`` set)."""
@@ -112,12 +114,23 @@ def run_history(
     agent_id: str | None = None,
     limit: int | None = None,
 ) -> list[RunRecord]:
-    """Run records, newest first."""
-    require_goal(state, goal_id)
+    """Run records, newest first, each with the human rewards given for it beside it."""
+    gs = require_goal(state, goal_id)
     runs = [
         r
         for r in reader.read_runs(reader.goal_files(tip, goal_id, "runs"))
         if agent_id is None or r.agent_id == agent_id
     ]
     runs.sort(key=run_order_key, reverse=True)
-    return runs[:limit] if limit else runs
+    runs = runs[:limit] if limit else runs
+    by_run: dict[str, list[RewardDigest]] = {}
+    for reward in sorted(gs.rewards.values(), key=lambda r: (r.judged_at, r.reward_id)):
+        if reward.run_id is not None:
+            by_run.setdefault(reward.run_id, []).append(RewardDigest.of(reward))
+    return [HistoryEntry(**r.model_dump(), rewards=by_run.get(r.run_id, [])) for r in runs]
+
+
+class HistoryEntry(RunRecord):
+    """A run record with the rewards given for it (``history``)."""
+
+    rewards: list[RewardDigest] = Field(default_factory=list)

@@ -14,6 +14,7 @@ from loopx_git.model.event import RolloutEvent
 from loopx_git.model.gate import OperatorGate
 from loopx_git.model.goal import Agent, Goal
 from loopx_git.model.ledger import LedgerEntry
+from loopx_git.model.reward import HumanReward
 from loopx_git.model.rollback import RollbackPacket
 from loopx_git.model.run import RunRecord
 from loopx_git.model.state import Conflict
@@ -54,7 +55,17 @@ class Repaired(Output):
 
 
 WrittenRecord = Union[  # noqa: UP007 - a union of models, read as a JSON Schema anyOf
-    TodoItem, SuggestedTodo, Goal, Agent, RunRecord, RollbackPacket, LedgerEntry, OperatorGate, Repaired, RolloutEvent
+    TodoItem,
+    SuggestedTodo,
+    Goal,
+    Agent,
+    RunRecord,
+    RollbackPacket,
+    LedgerEntry,
+    OperatorGate,
+    HumanReward,
+    Repaired,
+    RolloutEvent,
 ]
 
 

@@ -25,7 +25,7 @@ OUTPUTS: dict[str, Output] = {
         "WriteResult",
         "every write: todo add|claim|update|complete|supersede|suggest|promote, goal create|update, agent "
         "register, event append, refresh-state, repair, rollback, rollback record, ledger add|record, "
-        "gate open|decide",
+        "gate open|decide, reward add",
     ),
     "todo_item_v0": Output("loopx_git.model.todo", "TodoItem", "todo show; todo list [...]"),
     "suggested_todo_v0": Output("loopx_git.model.todo", "SuggestedTodo", "todo list --suggested [...]"),
@@ -57,6 +57,10 @@ OUTPUTS: dict[str, Output] = {
     "loopx_ledger_none_selected_v0": Output(_OUT, "NothingSelected", "ledger next (nothing runnable)"),
     "operator_gate_v0": Output(
         "loopx_git.model.gate", "OperatorGate", "gate show; gate list [...]; the record of gate open|decide"
+    ),
+    "human_reward_v0": Output("loopx_git.model.reward", "HumanReward", "reward list [...]; the record of reward add"),
+    "loopx_history_entry_v0": Output(
+        "loopx_git.views.listing", "HistoryEntry", "history [...] (a run record with its rewards)"
     ),
     "loopx_fire_record_v0": Output("loopx_git.model.fire", "FireSummary", "fire"),
     "loopx_fire_result_v0": Output(
@@ -91,6 +95,7 @@ ALIASES = {
     "ledger_entry": "loopx_ledger_entry_v0",
     "fire": "loopx_fire_record_v0",
     "gate": "operator_gate_v0",
+    "reward": "human_reward_v0",
 }
 
 

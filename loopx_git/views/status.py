@@ -6,6 +6,7 @@ from pydantic import Field
 
 from loopx_git.model.goal import Goal
 from loopx_git.model.record import Record
+from loopx_git.model.reward import HumanReward
 from loopx_git.model.run import RunRecord
 from loopx_git.model.state import Conflict, EventDigest, GoalState, State, digest, require_agent, require_goal
 from loopx_git.model.todo import TodoItem
@@ -77,6 +78,25 @@ class GateCard(Record):
     reason: str | None = None
 
 
+class RewardDigest(Record):
+    """A reward as the history and the goal card show it."""
+
+    reward_id: str
+    run_id: str | None = None
+    polarity: str
+    label: str
+    reason: str
+    judged_at: str
+
+    @classmethod
+    def of(cls, reward: HumanReward) -> RewardDigest:
+        return cls(**reward.model_dump(include=set(cls.model_fields), mode="json"))
+
+
+REWARDS_SHOWN = 3
+"""The latest rewards the goal card shows."""
+
+
 class LastFire(Record):
     fire_id: str
     terminal_status: str
@@ -99,6 +119,8 @@ class GoalCard(Record):
     next_actions: list[NextAction]
     latest_events: list[EventDigest]
     latest_delivery_outcome: RunRecord | None = None
+    latest_rewards: list[RewardDigest] = Field(default_factory=list)
+    """The last few human judgments, newest first (compact: the history has them beside their runs)."""
     conflicts: list[Conflict]
     open_rollbacks: list[OpenRollback] = Field(default_factory=list)
     ledger_attention: list[LedgerAttention] = Field(default_factory=list)
@@ -207,6 +229,10 @@ def goal_card(state: State, goal_id: str, agent_id: str | None = None) -> GoalCa
         next_actions=next_actions(gs, agents, live),
         latest_events=recent[:SECTION_LIMIT],
         latest_delivery_outcome=gs.latest_outcome_run,
+        latest_rewards=[
+            RewardDigest.of(r)
+            for r in sorted(gs.rewards.values(), key=lambda r: (r.judged_at, r.reward_id), reverse=True)[:REWARDS_SHOWN]
+        ],
         conflicts=conflicts,
         open_rollbacks=[
             OpenRollback(

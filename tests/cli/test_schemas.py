@@ -102,7 +102,7 @@ def test_reads_match_their_schemas(seeded):
     conforms_each("loopx_goal_v0", cli.json("goal", "list"))
     conforms_each("agent", cli.json("agent", "list", "--goal-id", GOAL))
     conforms_each("loopx_rollout_event_v0", cli.json("events", "--goal-id", GOAL))
-    conforms_each("loopx_run_record_v0", cli.json("history", "--goal-id", GOAL))
+    conforms_each("loopx_history_entry_v0", cli.json("history", "--goal-id", GOAL))
     conforms("loopx_status_v0", cli.json("status", "--goal-id", GOAL))
     conforms("loopx_status_v0", cli.json("status", "--goal-id", GOAL, "--agent-id", "alice"))
     conforms("loopx_verify_report_v0", cli.json("verify"))

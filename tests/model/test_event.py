@@ -127,6 +127,17 @@ PAYLOADS = {
             {"field": "updated_at", "after": BASE["recorded_at"]},
         ],
     },
+    "reward_add": {
+        "run_id": "run1",
+        "reward": {
+            "reward_id": "rw1",
+            "run_id": "run1",
+            "judged_at": BASE["recorded_at"],
+            "label": "accept",
+            "polarity": "positive",
+            "reason": "clean",
+        },
+    },
     "gate_decide": {
         "gate_id": "gate1",
         "changes": [
@@ -204,6 +215,7 @@ def test_fold_step(kind):
         "ledger_record": lambda: goal.ledger["e1"].verdict == "MATCH" and len(goal.ledger["e1"].evidence) == 1,
         "gate_open": lambda: goal.gates["gate1"].status == "open" and goal.gates["gate1"].blocks == ["t1"],
         "gate_decide": lambda: goal.gates["gate1"].status == "approved" and not goal.conflicts,
+        "reward_add": lambda: goal.rewards["rw1"].polarity == "positive" and goal.todos == {},
     }.get(kind, lambda: goal.todos == {} and not goal.conflicts)
     assert expected()
 
