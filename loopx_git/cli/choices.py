@@ -47,6 +47,9 @@ EventKind = Literal[
     "gate_open",
     "gate_decide",
     "reward_add",
+    "handoff_prepare",
+    "handoff_adopt",
+    "handoff_cancel",
 ]
 DeliveryOutcome = Literal["surface_only", "outcome_gap", "outcome_progress", "primary_goal_outcome"]
 LedgerWriteBack = Literal["pending", "blocked", "done"]

@@ -15,6 +15,7 @@ from loopx_git.cli import (
     event,
     gate,
     goal,
+    handoff,
     hook,
     ledger,
     maintenance,
@@ -100,6 +101,7 @@ app.add_typer(safety.app, name="safety")
 app.add_typer(gate.app, name="gate")
 app.add_typer(gate.app, name="operator-gate")  # the seed's name for the same commands
 app.add_typer(reward.app, name="reward")
+app.add_typer(handoff.app, name="handoff")
 ledger.register_fire(app)
 hook.register(app)
 event.register(app)

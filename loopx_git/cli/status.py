@@ -29,6 +29,22 @@ def show_card(card) -> None:
     render.line(
         "latest delivery outcome: " + (f"{outcome.delivery_outcome} (run {outcome.run_id})" if outcome else "none yet")
     )
+    if card.waiting_handoffs:
+        render.table(
+            ["handoff", "from", "to", "todos", "stop condition", "review"],
+            [
+                (
+                    h.handoff_id,
+                    h.from_agent_id,
+                    h.to_agent_id,
+                    ", ".join([*h.todo_ids, *([f"scope {h.scope}"] if h.scope else [])]),
+                    h.stop_condition,
+                    "review required" if h.review_required else "self-merge allowed",
+                )
+                for h in card.waiting_handoffs
+            ],
+            title="Handoffs waiting",
+        )
     if card.latest_rewards:
         render.line(
             "latest rewards: "

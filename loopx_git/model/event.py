@@ -287,6 +287,27 @@ class GateDecide(_GateEvent):
     event_kind: Literal["gate_decide"] = "gate_decide"
 
 
+# --- handoffs: work moved between registered agents ---------------------------------------------
+
+
+class _HandoffEntityEvent(_Event):
+    handoff_id: Id
+
+
+class HandoffPrepare(_HandoffEntityEvent):
+    event_kind: Literal["handoff_prepare"] = "handoff_prepare"
+
+
+class HandoffAdopt(_HandoffEntityEvent):
+    """The target took the work: its commit also moves each todo's claim (todo_update events)."""
+
+    event_kind: Literal["handoff_adopt"] = "handoff_adopt"
+
+
+class HandoffCancel(_HandoffEntityEvent):
+    event_kind: Literal["handoff_cancel"] = "handoff_cancel"
+
+
 # --- human rewards: a judgment of a run, never an authority ---------------------------------------
 
 
@@ -358,6 +379,9 @@ EVENT_CLASSES: tuple[type[_Event], ...] = (
     GateOpen,
     GateDecide,
     RewardAdd,
+    HandoffPrepare,
+    HandoffAdopt,
+    HandoffCancel,
 )
 
 RolloutEvent = Annotated[Union[EVENT_CLASSES], Field(discriminator="event_kind")]  # type: ignore[valid-type]  # noqa: UP007 - a union built from a tuple
@@ -417,7 +441,9 @@ class EventAdapter:
 
 EVENT_ADAPTER = EventAdapter()
 ENTITY_KINDS = frozenset(
-    k for k in EVENT_KINDS if k.startswith(("goal_", "agent_", "todo_", "rollback_", "ledger_", "gate_", "reward_"))
+    k
+    for k in EVENT_KINDS
+    if k.startswith(("goal_", "agent_", "todo_", "rollback_", "ledger_", "gate_", "reward_", "handoff_"))
 )
 """Kinds that change a document; only their own commands write them."""
 APPENDABLE_KINDS = tuple(k for k in EVENT_KINDS if k not in ENTITY_KINDS and k not in ("refresh_state", "fire"))
@@ -427,3 +453,4 @@ EventBase = _Event
 TodoEvent = _TodoEvent
 LedgerEvent = _LedgerEvent
 GateEvent = _GateEvent
+HandoffEntityEvent = _HandoffEntityEvent

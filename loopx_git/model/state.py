@@ -14,6 +14,7 @@ from typing import cast
 from loopx_git.errors import NotFoundError
 from loopx_git.model import gate as gate_family
 from loopx_git.model import goal as goal_family
+from loopx_git.model import handoff as handoff_family
 from loopx_git.model import ledger as ledger_family
 from loopx_git.model import reward as reward_family
 from loopx_git.model import rollback as rollback_family
@@ -24,6 +25,7 @@ from loopx_git.model.event import (
     EventHead,
     FireRecord,
     GateEvent,
+    HandoffEntityEvent,
     LedgerEvent,
     PrMerge,
     Quota,
@@ -35,6 +37,7 @@ from loopx_git.model.event import (
 from loopx_git.model.fire import FireSummary
 from loopx_git.model.gate import OperatorGate
 from loopx_git.model.goal import Agent, Goal
+from loopx_git.model.handoff import AgentHandoff
 from loopx_git.model.ids import Id
 from loopx_git.model.ledger import LedgerEntry
 from loopx_git.model.record import Line, Record, Token
@@ -45,7 +48,7 @@ from loopx_git.model.table import IdSet, RecordTable
 from loopx_git.model.todo import ResumeCondition, SuggestedTodo, TodoItem, TodoStatus
 
 RECENT_EVENTS = 20
-FOLD_VERSION = "11"  # bump when the fold's meaning changes: cached folds of older versions are dropped
+FOLD_VERSION = "12"  # bump when the fold's meaning changes: cached folds of older versions are dropped
 
 
 class Conflict(Record):
@@ -108,6 +111,7 @@ class GoalState:
     ledger: dict[str, LedgerEntry] = field(default_factory=dict)
     gates: dict[str, OperatorGate] = field(default_factory=dict)
     rewards: dict[str, HumanReward] = field(default_factory=dict)
+    handoffs: dict[str, AgentHandoff] = field(default_factory=dict)
     last_fire: FireSummary | None = None
     recent: deque[EventHead] = field(default_factory=lambda: deque(maxlen=RECENT_EVENTS))
     lamport: int = 0
@@ -135,6 +139,7 @@ class GoalState:
             ledger=dict(self.ledger),
             gates=dict(self.gates),
             rewards=dict(self.rewards),
+            handoffs=dict(self.handoffs),
             recent=deque(self.recent, maxlen=RECENT_EVENTS),
             event_ids=self.event_ids.copy(),
             run_ids=self.run_ids.copy(),
@@ -336,6 +341,8 @@ def _apply_family(state: GoalState, event: EventHead) -> None:
         ledger_family.apply(state, cast(LedgerEvent, event))
     elif kind.startswith("gate_"):
         gate_family.apply(state, cast(GateEvent, event))
+    elif kind.startswith("handoff_"):
+        handoff_family.apply(state, cast(HandoffEntityEvent, event))
     elif kind == "reward_add":
         reward_family.apply(state, cast(RewardAdd, event))
     else:

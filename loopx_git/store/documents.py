@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any, cast
 
-from loopx_git.model.event import EventHead, GateEvent, LedgerEvent, RewardAdd, RollbackPlan
+from loopx_git.model.event import EventHead, GateEvent, HandoffEntityEvent, LedgerEvent, RewardAdd, RollbackPlan
 from loopx_git.model.record import Record
 from loopx_git.model.state import GoalState, State
 from loopx_git.store import layout
@@ -43,6 +43,8 @@ def touched(events: Iterable[EventHead]) -> set[Entity]:
             out.add(("rollback", event.goal_id, cast(RollbackPlan, event).packet.packet_id))
         elif kind.startswith("gate_"):
             out.add(("gate", event.goal_id, cast(GateEvent, event).gate_id))
+        elif kind.startswith("handoff_"):
+            out.add(("handoff", event.goal_id, cast(HandoffEntityEvent, event).handoff_id))
         elif kind == "reward_add":
             out.add(("reward", event.goal_id, cast(RewardAdd, event).reward.reward_id))
     return out
@@ -80,6 +82,8 @@ def render_entity(state: State, entity: Entity, layout_version: int | None = Non
         return layout.rollback_document(goal_id, entity_id), render(_dump(goal_state.rollbacks[entity_id]))
     if kind == "gate" and entity_id in goal_state.gates:
         return layout.gate_document(goal_id, entity_id), render(_dump(goal_state.gates[entity_id]))
+    if kind == "handoff" and entity_id in goal_state.handoffs:
+        return layout.handoff_document(goal_id, entity_id), render(_dump(goal_state.handoffs[entity_id]))
     if kind == "reward" and entity_id in goal_state.rewards:
         return layout.reward_document(goal_id, entity_id), render(_dump(goal_state.rewards[entity_id]))
     return None
@@ -105,6 +109,7 @@ def all_entities(state: State) -> Iterable[Entity]:
         yield from (("ledger", goal_id, e) for e in goal_state.ledger)
         yield from (("gate", goal_id, g) for g in goal_state.gates)
         yield from (("reward", goal_id, r) for r in goal_state.rewards)
+        yield from (("handoff", goal_id, h) for h in goal_state.handoffs)
 
 
 def render_all(state: State, layout_version: int | None = None) -> dict[str, bytes]:

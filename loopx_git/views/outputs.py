@@ -13,6 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from loopx_git.model.event import RolloutEvent
 from loopx_git.model.gate import OperatorGate
 from loopx_git.model.goal import Agent, Goal
+from loopx_git.model.handoff import AgentHandoff
 from loopx_git.model.ledger import LedgerEntry
 from loopx_git.model.reward import HumanReward
 from loopx_git.model.rollback import RollbackPacket
@@ -64,6 +65,7 @@ WrittenRecord = Union[  # noqa: UP007 - a union of models, read as a JSON Schema
     LedgerEntry,
     OperatorGate,
     HumanReward,
+    AgentHandoff,
     Repaired,
     RolloutEvent,
 ]

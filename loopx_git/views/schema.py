@@ -25,7 +25,7 @@ OUTPUTS: dict[str, Output] = {
         "WriteResult",
         "every write: todo add|claim|update|complete|supersede|suggest|promote, goal create|update, agent "
         "register, event append, refresh-state, repair, rollback, rollback record, ledger add|record, "
-        "gate open|decide, reward add",
+        "gate open|decide, reward add, handoff prepare|adopt|cancel",
     ),
     "todo_item_v0": Output("loopx_git.model.todo", "TodoItem", "todo show; todo list [...]"),
     "suggested_todo_v0": Output("loopx_git.model.todo", "SuggestedTodo", "todo list --suggested [...]"),
@@ -57,6 +57,9 @@ OUTPUTS: dict[str, Output] = {
     "loopx_ledger_none_selected_v0": Output(_OUT, "NothingSelected", "ledger next (nothing runnable)"),
     "operator_gate_v0": Output(
         "loopx_git.model.gate", "OperatorGate", "gate show; gate list [...]; the record of gate open|decide"
+    ),
+    "agent_handoff_v0": Output(
+        "loopx_git.model.handoff", "AgentHandoff", "handoff show; handoff list [...]; the record of handoff writes"
     ),
     "human_reward_v0": Output("loopx_git.model.reward", "HumanReward", "reward list [...]; the record of reward add"),
     "loopx_history_entry_v0": Output(
@@ -96,6 +99,7 @@ ALIASES = {
     "fire": "loopx_fire_record_v0",
     "gate": "operator_gate_v0",
     "reward": "human_reward_v0",
+    "handoff": "agent_handoff_v0",
 }
 
 

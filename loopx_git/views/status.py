@@ -93,6 +93,20 @@ class RewardDigest(Record):
         return cls(**reward.model_dump(include=set(cls.model_fields), mode="json"))
 
 
+class HandoffCard(Record):
+    """A prepared handoff not yet adopted: who gives, who takes, what moves, who reviews."""
+
+    handoff_id: str
+    from_agent_id: str
+    to_agent_id: str
+    todo_ids: list[str]
+    scope: str | None = None
+    stop_condition: str
+    evidence_refs: list[str]
+    review_required: bool
+    self_merge_allowed: bool
+
+
 REWARDS_SHOWN = 3
 """The latest rewards the goal card shows."""
 
@@ -112,6 +126,8 @@ class GoalCard(Record):
     agent_id: str | None = None
     open_gates: list[GateCard] = Field(default_factory=list)
     """First on the card: the decisions work waits for."""
+    waiting_handoffs: list[HandoffCard] = Field(default_factory=list)
+    """Handoffs prepared and not yet adopted (with an agent: those it gives or is to take)."""
     counts: TodoCounts
     user_todos: list[TodoItem]
     agent_todos: list[TodoItem]
@@ -222,6 +238,11 @@ def goal_card(state: State, goal_id: str, agent_id: str | None = None) -> GoalCa
         goal=gs.goal,
         agent_id=agent_id,
         open_gates=gate_cards(gs),
+        waiting_handoffs=[
+            HandoffCard(**h.model_dump(include=set(HandoffCard.model_fields), mode="json"))
+            for h in sorted(gs.handoffs.values(), key=lambda h: (h.prepared_at, h.handoff_id))
+            if h.waiting and (agent_id is None or agent_id in (h.from_agent_id, h.to_agent_id))
+        ],
         counts=_counts(gs, live),
         user_todos=[t for t in scoped if t.role == "user"][:SECTION_LIMIT],
         agent_todos=[t for t in scoped if t.role == "agent"][:SECTION_LIMIT],

@@ -127,6 +127,27 @@ PAYLOADS = {
             {"field": "updated_at", "after": BASE["recorded_at"]},
         ],
     },
+    "handoff_prepare": {
+        "handoff_id": "h1",
+        "agent_id": "alice",
+        "changes": [
+            {"field": "from_agent_id", "after": "alice"},
+            {"field": "to_agent_id", "after": "bob"},
+            {"field": "todo_ids", "after": ["t1"]},
+            {"field": "stop_condition", "after": "tests pass"},
+            {"field": "prepared_at", "after": BASE["recorded_at"]},
+            {"field": "updated_at", "after": BASE["recorded_at"]},
+        ],
+    },
+    "handoff_adopt": {
+        "handoff_id": "h1",
+        "agent_id": "bob",
+        "changes": [{"field": "status", "before": "prepared", "after": "adopted"}],
+    },
+    "handoff_cancel": {
+        "handoff_id": "h1",
+        "changes": [{"field": "status", "before": "prepared", "after": "cancelled"}],
+    },
     "reward_add": {
         "run_id": "run1",
         "reward": {
@@ -184,6 +205,8 @@ PRE = {
     "ledger_select": ["ledger_add"],
     "ledger_record": ["ledger_add", "ledger_select"],
     "gate_decide": ["gate_open"],
+    "handoff_adopt": ["handoff_prepare"],
+    "handoff_cancel": ["handoff_prepare"],
 }
 
 
@@ -215,6 +238,9 @@ def test_fold_step(kind):
         "ledger_record": lambda: goal.ledger["e1"].verdict == "MATCH" and len(goal.ledger["e1"].evidence) == 1,
         "gate_open": lambda: goal.gates["gate1"].status == "open" and goal.gates["gate1"].blocks == ["t1"],
         "gate_decide": lambda: goal.gates["gate1"].status == "approved" and not goal.conflicts,
+        "handoff_prepare": lambda: goal.handoffs["h1"].status == "prepared" and goal.handoffs["h1"].todo_ids == ["t1"],
+        "handoff_adopt": lambda: goal.handoffs["h1"].status == "adopted" and not goal.conflicts,
+        "handoff_cancel": lambda: goal.handoffs["h1"].status == "cancelled" and not goal.conflicts,
         "reward_add": lambda: goal.rewards["rw1"].polarity == "positive" and goal.todos == {},
     }.get(kind, lambda: goal.todos == {} and not goal.conflicts)
     assert expected()
