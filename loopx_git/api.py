@@ -840,6 +840,22 @@ class StateRepo:
 
         return require_handoff(self._goal_state(goal_id), handoff_id)
 
+    # -- quota: whether a turn should run, and spending after the write-back ------------------------
+
+    def should_run(self, goal_id: str, agent_id: str, *, turn_instance_id: str | None = None):
+        """``interaction_contract_v0`` and ``agent_lane_next_action_v0`` for this agent (read-only)."""
+        from loopx_git.views.quota import should_run
+
+        return should_run(self.state(), goal_id, agent_id, turn_instance_id)
+
+    def spend_slot(self, goal_id: str, agent_id: str, run_id: str, *, now: str | None = None) -> WriteResult:
+        """Spend a compute slot after run ``run_id``, which must be this agent's compact write-back."""
+        from loopx_git.domain import quota as ops
+
+        return self.apply(
+            lambda s: ops.spend_slot(s, goal_id=goal_id, agent_id=agent_id, run_id=run_id, now=self._now(now))
+        )
+
     # -- human rewards -----------------------------------------------------------------------------
 
     def reward_add(

@@ -50,6 +50,7 @@ EventKind = Literal[
     "handoff_prepare",
     "handoff_adopt",
     "handoff_cancel",
+    "quota_spend",
 ]
 DeliveryOutcome = Literal["surface_only", "outcome_gap", "outcome_progress", "primary_goal_outcome"]
 LedgerWriteBack = Literal["pending", "blocked", "done"]

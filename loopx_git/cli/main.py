@@ -19,6 +19,7 @@ from loopx_git.cli import (
     hook,
     ledger,
     maintenance,
+    quota,
     review,
     reward,
     rollback,
@@ -102,6 +103,7 @@ app.add_typer(gate.app, name="gate")
 app.add_typer(gate.app, name="operator-gate")  # the seed's name for the same commands
 app.add_typer(reward.app, name="reward")
 app.add_typer(handoff.app, name="handoff")
+app.add_typer(quota.app, name="quota")
 ledger.register_fire(app)
 hook.register(app)
 event.register(app)

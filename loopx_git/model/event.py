@@ -233,6 +233,14 @@ class Quota(_Event):
     event_kind: Literal["quota"] = "quota"
 
 
+class QuotaSpend(_Event):
+    """A compute slot spent after run ``run_id``'s compact write-back (``quota spend-slot``)."""
+
+    event_kind: Literal["quota_spend"] = "quota_spend"
+    run_id: Id
+    agent_id: Id
+
+
 class Repair(_Event):
     event_kind: Literal["repair"] = "repair"
 
@@ -382,6 +390,7 @@ EVENT_CLASSES: tuple[type[_Event], ...] = (
     HandoffPrepare,
     HandoffAdopt,
     HandoffCancel,
+    QuotaSpend,
 )
 
 RolloutEvent = Annotated[Union[EVENT_CLASSES], Field(discriminator="event_kind")]  # type: ignore[valid-type]  # noqa: UP007 - a union built from a tuple
@@ -446,7 +455,9 @@ ENTITY_KINDS = frozenset(
     if k.startswith(("goal_", "agent_", "todo_", "rollback_", "ledger_", "gate_", "reward_", "handoff_"))
 )
 """Kinds that change a document; only their own commands write them."""
-APPENDABLE_KINDS = tuple(k for k in EVENT_KINDS if k not in ENTITY_KINDS and k not in ("refresh_state", "fire"))
+APPENDABLE_KINDS = tuple(
+    k for k in EVENT_KINDS if k not in ENTITY_KINDS and k not in ("refresh_state", "fire", "quota_spend")
+)
 """Kinds ``loopx event append`` accepts: facts that change no document by themselves."""
 
 EventBase = _Event

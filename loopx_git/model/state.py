@@ -48,7 +48,7 @@ from loopx_git.model.table import IdSet, RecordTable
 from loopx_git.model.todo import ResumeCondition, SuggestedTodo, TodoItem, TodoStatus
 
 RECENT_EVENTS = 20
-FOLD_VERSION = "12"  # bump when the fold's meaning changes: cached folds of older versions are dropped
+FOLD_VERSION = "13"  # bump when the fold's meaning changes: cached folds of older versions are dropped
 
 
 class Conflict(Record):
@@ -112,6 +112,10 @@ class GoalState:
     gates: dict[str, OperatorGate] = field(default_factory=dict)
     rewards: dict[str, HumanReward] = field(default_factory=dict)
     handoffs: dict[str, AgentHandoff] = field(default_factory=dict)
+    writebacks: dict[str, tuple[str | None, bool]] = field(default_factory=dict)
+    """Run id -> (its agent, whether it is a compact write-back: a delivery outcome and evidence)."""
+    spends: dict[str, tuple[str, str, str | None]] = field(default_factory=dict)
+    """Run id -> (event id, when, agent) of the slot spent after it."""
     last_fire: FireSummary | None = None
     recent: deque[EventHead] = field(default_factory=lambda: deque(maxlen=RECENT_EVENTS))
     lamport: int = 0
@@ -140,6 +144,8 @@ class GoalState:
             gates=dict(self.gates),
             rewards=dict(self.rewards),
             handoffs=dict(self.handoffs),
+            writebacks=dict(self.writebacks),
+            spends=dict(self.spends),
             recent=deque(self.recent, maxlen=RECENT_EVENTS),
             event_ids=self.event_ids.copy(),
             run_ids=self.run_ids.copy(),
@@ -234,7 +240,7 @@ class State:
         return all(event_order_key(e) > self.goals[e.goal_id].last_key for e in events if e.goal_id in self.goals)
 
 
-PAYLOAD_KINDS = ENTITY_KINDS | {"pr_merge", "quota", "fire"}
+PAYLOAD_KINDS = ENTITY_KINDS | {"pr_merge", "quota", "fire", "quota_spend"}
 """Event kinds whose payload (changes, code refs, details) the fold reads; of the others it
 reads only the head (``EventHead``)."""
 
@@ -317,6 +323,13 @@ def _apply_fact(state: GoalState, event: EventHead) -> None:
             state.merged_prs.add((repo, int(number)))
     elif kind == "fire":
         state.last_fire = cast(FireRecord, event).fire
+    elif kind == "quota_spend" and event.run_id is not None:
+        if event.run_id in state.spends:  # two clones spent after one run: the first in fold order counts
+            state.record_conflict(
+                cast(EventBase, event), "double_spend", f"a second slot was spent after run {event.run_id}"
+            )
+        else:
+            state.spends[event.run_id] = (event.event_id, event.recorded_at, event.agent_id)
     elif kind == "quota":
         details = cast(Quota, event).details
         capacity = details.get("capacity")
@@ -363,6 +376,7 @@ def apply_run(state: State, run: RunRecord) -> None:
     goal_state = state.goal_state(run.goal_id)
     goal_state.run_count += 1
     goal_state.run_ids.add(run.run_id)
+    goal_state.writebacks[run.run_id] = (run.agent_id, bool(run.delivery_outcome and run.evidence))
     if goal_state.latest_run is None or run_order_key(run) > run_order_key(goal_state.latest_run):
         goal_state.latest_run = run
     latest = goal_state.latest_outcome_run

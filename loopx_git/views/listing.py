@@ -127,10 +127,19 @@ def run_history(
     for reward in sorted(gs.rewards.values(), key=lambda r: (r.judged_at, r.reward_id)):
         if reward.run_id is not None:
             by_run.setdefault(reward.run_id, []).append(RewardDigest.of(reward))
-    return [HistoryEntry(**r.model_dump(), rewards=by_run.get(r.run_id, [])) for r in runs]
+    return [
+        HistoryEntry(
+            **r.model_dump(),
+            rewards=by_run.get(r.run_id, []),
+            slot_spent_at=gs.spends[r.run_id][1] if r.run_id in gs.spends else None,
+        )
+        for r in runs
+    ]
 
 
 class HistoryEntry(RunRecord):
     """A run record with the rewards given for it (``history``)."""
 
     rewards: list[RewardDigest] = Field(default_factory=list)
+    slot_spent_at: str | None = None
+    """When a compute slot was spent after this run (``quota spend-slot``), else null."""

@@ -25,7 +25,7 @@ OUTPUTS: dict[str, Output] = {
         "WriteResult",
         "every write: todo add|claim|update|complete|supersede|suggest|promote, goal create|update, agent "
         "register, event append, refresh-state, repair, rollback, rollback record, ledger add|record, "
-        "gate open|decide, reward add, handoff prepare|adopt|cancel",
+        "gate open|decide, reward add, handoff prepare|adopt|cancel, quota spend-slot",
     ),
     "todo_item_v0": Output("loopx_git.model.todo", "TodoItem", "todo show; todo list [...]"),
     "suggested_todo_v0": Output("loopx_git.model.todo", "SuggestedTodo", "todo list --suggested [...]"),
@@ -60,6 +60,13 @@ OUTPUTS: dict[str, Output] = {
     ),
     "agent_handoff_v0": Output(
         "loopx_git.model.handoff", "AgentHandoff", "handoff show; handoff list [...]; the record of handoff writes"
+    ),
+    "loopx_should_run_v0": Output("loopx_git.views.quota", "ShouldRun", "quota should-run"),
+    "interaction_contract_v0": Output(
+        "loopx_git.views.quota", "InteractionContract", "quota should-run (its interaction_contract)"
+    ),
+    "agent_lane_next_action_v0": Output(
+        "loopx_git.views.quota", "LaneNextAction", "quota should-run (its agent_lane_next_action)"
     ),
     "human_reward_v0": Output("loopx_git.model.reward", "HumanReward", "reward list [...]; the record of reward add"),
     "loopx_history_entry_v0": Output(

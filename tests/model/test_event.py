@@ -148,6 +148,7 @@ PAYLOADS = {
         "handoff_id": "h1",
         "changes": [{"field": "status", "before": "prepared", "after": "cancelled"}],
     },
+    "quota_spend": {"run_id": "run1", "agent_id": "alice"},
     "reward_add": {
         "run_id": "run1",
         "reward": {
@@ -241,6 +242,7 @@ def test_fold_step(kind):
         "handoff_prepare": lambda: goal.handoffs["h1"].status == "prepared" and goal.handoffs["h1"].todo_ids == ["t1"],
         "handoff_adopt": lambda: goal.handoffs["h1"].status == "adopted" and not goal.conflicts,
         "handoff_cancel": lambda: goal.handoffs["h1"].status == "cancelled" and not goal.conflicts,
+        "quota_spend": lambda: goal.spends["run1"][2] == "alice",
         "reward_add": lambda: goal.rewards["rw1"].polarity == "positive" and goal.todos == {},
     }.get(kind, lambda: goal.todos == {} and not goal.conflicts)
     assert expected()

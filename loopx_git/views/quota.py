@@ -1,0 +1,202 @@
+"""``quota should-run``: before an automated turn spends compute, what it owes to whom.
+
+Two read-only projections of the folded state (seed 003): ``interaction_contract_v0`` splits the
+turn's obligations into the user's channel (what a person must decide or do, named concretely),
+the agent's (whether it must attempt work, whether it may deliver, whether a quiet no-op is
+allowed) and the CLI's (how to write the result back); ``agent_lane_next_action_v0`` is the one
+runnable todo this agent should take, and why. The selection is the goal card's: each agent's own
+claim first, then the best unclaimed runnable todo, and no todo is offered to two agents."""
+
+from __future__ import annotations
+
+from typing import Final, Literal
+
+from pydantic import Field
+
+from loopx_git.model.record import Record
+from loopx_git.model.state import GoalState, State, require_agent, require_goal
+from loopx_git.views.status import GateCard, gate_cards, next_actions, todo_order
+
+SHOULD_RUN_SCHEMA: Final = "loopx_should_run_v0"
+
+
+class UserTodo(Record):
+    todo_id: str
+    text: str
+    task_class: str
+
+
+class GateQuestion(Record):
+    gate_id: str
+    owner_class: str
+    question: str
+    blocks: list[str]
+
+
+class UserChannel(Record):
+    notify: bool
+    action_required: bool
+    user_todos: list[UserTodo]
+    questions: list[GateQuestion]
+    """Gates a person (the user or controller class) must decide."""
+
+
+class AgentChannel(Record):
+    must_attempt: bool
+    delivery_allowed: bool
+    delivery_blocked_reason: str | None = None
+    quiet_noop_allowed: bool
+    primary_action: str
+
+
+class CliChannel(Record):
+    writeback_command: str
+
+
+class InteractionContract(Record):
+    schema_version: Literal["interaction_contract_v0"] = "interaction_contract_v0"
+    mode: Literal["agent_work", "user_required", "agent_and_user", "idle"]
+    user_channel: UserChannel
+    agent_channel: AgentChannel
+    cli_channel: CliChannel
+
+
+class LaneNextAction(Record):
+    schema_version: Literal["agent_lane_next_action_v0"] = "agent_lane_next_action_v0"
+    agent_id: str
+    lane: str | None = None
+    todo_id: str | None = None
+    text: str | None = None
+    priority: str | None = None
+    basis: Literal["claimed", "runnable", "handoff", "none"]
+    basis_detail: str
+    """Why this todo (or none): its claim, its rank among the runnable ones, a handoff to adopt, or
+    what holds the work back."""
+    handoff_id: str | None = None
+    held_by_gates: list[GateCard] = Field(default_factory=list)
+    """Gates that hold this agent's own claimed work: the decision it waits for."""
+
+
+class ShouldRun(Record):
+    schema_version: Literal["loopx_should_run_v0"] = SHOULD_RUN_SCHEMA
+    projection_is_writable: Literal[False] = False
+    goal_id: str
+    agent_id: str
+    turn_instance_id: str | None = None
+    decision: Literal["run", "wait_for_user", "idle"]
+    interaction_contract: InteractionContract
+    agent_lane_next_action: LaneNextAction
+
+
+PERSON_CLASSES = ("user", "controller")
+
+
+def _user_channel(gs: GoalState) -> UserChannel:
+    live = sorted(gs.live_todos(), key=todo_order)
+    user_todos = [
+        UserTodo(todo_id=t.todo_id, text=t.text, task_class=t.task_class)
+        for t in live
+        if t.role == "user" and t.status == "open" and not t.claimed_by
+    ]
+    questions = [
+        GateQuestion(gate_id=g.gate_id, owner_class=g.owner_class, question=g.question, blocks=g.blocks)
+        for g in sorted(gs.gates.values(), key=lambda g: (g.created_at, g.gate_id))
+        if g.status in ("open", "deferred") and g.owner_class in PERSON_CLASSES
+    ]
+    needed = bool(user_todos or questions)
+    return UserChannel(notify=needed, action_required=needed, user_todos=user_todos, questions=questions)
+
+
+def _lane(gs: GoalState, agent_id: str) -> LaneNextAction:
+    agent = gs.agents[agent_id]
+    live = sorted(gs.live_todos(), key=todo_order)
+    agents = sorted(gs.agents)
+    pick = next_actions(gs, agents, live)[agents.index(agent_id)]  # chosen among all agents: none shares it
+    held = [t for t in live if t.claimed_by == agent_id and gs.holding_gates(t.todo_id)]
+    held_gates = {g.gate_id for t in held for g in gs.holding_gates(t.todo_id)}
+    gates = [g for g in gate_cards(gs) if g.gate_id in held_gates]
+    if pick.todo_id is not None:
+        detail = (
+            f"claimed by {agent_id}"
+            if pick.basis == "claimed"
+            else "the best unclaimed runnable agent todo (priority, then age) not offered to another agent"
+        )
+        return LaneNextAction(
+            agent_id=agent_id,
+            lane=agent.lane,
+            todo_id=pick.todo_id,
+            text=pick.text,
+            priority=pick.priority,
+            basis=pick.basis,  # next_actions says claimed or runnable here
+            basis_detail=detail,
+            held_by_gates=gates,
+        )
+    waiting = sorted(
+        (h for h in gs.handoffs.values() if h.waiting and h.to_agent_id == agent_id),
+        key=lambda h: (h.prepared_at, h.handoff_id),
+    )
+    if waiting:
+        h = waiting[0]
+        return LaneNextAction(
+            agent_id=agent_id,
+            lane=agent.lane,
+            basis="handoff",
+            handoff_id=h.handoff_id,
+            basis_detail=f"handoff {h.handoff_id} from {h.from_agent_id} waits for adoption "
+            f"({', '.join(h.todo_ids) or h.scope}); stop condition: {h.stop_condition}",
+            held_by_gates=gates,
+        )
+    if gates:
+        detail = "its claimed work is held by " + ", ".join(f"gate {g.gate_id} ({g.owner_class})" for g in gates)
+    else:
+        held_any = sorted({g.gate_id for t in live if t.role == "agent" for g in gs.holding_gates(t.todo_id)})
+        detail = "no runnable agent todo" + (f"; gates holding work: {', '.join(held_any)}" if held_any else "")
+    return LaneNextAction(agent_id=agent_id, lane=agent.lane, basis="none", basis_detail=detail, held_by_gates=gates)
+
+
+def should_run(state: State, goal_id: str, agent_id: str, turn_instance_id: str | None = None) -> ShouldRun:
+    gs = require_goal(state, goal_id)
+    require_agent(gs, agent_id, rule="should-run answers for an agent registered on the goal")
+    lane = _lane(gs, agent_id)
+    user = _user_channel(gs)
+    must_attempt = lane.basis in ("claimed", "runnable", "handoff")
+    if lane.basis == "handoff":
+        primary = f"adopt handoff {lane.handoff_id}: loopx handoff adopt -g {goal_id} --handoff-id {lane.handoff_id} -a {agent_id}"
+    elif must_attempt:
+        primary = f"work on {lane.todo_id}: {lane.text}"
+    elif user.action_required:
+        named = [f"todo {t.todo_id}" for t in user.user_todos] + [f"gate {q.gate_id}" for q in user.questions]
+        primary = "wait for the user: " + ", ".join(named)
+    else:
+        primary = "nothing to do: " + lane.basis_detail
+    if must_attempt and user.action_required:
+        mode = "agent_and_user"
+    elif must_attempt:
+        mode = "agent_work"
+    else:
+        mode = "user_required" if user.action_required else "idle"
+    writeback = (
+        f"loopx refresh-state -g {goal_id} -a {agent_id}"
+        + (f" -t {lane.todo_id}" if lane.todo_id else "")
+        + " --classification <progress|blocked|no_op> --delivery-outcome <tier> --evidence <ref>"
+    )
+    contract = InteractionContract(
+        mode=mode,
+        user_channel=user,
+        agent_channel=AgentChannel(
+            must_attempt=must_attempt,
+            delivery_allowed=True,
+            quiet_noop_allowed=not must_attempt and not user.action_required,
+            primary_action=primary,
+        ),
+        cli_channel=CliChannel(writeback_command=writeback),
+    )
+    decision = "run" if must_attempt else ("wait_for_user" if user.action_required else "idle")
+    return ShouldRun(
+        goal_id=goal_id,
+        agent_id=agent_id,
+        turn_instance_id=turn_instance_id,
+        decision=decision,
+        interaction_contract=contract,
+        agent_lane_next_action=lane,
+    )
