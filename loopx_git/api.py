@@ -963,6 +963,12 @@ class StateRepo:
 
         return list_todos(self.state(), goal_id, **filters)
 
+    def suggestion_prompt(self, goal_id: str):
+        """todo_suggestion_prompt_v0: the packet a user's agent fills to propose candidate todos."""
+        from loopx_git.views.suggest import suggestion_prompt
+
+        return suggestion_prompt(self.state(), goal_id)
+
     def suggestions(self, goal_id: str) -> list:
         from loopx_git.views.listing import list_suggested
 
@@ -1017,6 +1023,13 @@ class StateRepo:
         from loopx_git import upkeep
 
         return upkeep.verify(self, progress, policy_from=policy_from)
+
+    def protocol_check(self, goal_id: str | None = None, progress: Any = None):
+        """Seed 003's acceptance checks over the branch (``verify`` first), each with its evidence."""
+        from loopx_git.views.protocol import protocol_check
+
+        report = self.verify(progress)
+        return protocol_check(self.state(), report, goal_id)
 
     def review_policy(self, policy_from: str | None = None):
         """The safety policy a check of the branch uses (see ``upkeep.review_policy``)."""

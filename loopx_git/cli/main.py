@@ -19,6 +19,7 @@ from loopx_git.cli import (
     hook,
     ledger,
     maintenance,
+    protocol,
     quota,
     review,
     reward,
@@ -104,6 +105,7 @@ app.add_typer(gate.app, name="operator-gate")  # the seed's name for the same co
 app.add_typer(reward.app, name="reward")
 app.add_typer(handoff.app, name="handoff")
 app.add_typer(quota.app, name="quota")
+app.add_typer(protocol.app, name="protocol")
 ledger.register_fire(app)
 hook.register(app)
 event.register(app)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from loopx_git.cli import context, render
 from loopx_git.cli.choices import Priority, TaskClass, TodoDecisionOutcome, TodoListStatus, TodoRole, TodoUpdateStatus
 from loopx_git.cli.context import AGENT_ID, GOAL_ID, NEW_TODO_ID, REMOTE, TODO_ID
-from loopx_git.cli.params import Context, Group, Option
+from loopx_git.cli.params import BadParameter, Context, Group, Option
 
 app = Group(
     help="Formal todos: add, claim, update, complete, supersede; and candidate todos: suggest, promote.",
@@ -212,20 +212,34 @@ def supersede(
 def suggest(
     ctx: Context,
     goal_id: str | None = GOAL_ID,
-    text: str = Option(..., "--text", help="What is to be done."),
+    text: str | None = Option(None, "--text", help="What is to be done (required unless --prompt)."),
     role: TodoRole = Option("agent", "--role", help="Who would do it."),
     task_class: TaskClass = Option("advancement_task", "--task-class", help="What kind of task it is."),
     priority: Priority = Option("P2", "--priority", help="P0 is the highest."),
     reason: str | None = Option(None, "--reason", help="Why it is suggested."),
     todo_id: str | None = NEW_TODO_ID,
+    prompt: bool = Option(
+        False, "--prompt", help="Print the packet an agent fills to propose candidates (writes nothing)."
+    ),
     agent_id: str | None = AGENT_ID,
     redact: bool = context.REDACT,
 ) -> None:
     """Suggest a candidate todo: visible for a decision, never runnable until promoted.
 
-    Example: loopx todo suggest -g parser --text 'Fuzz the tokenizer' -a alice
+    Examples:
+      loopx todo suggest -g parser --text 'Fuzz the tokenizer' -a alice
+      loopx todo suggest -g parser --prompt --format json   # todo_suggestion_prompt_v0 for an agent to fill
     """
     c = context.get(ctx)
+    if prompt:
+        if text is not None:
+            raise BadParameter("--prompt prints a packet to fill; give it without --text", param_hint="'--text'")
+        with c.session() as repo:
+            packet = repo.suggestion_prompt(c.goal(repo, goal_id))
+        render.emit(c, packet, lambda p: render.fields(p.model_dump(mode="json")))
+        return
+    if text is None:
+        raise BadParameter("missing: what is to be done", param_hint="'--text'")
     with c.session(redact=redact) as repo:
         goal_id = c.goal(repo, goal_id)
         agent_id = c.actor(repo, goal_id, agent_id)

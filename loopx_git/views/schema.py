@@ -61,6 +61,8 @@ OUTPUTS: dict[str, Output] = {
     "agent_handoff_v0": Output(
         "loopx_git.model.handoff", "AgentHandoff", "handoff show; handoff list [...]; the record of handoff writes"
     ),
+    "todo_suggestion_prompt_v0": Output("loopx_git.views.suggest", "SuggestionPrompt", "todo suggest --prompt"),
+    "loopx_protocol_check_v0": Output("loopx_git.views.protocol", "ProtocolReport", "protocol check"),
     "loopx_should_run_v0": Output("loopx_git.views.quota", "ShouldRun", "quota should-run"),
     "interaction_contract_v0": Output(
         "loopx_git.views.quota", "InteractionContract", "quota should-run (its interaction_contract)"
