@@ -13,9 +13,9 @@ import uuid
 
 import pytest
 
-from loopx_git.safety.catalog.generic import credential_kind, is_fake
+from loopx_git.safety.catalog.generic import _real_host, credential_kind, is_fake
 from loopx_git.safety.scan import redact, scan
-from tests.safety.parts import URLSAFE, cat, rand
+from tests.safety.parts import B64, URLSAFE, cat, rand
 
 PW = cat("Zq8", "#Lm2", "Wv9")  # a password as people write them
 SHORT = cat("x7", "Kq")  # four characters
@@ -327,6 +327,211 @@ def test_url_userinfo_passwords_are_found_for_any_scheme(template):
     ],
 )
 def test_urls_without_a_real_password_pass(text):
+    assert blocking(text) == []
+
+
+@pytest.mark.parametrize(
+    "template",
+    [
+        "db_url=mysql+pymysql://app:{v}@db.corp.net/app",  # SQLAlchemy's dialect+driver scheme
+        "sqlalchemy.url = postgresql+psycopg2://app:{v}@db.corp.net/app",
+        'engine = create_engine(f"postgresql://{{user}}:{v}@{{host}}/app")',  # a format string's fields
+        'url = "https://%s:{v}@%s/api" % (user, host)',
+        "DSN=postgresql://app:{v}@${{DB_HOST}}:5432/app",
+        "jdbc:mysql://app:{v}@[db1.corp.net:3306,db2.corp.net:3306]/app",  # Connector/J's host list
+        "jdbc:mysql://app:{v}@[2001:4860::8888]:3306/app",
+        "postgresql://app:{v}@/app?host=/run/postgresql",  # libpq's socket: no host
+        "jdbc:oracle:thin:app/{v}@//db.corp.net:1521/ORCL",  # Oracle's thin user/password@
+        "jdbc:oracle:thin:etl/{v}@db.corp.net:1521:orcl",
+    ],
+)
+def test_url_passwords_are_found_in_driver_schemes_templates_and_host_lists(template):
+    value = PW.replace("#", "-")
+    text = template.format(v=value)
+    assert found(text, value) == {"url-credentials"}, blocking(text)
+
+
+# passwords a person makes of the words tutorials use: a fake on a stand-in host, a credential on a real one
+CHOSEN = [cat("my", "Secret", "789"), cat("Str0ng", "P4ss"), cat("pass", "W0rd", "123"), cat("Pass", "word12^")]
+
+
+@pytest.mark.parametrize("value", CHOSEN)
+@pytest.mark.parametrize(
+    "template",
+    [
+        "mongodb://admin:{v}@cluster.mongodb.net:27017/admin",
+        "mongodb+srv://app:{v}@cluster0.ab1cd.mongodb.net/app?retryWrites=true",
+        "jdbc:mysql://admin:{v}@db.company.com:3306/app",
+        "http://proxy:{v}@10.20.0.4:3128/",  # a private network's host is a machine too
+    ],
+)
+def test_chosen_passwords_of_fake_words_are_found_on_real_hosts(template, value):
+    text = template.format(v=value)
+    assert found(text, value) == {"url-credentials"}, blocking(text)
+
+
+@pytest.mark.parametrize("value", CHOSEN)
+@pytest.mark.parametrize(
+    "template",
+    [
+        "postgresql://app:{v}@localhost:5432/app",
+        "redis://:{v}@127.0.0.1:6379",
+        "mongodb://admin:{v}@mongo:27017/admin",  # a compose file's service
+        "https://api:{v}@api.example.com/v1",
+        "amqp://app:{v}@rabbit.test:5672/",
+        "https://api:{v}@192.0.2.10/v1",  # RFC 5737's documentation address
+        "https://deploy:{v}@host.com/api",
+        'f"postgresql://{{user}}:{v}@{{host}}/app"',  # the host is a template: nothing says it is real
+    ],
+)
+def test_chosen_passwords_of_fake_words_pass_on_stand_in_hosts(template, value):
+    assert blocking(template.format(v=value)) == []
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        cat("passw", "0rd123"),  # long enough, but two classes: the plainest of the fakes
+        cat("PASSW", "ORD2024"),
+        cat("sampl", "Epassword12*"),  # a word that says it is a sample, however cased
+        cat("T3st", "Passw0rd!"),
+        cat("D", "ummy", "Pass1"),
+        cat("Sec", "ret1"),  # too short to be a chosen one
+    ],
+)
+def test_fakes_that_say_so_or_are_too_plain_pass_even_on_real_hosts(value):
+    assert blocking(f"postgresql://app:{value}@db.corp.net:5432/app") == []
+
+
+@pytest.mark.parametrize(
+    "host, real",
+    [
+        ("cluster0.mongodb.net", True),
+        ("db.corp.net", True),
+        ("10.0.4.12", True),
+        ("[fd00::12]", True),
+        ("[db1.corp.net:3306,db2.corp.net:3306]", True),
+        ("localhost", False),
+        ("db", False),
+        ("127.0.0.1", False),
+        ("[::1]", False),
+        ("0.0.0.0", False),
+        ("198.51.100.7", False),
+        ("api.example.com", False),
+        ("example.org", False),
+        ("app.localhost", False),
+        ("svc.test", False),
+        ("host.com", False),
+        ("mydomain.com", False),
+        ("{host}", False),
+        ("%s", False),
+        ("${DB_HOST}", False),
+        ("", False),
+    ],
+)
+def test_a_real_host_names_a_machine(host, real):
+    assert _real_host(host) is real
+
+
+def test_proxy_users_of_curl_are_found():
+    value = PW.replace("#", "-")
+    for text in (
+        f"curl -x proxy.corp.net:3128 --proxy-user ops:{value} https://api.corp.net",
+        f"curl -U ops:{value} -x proxy.corp.net:3128 https://api.corp.net",
+        f"curl -k \\\n  --proxy-user ops:{value} \\\n  https://api.corp.net",
+    ):
+        assert found(text, value) == {"cli-credential"}, text
+
+
+@pytest.mark.parametrize(
+    "template",
+    [
+        "mysql --user=app --password={v} --host=db.corp.net",
+        "keytool -importkeystore -srcstorepass {v} -srckeystore in.jks",
+        "wget --http-password={v} https://files.corp.net/a.tar",
+    ],
+)
+def test_bare_words_on_command_lines_are_values_when_glued_or_holding_a_digit(template):
+    value = cat("blue", "fish", "42") if "=" in template else cat("Kx7", "Oavark")
+    text = template.format(v=value)
+    assert found(text, value) == {"cli-credential"}, blocking(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "set it with the --password option",
+        "pass -storepass changeit to keytool",
+        "wget --password=PASSWORD https://files.corp.net",
+        "tool --password=$DB_PASSWORD",
+    ],
+)
+def test_spaced_words_and_references_on_command_lines_pass(text):
+    assert blocking(text) == []
+
+
+@pytest.mark.parametrize("word", ["SAMPLE", "TEST", "FAKE", "DUMMY"])
+def test_keys_with_a_word_in_capitals_spliced_in_are_stand_ins(word):
+    value = cat(KEY[:20], word, "KEY")
+    assert blocking(f"client_secret = '{value}'") == []
+    assert blocking(f"SIGNING_TOKEN={value}") == []
+
+
+# --- Maven's encrypted passwords ----------------------------------------------------------------
+
+MAVEN = rand(random.Random(16), 43, B64) + "="  # base64 of 32 random bytes, as `mvn --encrypt-password` writes
+
+
+@pytest.mark.parametrize(
+    "template",
+    [
+        "<server><id>nexus</id><password>{{{v}}}</password></server>",
+        "<settingsSecurity>\n  <master>{{{v}}}</master>\n</settingsSecurity>",
+        "<password>{{[name=master,cipher=AES/GCM/NoPadding,version=4.0]{v}}}</password>",
+        "<password>Oleg reset this password on 2009-03-11 {{{v}}}</password>",
+        "<master>{{{v}\\}}</master>",  # a literal brace of a plain password, escaped
+        "<passphrase>{{{v}}}</passphrase>",
+    ],
+)
+def test_maven_encrypted_passwords_are_found(template):
+    text = template.format(v=MAVEN)
+    assert found(text, MAVEN) == {"maven-encrypted-password"}, blocking(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "<password>${sonatypeOssrhPassword}</password>",
+        "<password>{sonatypeOssrhPassword}</password>",
+        "<password>{{ maven_repository_password }}</password>",
+        "<master>{master-password-goes-here}</master>",
+        "<password>{" + "A" * 24 + "=}</password>",
+        "<settingsSecurity><relocation>/Volumes/usb/settings-security.xml</relocation></settingsSecurity>",
+    ],
+)
+def test_maven_properties_templates_and_placeholders_pass(text):
+    assert blocking(text) == []
+
+
+# --- Dockerfiles ----------------------------------------------------------------------------------
+
+
+def test_a_dockerfile_env_without_an_equals_sign_holds_its_value():
+    for text in (f"ENV DRONE_TOKEN {TOKEN}", f"FROM alpine:3.20\nENV API_SECRET {TOKEN}\nRUN make"):
+        assert found(text, TOKEN) == {"generic-secret"}, text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "ENV DRONE_TOKEN ${DRONE_TOKEN}",
+        "ENV API_TOKEN_FILE /run/secrets/api_token",
+        "ENV PASSWORD_MIN_LENGTH 12",
+        "set the ENV PASSWORD variable before the build",
+        "ENV DB_PASSWORD changeme",
+    ],
+)
+def test_dockerfile_env_references_settings_and_prose_pass(text):
     assert blocking(text) == []
 
 

@@ -57,6 +57,18 @@ def alnum_key(m: re.Match, ctx: Context) -> bool:
     return _random_key(value) and _case_mixed(body) and any(c.isdigit() for c in body)
 
 
+def _composio(m: re.Match, ctx: Context) -> bool:
+    """The 20 or 43 characters after `ak_` / `oak_` / `uak_` hold both cases and a digit, look random
+    and hold no counted-up run. (The case share of a camelCase name is too close to a random key's
+    over 20 characters to tell them apart; a digit missing turns away about 3% of real keys.)"""
+    body = secret(m).partition("_")[2]
+    return (
+        _random_key(secret(m))
+        and all(any(test(c) for c in body) for test in (str.isupper, str.islower, str.isdigit))
+        and looks_random(body, 3.3)
+    )
+
+
 # not inside a longer word, but at the start of a line inside a string literal (`…\nsk-…`)
 _START = r"(?:(?<![A-Za-z0-9_-])|(?<=\\[nrt]))"
 
@@ -256,5 +268,34 @@ RULES: tuple[Rule, ...] = (
         accept=alnum_key,
         span=64,
         reference="trufflehog detector mistral; https://docs.mistral.ai/getting-started/quickstart/",
+    ),
+    # --- ElevenLabs -----------------------------------------------------------------------------
+    Rule(
+        "elevenlabs-api-key",
+        BLOCK,
+        "ElevenLabs API key (sk_ and 48 hex digits)",
+        ("sk_",),
+        _START + r"(?P<s>sk_[0-9a-f]{48})(?![A-Za-z0-9_-])",
+        fingerprint_only=True,
+        accept=key,
+        # `sk_` is in every `task_`, `disk_`, `risk_`: tried only where it starts
+        anchored=True,
+        reference="trufflehog detector elevenlabs v2; https://elevenlabs.io/docs/api-reference/authentication",
+    ),
+    # --- Composio -------------------------------------------------------------------------------
+    Rule(
+        "composio-api-key",
+        BLOCK,
+        "Composio project (ak_), organization (oak_) or user (uak_) API key",
+        ("ak_",),
+        _START + r"(?P<s>ak_[A-Za-z0-9_-]{20}|oak_[A-Za-z0-9_-]{20}|uak_[A-Za-z0-9_-]{43})(?![A-Za-z0-9_-])",
+        fingerprint_only=True,
+        # a short prefix and 20 characters: only a random mix (both cases and a digit), not a snake_case
+        # or camelCase name
+        accept=_composio,
+        anchored=True,
+        back=1,  # the o of `oak_`, the u of `uak_`
+        reference="semgrep rule detected-composio-api-key (Composio documents no key format; "
+        "https://docs.composio.dev/reference/api-reference/api-keys)",
     ),
 )

@@ -1,6 +1,6 @@
-"""Cloud providers: AWS, Google, Azure, Alibaba, DigitalOcean, Heroku, HashiCorp Vault and
-Terraform Cloud, Databricks, Cloudflare, Vercel, Supabase, Doppler, Dynatrace, Fly.io, Aiven,
-Pulumi, OpenShift, IBM Cloud and SoftLayer.
+"""Cloud providers: AWS, Google, Azure (and Azure DevOps), Alibaba, DigitalOcean, Heroku, HashiCorp
+Vault and Terraform Cloud, Databricks, Cloudflare, Vercel, Supabase, Doppler, Dynatrace, Fly.io,
+Aiven, Pulumi, OpenShift, IBM Cloud and SoftLayer, PlanetScale, Netlify, Tailscale and Confluent.
 
 A format with a fixed prefix is matched wherever it occurs; one without (an AWS secret key, an
 Azure storage key, a Heroku API key) only after a name that says whose it is. Either way the value
@@ -43,9 +43,10 @@ def after_id(alphabet: str) -> str:
 
 
 # sha256[:16] of values their vendor publishes for everyone: the Azurite and Cosmos DB emulator
-# keys, the Dynatrace and Stripe documentation examples, the Supabase CLI's local secret key and
-# the sample API keys of firebase-android-sdk (the list gitleaks allows). Hashes, not the values,
-# so that this file holds no secret-shaped literal.
+# keys, the Dynatrace, Stripe and Kolide documentation examples, the Supabase CLI's local secret key,
+# the sample API keys of firebase-android-sdk (the list gitleaks allows) and the two example UUIDs
+# of RFC 4122 and Wikipedia that documentation writes for any UUID-shaped key. Hashes, not the
+# values, so that this file holds no secret-shaped literal.
 _PUBLISHED = frozenset(
     {
         "0011cc25eb432071",
@@ -71,6 +72,9 @@ _PUBLISHED = frozenset(
         "ea9bb1082cf95663",
         "3a8b61d0f636b007",
         "a6c814bc555ae62c",
+        "db428e261c42c645",
+        "986c0dc956dc822b",
+        "a3a9e1ed9732cab2",
     }
 )
 
@@ -99,6 +103,17 @@ def typed_run(value: str, run: int = 6) -> bool:
     return False
 
 
+_REPEATED_BLOCK = lazy_pattern(r"(.{4,16})\1\1")
+
+
+def repeated_block(value: str) -> bool:
+    """``a1b2c3d4e5f6a1b2c3d4e5f6…``, ``asdfasdfasdf``: a block of 4 to 16 characters, not all one
+    character, three times in a row, as people fill a placeholder. Random characters do so about
+    once in 10^9 values (hex, 4-character blocks); a format's fixed run of one character (the
+    `AAAAAAAAAA` inside a Dropbox token) is not such a block."""
+    return any(len(set(m.group(1))) > 1 for m in _REPEATED_BLOCK.finditer(value))
+
+
 def classes(value: str) -> int:
     """How many of lower case, upper case and digits ``value`` holds."""
     return sum((any(c.islower() for c in value), any(c.isupper() for c in value), any(c.isdigit() for c in value)))
@@ -107,14 +122,28 @@ def classes(value: str) -> int:
 def token(minimum: float, *, skip: int = 0, kinds: int = 1) -> Accept:
     """The secret part, less its first ``skip`` characters (a fixed prefix, which adds nothing
     random), looks random: entropy at least ``minimum`` bits a character, at least ``kinds`` of
-    lower/upper/digits, no typed run; and it is neither a placeholder nor a published value."""
+    lower/upper/digits, no typed run or (in a key short enough to be typed, up to 128 characters)
+    repeated block; and it is neither a placeholder nor a published value."""
 
     def check(m: re.Match, ctx: Context) -> bool:
         value = secret(m)
         body = value[skip:]
         if is_placeholder(value) or published(value) or typed_run(body):
             return False
+        if len(body) <= 128 and repeated_block(body):
+            return False
         return classes(body) >= kinds and looks_random(body, minimum)
+
+    return check
+
+
+def last_part(separator: str, minimum: float, *, kinds: int = 1) -> Accept:
+    """Like ``token``, for a format whose secret is what follows its last ``separator``
+    (`tskey-auth-<id>-<secret>`, `api_live.<id>.<secret>`): the id before it names the key and
+    adds nothing random."""
+
+    def check(m: re.Match, ctx: Context) -> bool:
+        return token(minimum, skip=secret(m).rfind(separator) + 1, kinds=kinds)(m, ctx)
 
     return check
 
@@ -125,6 +154,15 @@ _AWS_KEY_ID = r"(?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[A-Z0-9]{16}"
 
 
 _RANDOM_B64 = token(3.5)
+# sha256[:16] of the first 30 characters of the secret key AWS's documentation shows: a copy whose
+# last ten are rewritten (`…SAMPLEKEY`, `…TESTKEY`, `…FAKEKEY`) is still that public example
+_AWS_DOC_SECRET_HEAD = "0ef9259701f6faa1"
+
+
+def _aws_doc_variant(value: str) -> bool:
+    import hashlib  # on a match only: the hooks' start-up stays lean
+
+    return hashlib.sha256(value[:30].encode("utf-8", "surrogatepass")).hexdigest()[:16] == _AWS_DOC_SECRET_HEAD
 
 
 def _aws_secret(m: re.Match, ctx: Context) -> bool:
@@ -132,7 +170,7 @@ def _aws_secret(m: re.Match, ctx: Context) -> bool:
     # or a word-like name does not.
     value = secret(m)
     mixed = any(c.islower() for c in value) and any(c.isupper() for c in value)
-    return mixed and any(not c.isalpha() for c in value) and _RANDOM_B64(m, ctx)
+    return mixed and any(not c.isalpha() for c in value) and not _aws_doc_variant(value) and _RANDOM_B64(m, ctx)
 
 
 # --- Azure ----------------------------------------------------------------------------------
@@ -272,7 +310,8 @@ RULES: tuple[Rule, ...] = (
         BLOCK,
         "Google API key",
         ("aiza",),
-        starts_after("A-Za-z0-9_-") + r"(?P<s>AIza[0-9A-Za-z_-]{35})(?![A-Za-z0-9_-])",
+        # not followed by `=` (or `%3D`): 39 characters then base64 padding are the end of a base64 blob
+        starts_after("A-Za-z0-9_-") + r"(?P<s>AIza[0-9A-Za-z_-]{35})(?![A-Za-z0-9_=-]|%3[Dd])",
         fingerprint_only=True,
         accept=token(3.0, skip=4),
         reference="https://cloud.google.com/docs/authentication/api-keys",
@@ -325,6 +364,17 @@ RULES: tuple[Rule, ...] = (
         fingerprint_only=True,
         accept=token(3.5, skip=4),
         reference="https://developers.google.com/identity/protocols/oauth2",
+    ),
+    Rule(
+        "google-express-mode-api-key",
+        BLOCK,
+        "Google Cloud API key bound to a service account (Vertex AI express mode, AQ.Ab8R…)",
+        ("aq.ab8r",),
+        starts_after("A-Za-z0-9_.-") + r"(?P<s>AQ\.Ab8R[A-Za-z0-9_-]{46})(?![A-Za-z0-9_-])",
+        fingerprint_only=True,
+        accept=token(3.5, skip=7, kinds=2),
+        reference="https://cloud.google.com/vertex-ai/generative-ai/docs/start/express-mode/overview; shape as "
+        "in Google's osv-scalibr veles/secrets/gcpexpressmode and Kingfisher kingfisher.gcp.4",
     ),
     Rule(
         "gcp-service-account",
@@ -414,6 +464,55 @@ RULES: tuple[Rule, ...] = (
         ),
         accept=_sas,
         reference="https://learn.microsoft.com/en-us/rest/api/storageservices/create-account-sas",
+    ),
+    Rule(
+        "azure-openai-api-key",
+        BLOCK,
+        "Azure OpenAI / Azure AI services key (32 hex) under an Azure OpenAI name or in AzureOpenAI(api_key=…)",
+        ("azure",),
+        (
+            r"(?i:azure[_.-]?(?:openai|oai|ai[_.-]?services|cognitive[_.-]?services?)[\w.-]{0,20}?"
+            r"(?:key|secret|token)[\w.-]{0,12}(?![\w.-])"
+            + _SET
+            + r"|azureopenai\([^()]{0,200}?(?<![\w.-])api_key[ \t]*=[ \t]*"
+            + Q
+            + r")"
+            + starts_after("A-Za-z0-9")
+            + r"(?P<s>[0-9a-f]{32})(?![A-Za-z0-9])"
+        ),
+        accept=token(3.0),
+        # `azure` is on many lines of an Azure project: tried only where the name starts
+        anchored=True,
+        reference="https://learn.microsoft.com/en-us/azure/ai-services/openai/reference#authentication; shape as "
+        "in trufflehog azure_openai",
+    ),
+    Rule(
+        "azure-devops-pat",
+        BLOCK,
+        "Azure DevOps personal access token (84 characters, AZDO at 77-80)",
+        ("azdo",),
+        starts_after("A-Za-z0-9") + r"(?P<s>[A-Za-z0-9]{76}AZDO[A-Za-z0-9]{4})(?![A-Za-z0-9])",
+        fingerprint_only=True,
+        accept=token(3.5, kinds=2),
+        reference="https://learn.microsoft.com/en-us/purview/sit-defn-azure-devops-personal-access-token",
+    ),
+    Rule(
+        "azure-devops-legacy-pat",
+        BLOCK,
+        "Azure DevOps personal access token of the 52-character format, under an Azure DevOps / ADO / VSTS name",
+        ("azure_devops", "azure-devops", "azuredevops", "azure.devops", "ado_", "ado-", "vsts", "azdo"),
+        (
+            # base32 (a-z, 2-7) with no prefix: only as the value of a name that says whose it is
+            r"(?i:(?:azure[_.-]?devops|(?<![A-Za-z0-9])(?:ado|vsts|azdo))[\w.-]{0,20}?"
+            r"(?:pat|token|key|secret|pass(?:word)?)[\w.-]{0,12}(?![\w.-]))"
+            + _SET
+            + starts_after("A-Za-z0-9")
+            + r"(?P<s>[a-z2-7]{52})(?![A-Za-z0-9])"
+        ),
+        accept=token(3.5, kinds=2),
+        anchored=True,
+        reference="https://learn.microsoft.com/en-us/azure/devops/organizations/accounts/use-personal-access-tokens-"
+        "to-authenticate; shape as in trufflehog azuredevopspersonalaccesstoken",
     ),
     # --- Alibaba Cloud ----------------------------------------------------------------------
     Rule(
@@ -750,5 +849,78 @@ RULES: tuple[Rule, ...] = (
         span=500,
         reference="https://cloud.ibm.com/docs/account?topic=account-classic_keys; shape as in detect-secrets "
         "SoftlayerDetector",
+    ),
+    # --- PlanetScale ------------------------------------------------------------------------
+    Rule(
+        "planetscale-token",
+        BLOCK,
+        "PlanetScale service token (pscale_tkn_), database password (pscale_pw_) or OAuth token (pscale_oauth_)",
+        ("pscale_tkn_", "pscale_pw_", "pscale_oauth_"),
+        starts_after("A-Za-z0-9_") + r"(?P<s>pscale_(?:tkn|pw|oauth)_[A-Za-z0-9_-]{32,64})(?![A-Za-z0-9_-])",
+        fingerprint_only=True,
+        accept=token(3.5, skip=7, kinds=2),
+        reference="https://planetscale.com/docs/concepts/service-tokens; shape as in gitleaks planetscale-* "
+        "(32 to 64) and trufflehog planetscale (43)",
+    ),
+    # --- Netlify ----------------------------------------------------------------------------
+    Rule(
+        "netlify-token",
+        BLOCK,
+        "Netlify personal, CLI, OAuth, app or build token (nfp_, nfc_, nfo_, nfu_, nfb_)",
+        ("nfp_", "nfc_", "nfo_", "nfu_", "nfb_"),
+        starts_after("A-Za-z0-9_") + r"(?P<s>nf[pcoub]_[A-Za-z0-9_]{36})(?![A-Za-z0-9_-])",
+        fingerprint_only=True,
+        accept=token(3.5, skip=4, kinds=2),
+        # `nfo_` is inside every `info_`: tried only where a prefix starts, the look-behind turns it away
+        anchored=True,
+        reference="https://answers.netlify.com/t/change-to-the-netlify-authentication-token-format/106146; "
+        "length as in gitleaks netlify-access-token and trufflehog netlify v2",
+    ),
+    Rule(
+        "netlify-legacy-token",
+        BLOCK,
+        "Netlify access token of the format before prefixes (43 to 45 characters) under a Netlify name",
+        ("netlify",),
+        (
+            r"(?i:netlify[\w.-]{0,30}?(?:token|key|secret|auth|pat)[\w.-]{0,12}(?![\w.-]))"
+            + _SET
+            + starts_after("A-Za-z0-9_-")
+            + r"(?P<s>[A-Za-z0-9_-]{43,45})(?![A-Za-z0-9_-])"
+        ),
+        accept=token(3.5, kinds=2),
+        reference="https://docs.netlify.com/api/get-started/#authentication; length as in trufflehog netlify "
+        "(43 to 45, within gitleaks' 40 to 46)",
+    ),
+    # --- Tailscale --------------------------------------------------------------------------
+    Rule(
+        "tailscale-key",
+        BLOCK,
+        "Tailscale API access token, auth key, OAuth client secret, SCIM or webhook key (tskey-)",
+        ("tskey-",),
+        (
+            starts_after("A-Za-z0-9_-")
+            + r"(?P<s>tskey-(?:api|auth|client|scim|webhook)-[A-Za-z0-9]{6,40}-[A-Za-z0-9]{16,64})"
+            r"(?![A-Za-z0-9_-])"
+        ),
+        fingerprint_only=True,
+        accept=last_part("-", 3.3, kinds=2),
+        reference="https://tailscale.com/kb/1277/key-prefixes; shape as in trufflehog tailscale",
+    ),
+    # --- Confluent --------------------------------------------------------------------------
+    Rule(
+        "confluent-api-secret",
+        BLOCK,
+        "Confluent Cloud API secret (64 characters) under a Confluent name",
+        ("confluent",),
+        (
+            # the 16-character API key beside it is the secret's id, not a secret
+            r"(?i:confluent[\w.-]{0,30}?(?:secret|token|key|pass(?:word)?)[\w.-]{0,12}(?![\w.-]))"
+            + _SET
+            + starts_after("A-Za-z0-9+/")
+            + r"(?P<s>[A-Za-z0-9+/]{64})(?![A-Za-z0-9+/=])"
+        ),
+        accept=token(4.0, kinds=3),
+        reference="https://docs.confluent.io/cloud/current/security/authenticate/workload-identities/"
+        "service-accounts/api-keys/overview.html; shape as in gitleaks confluent-secret-key",
     ),
 )

@@ -35,6 +35,8 @@ _NOT_PASSWORDS = frozenset(
     {
         "bypass", "compass", "surpass", "overpass", "underpass", "trespass", "encompass", "lowpass", "highpass",
         "bandpass", "allpass", "multipass", "onepass", "twopass", "singlepass", "firstpass", "secondpass",
+        # a program that asks for one (`GIT_ASKPASS`), a package of streams (npm's `minipass`)
+        "askpass", "minipass",
     }
 )  # fmt: skip
 # Not a bare "auth": `auth: true`, `"auth": "<base64>"` of a registry (docker-config-auth's business).
@@ -296,15 +298,16 @@ def _after(m: re.Match) -> str:
     return m.string[m.end("s") : m.end("s") + 1]
 
 
-def _literal(value: str, quoted: bool, after: str, *, bare_words: bool = False) -> bool:
+def _literal(value: str, quoted: bool, after: str, *, bare_words: bool = False, chosen: bool = False) -> bool:
     """Whether ``value`` reads as a literal credential rather than code, a template, a reference,
     a path, a number or a fake. ``bare_words``: an unquoted word is a literal here (a ``.env``
-    line, SQL's ``IDENTIFIED BY``), not a variable."""
+    line, SQL's ``IDENTIFIED BY``), not a variable. ``chosen``: the context says the value is a
+    password someone chose (``_chosen_password``), so one made of the fakes' words counts too."""
     if _placeholder(value) or value.lower() in _NOT_SECRET_VALUES or _NUMBER.fullmatch(value):
         return False
     if _stand_in(value):
         return False
-    if _names_a_credential(value):
+    if not chosen and _names_a_credential(value):
         return False  # a name (`"challengePassword"`, `smb-server-password`): where the value is, not the value
     if "[REDACTED:" in value or _pathish(value) or _ENV_NAME.fullmatch(value):
         return False
@@ -319,7 +322,7 @@ def _literal(value: str, quoted: bool, after: str, *, bare_words: bool = False) 
             return False  # a call, a subscript, an attribute: code that fetches a secret
         if _IDENTIFIER.fullmatch(value) and not bare_words and (_wordish(value) or not any(c.isdigit() for c in value)):
             return False  # a variable (`char2`), a type (`password: SecretStr`), a word of prose
-    return not is_fake(value) and not _trivial(value)
+    return (chosen or not is_fake(value)) and not _trivial(value)
 
 
 _ANGLED = lazy_pattern(r"<[^<>]*>|\A<")
@@ -336,9 +339,12 @@ def _placeholder(value: str) -> bool:
 # Words a value uses to say it is not a real one: `sk-or-v1-invalid`, `a-fake-key`, `TEST_TOKEN_1`.
 _SAYS_FAKE = frozenset({"fake", "invalid", "dummy", "sample", "test", "mock", "bogus", "revoked"})
 _MASKED = lazy_pattern(r"#{3,}|(?:[xX]{3,}|\*{3,})\Z|&lt;|&gt;", re.I)
+# The same words in capitals inside a run no case splits: a documented key with `SAMPLE` or `TEST`
+# spliced in (`…bPxRfiCYESAMPLEKEY`). A random 40-character base64 key holds one ~1 time in 10^5.
+_SHOUTS_FAKE = lazy_pattern(r"FAKE|INVALID|DUMMY|SAMPLE|TEST|MOCK|BOGUS|REVOKED")
 _UUID_LAYOUT = lazy_pattern(r"(?<![0-9A-Za-z])[0-9A-Za-z]{8}(?:-[0-9A-Za-z]{4}){3}-[0-9A-Za-z]{12}(?![0-9A-Za-z])")
 _HEX_UUID = lazy_pattern(r"[0-9A-Fa-f]{8}(?:-[0-9A-Fa-f]{4}){3}-[0-9A-Fa-f]{12}")
-_VERSION_TAIL = lazy_pattern(r"(?:\A|[-_@:/v])\d{1,4}(?:\.\d{1,4}){2,3}\Z")
+_VERSION_TAIL = lazy_pattern(r"(?:\A[~^]?|[-_@:/v])\d{1,4}(?:\.\d{1,4}){2,3}\Z")  # also a range: `^7.1.3`
 _VENDOR_HEAD = lazy_pattern(r"(?:[A-Za-z]{1,8}[-_]){1,3}")
 _SELECTOR = lazy_pattern(r"#[a-z][a-z0-9]*(?:[-_][a-z0-9]+)+")  # an element's id: `#add-password`
 
@@ -349,7 +355,7 @@ def _stand_in(value: str) -> bool:
     out with letters no UUID has (``d4c3b2a1-f6e5-h8g7-…``), a known prefix before a counting run
     (``xoxp-1234567890``); or not a credential at all: an artifact's version
     (``jjwt-jackson-0.11.2``), a page anchor or CSS selector (``#add-password``)."""
-    if _MASKED.search(value) or any(w in _SAYS_FAKE for w in _words(value)):
+    if _MASKED.search(value) or _SHOUTS_FAKE.search(value) or any(w in _SAYS_FAKE for w in _words(value)):
         return True
     for layout in _UUID_LAYOUT.finditer(value):
         if not _HEX_UUID.fullmatch(layout.group()):
@@ -500,6 +506,16 @@ _ATTR_OPEN = lazy_pattern(r"""(?i)\b(?:key|name)\s*=\s*\\?["'][\w.-]*\Z""")
 _NETRC = lazy_pattern(r"\blogin\s+\S+\s+\Z")
 _SPACED_NAMES = frozenset({"password", "passwd"})  # at the start of a line
 _SPACED_ANYWHERE = frozenset({"requirepass", "masterauth"})  # redis.conf's: no other meaning
+# A Dockerfile's `ENV NAME value` (the form without `=`): the rest of the line is the value, as text.
+# The instruction may sit in a string, a list, after an escaped line break: only a random value counts
+# (`the ENV PASSWORD variable` is prose).
+_DOCKER_ENV = lazy_pattern(r"(?<![\w-])ENV[ \t]+\Z")
+
+
+def _dockerfile_env(text: str, name_start: int) -> bool:
+    return _DOCKER_ENV.search(text, max(0, name_start - 40), name_start) is not None
+
+
 _SETTER_VERBS = frozenset({"", "set", "set_", "with", "with_"})
 _PROSE_WORD = lazy_pattern(r"[A-Za-z]+[.,;:!?]")
 
@@ -515,8 +531,10 @@ def _bare_words_are_values(m: re.Match, name: str, name_start: int) -> bool:
     (``DB_PASSWORD=word``), a connection string (``User ID=app;Password=word;``), a config file's
     ``password = word`` line right after its ``user = …`` line."""
     text, sep = m.string, m.group("sep")
-    if m.group("space") is not None:  # .netrc's and redis.conf's lines hold no variables; prose has words
-        return name.lower() in _SPACED_ANYWHERE or _NETRC.search(text, max(0, name_start - 200), name_start) is not None
+    if m.group("space") is not None:  # .netrc's, redis.conf's and ENV's lines hold no variables; prose has words
+        if name.lower() in _SPACED_ANYWHERE or _dockerfile_env(text, name_start):
+            return True
+        return _NETRC.search(text, max(0, name_start - 200), name_start) is not None
     if sep in ("=", ":=", "::=", ":::=", "?=") and not any(c.islower() for c in name):
         between = text[m.end("key") : m.start("s")]
         if between == "=" or (sep != "=" and between.strip(" \t") == sep):
@@ -559,6 +577,7 @@ def _assignment_value(m: re.Match, kinds: tuple[str, ...]) -> bool:
         at_line_start = not text[line_start:name_start].strip()
         netrc = _NETRC.search(text, max(0, name_start - 200), name_start)
         spaced = name.lower() in _SPACED_ANYWHERE or (at_line_start and name.lower() in _SPACED_NAMES)
+        spaced = spaced or (_dockerfile_env(text, name_start) and _random(m.group("s")))
         if not (netrc or spaced):
             return False  # `password reset`, `token budget`: prose, not a setting
         if not netrc and _PROSE_WORD.fullmatch(m.group("s")):
@@ -633,10 +652,85 @@ def _pair_password(user: str, password: str) -> bool:
     return _literal(password, True, "")
 
 
+# scheme://user:password@host, and Oracle's jdbc:oracle:thin:user/password@[//]host. The host may be
+# a name, an address, a bracketed IPv6 address or MySQL Connector/J's list (`@[h1:3306,h2:3306]`),
+# or a template's field (`f"…:{pw}@{host}"`, `%s`, `${HOST}`): the password can be a literal still.
+_URL_CREDENTIALS = (
+    r"(?:://(?P<user>[^\s:/?#@\"'<>\[\]]{0,100}(?:@[^\s:/?#@\"'<>\[\]]{1,100}){0,3}):"
+    r"|\boracle:thin:(?P<ouser>[A-Za-z0-9_$#.]{1,128})/)"
+    r"(?P<s>[^\s/?#\"'<>]{1,200})@/{0,2}"
+    r"(?P<host>[A-Za-z0-9][A-Za-z0-9.-]*|\[[0-9A-Za-z:.,_%-]+\]"
+    r"|\{\{?[ \t]?[A-Za-z_][\w.]*[ \t]?\}\}?|\$\{?[A-Za-z_]\w*\}?|%(?:\([A-Za-z_]\w*\))?s)"
+)
+
+
+def _chosen_password(user: str, password: str) -> bool:
+    """A password a person chose from the words the fakes are made of (``mySecret789``,
+    ``Str0ngP4ss``, ``Winter2024!``): 8 or more characters of three classes, not the user's
+    name, and nothing that says it stands in (a placeholder, a template, ``test``, a sequence)."""
+    from urllib.parse import unquote
+
+    user, password = unquote(user), unquote(password)
+    if len(password) < 8 or _classes(password) < 3 or password.lower() == user.lower():
+        return False
+    low = password.lower()
+    if any(word in spelled for spelled in (low.translate(_UNLEET_I), low.translate(_UNLEET_L)) for word in _SAYS_FAKE):
+        return False  # `samplEpassword12*`, `T3stPassw0rd!`: a word in it says what it is, however it is cased
+    return _literal(password, True, "", chosen=True)
+
+
+# l33t spellings read back as letters (a `1` is an `i` or an `l`: both are tried)
+_UNLEET_I = str.maketrans("0134579@$!", "oieastgasi")
+_UNLEET_L = str.maketrans("0134579@$!", "oleastgasi")
+
+
+# Names RFC 2606 and RFC 6761 reserve for documentation and tests (`.test`, `example.com`), and the
+# words a README writes where a host goes (`host.com`, `mydomain.com`).
+_STAND_IN_TLDS = frozenset({"test", "example", "invalid", "localhost"})
+_STAND_IN_NAMES = frozenset(
+    {
+        "example", "localhost", "test", "domain", "host", "hostname", "server", "foo", "bar", "baz", "dummy",
+        "fake", "sample", "mydomain", "yourdomain", "somedomain", "myhost", "yourhost", "somehost", "myserver",
+    }
+)  # fmt: skip
+# Addresses RFC 5737 and RFC 3849 reserve for documentation.
+_DOCUMENTATION_NETS = ("192.0.2.0/24", "198.51.100.0/24", "203.0.113.0/24", "2001:db8::/32")
+
+
+def _real_host(host: str | None) -> bool:
+    """A host that names a machine (``cluster0.mongodb.net``, ``db.corp.net``, ``10.0.4.12``),
+    not a stand-in: a template's field, a single label (``db``, ``host``: every compose file's
+    and README's), a reserved documentation or test name or address, loopback."""
+    if host and host[0] == "[":  # `[::1]`, `[fe80::1%25eth0]`; a list's first host (`[h1:3306,h2:3306]`)
+        first = host[1:-1].split(",")[0]
+        host = first.rsplit(":", 1)[0] if first.count(":") == 1 else first.split("%")[0]
+    if not host or host[0] in "{$%" or is_placeholder(host):
+        return False
+    import ipaddress  # on a match only
+
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        labels = host.lower().rstrip(".").split(".")
+        if len(labels) < 2 or labels[-1] in _STAND_IN_TLDS or labels[-1].isdigit():
+            return False
+        return not any(label in _STAND_IN_NAMES for label in labels[-2:])
+    if address.is_loopback or address.is_unspecified or address.is_link_local:
+        return False
+    return not any(address in ipaddress.ip_network(net) for net in _DOCUMENTATION_NETS)
+
+
 def _url_credentials(m: re.Match, ctx: Context) -> bool:
-    if m.group("s").lower() == "x-oauth-basic":
+    value = m.group("s")
+    if value.lower() == "x-oauth-basic":
         return False  # GitHub's fixed stand-in password: the token is the user part (hosting rules)
-    return _pair_password(m.group("user"), m.group("s"))
+    user = m.group("user") if m.group("user") is not None else m.group("ouser")
+    if _pair_password(user, value):
+        return True
+    # A URL that names a real host (`…@cluster0.mongodb.net`) is a working credential even when its
+    # password is made of the words tutorials use (`mySecret789`); on a stand-in host (`…@localhost`)
+    # it is a fixture.
+    return _real_host(m.group("host")) and _chosen_password(user, value)
 
 
 # --- headers ----------------------------------------------------------------------------------
@@ -709,8 +803,8 @@ _CLI = (
     r"[^\n|;&]{0,200}?[ \t]-p(?=[^\s-])"
     # /password:VALUE, /pass:VALUE (wmic, cmdkey, tscon: Windows' flags; not a URL's or a path's segment)
     r"|(?<=/)(?<![\w/.:-]/)(?:pass(?:word)?|pwd):(?=[^\s/])"
-    # curl -u user:VALUE, --user user:VALUE (the user may be an e-mail address)
-    r"|\bcurl\b[^\n|;&]{0,300}?[ \t](?:-u|--user)(?:=|[ \t]*)(?:'\\''|\\?[\"'])?(?P<user>[^\s:\"']{0,100}):"
+    # curl -u user:VALUE, --user user:VALUE, -U/--proxy-user user:VALUE (the user may be an e-mail address)
+    r"|\bcurl\b[^\n|;&]{0,300}?[ \t](?:-[uU]|--(?:proxy-)?user)(?:=|[ \t]*)(?:'\\''|\\?[\"'])?(?P<user>[^\s:\"']{0,100}):"
     # psexec \\host -u USER -p VALUE; winrs -p:VALUE; wevtutil /p:VALUE; schtasks /p VALUE, /rp VALUE
     r"|(?i:\b(?:psexec(?:64)?|paexec|winrs|wevtutil|schtasks)\b[^\n|;&]{0,300}?[ \t][-/](?:p|rp|password)(?::|[ \t]+))"
     # sshpass -p VALUE; docker/podman/az login -p VALUE; mongo -p VALUE; redis-cli -a VALUE; ldap* -w VALUE
@@ -748,7 +842,11 @@ def _cli_value(m: re.Match, ctx: Context) -> bool:
         kind = credential_kind(m.group("flag"))
         if kind is None or value.startswith("-"):
             return False
-        if not _literal(value, quoted, _after(m)):
+        # A command line has no bare variables (`$VAR` is one): a word glued by `=` or holding a digit
+        # (`--password=bluefish`, `-storepass Kx7Oavark`) is the value; a spaced word may be prose's
+        # (`the --password option`).
+        glued = m.string[m.start("s") - 1 : m.start("s")] == "="
+        if not _literal(value, quoted, _after(m), bare_words=glued or any(c.isdigit() for c in value)):
             return False
         return len(value) >= 4 if kind == "password" else _random(value)
     if m.group("user") is not None:
@@ -785,6 +883,27 @@ def _sql_password(m: re.Match, ctx: Context) -> bool:
     if not quoted and _wordish(value):
         return False  # `identified by their address`
     return len(value) >= 4 and _literal(value, quoted, _after(m), bare_words=True)
+
+
+# --- Maven ------------------------------------------------------------------------------------
+
+# `mvn --encrypt-password` writes `{base64}` into settings.xml (Maven 4: `{[name=master,…]base64}`),
+# maybe after a comment; `mvn --encrypt-master-password` writes the same into settings-security.xml.
+# Maven 3 encrypts the master password with a fixed, public key (`settings.security`), and the master
+# password decrypts the others: the pair is as good as the plain password. A literal brace of a plain
+# password is escaped (`\}`), so the value may end in one. Not a property (`${sonatypePassword}`).
+_MAVEN_ENCRYPTED = (
+    r"<(?P<tag>password|passphrase|master)>[^<>{}\n]{0,200}?(?<!\$)\{(?:\[[^\[\]{}<>\n]{1,200}\])?"
+    r"(?P<s>[A-Za-z0-9+/]{16,400}={0,2})\\?\}[^<>{}\n]{0,200}</(?P=tag)>"
+)
+
+
+def _maven_encrypted(m: re.Match, ctx: Context) -> bool:
+    """Base64 of random bytes, not a name in braces (`{mavenCentralPassword}`)."""
+    value = secret(m)
+    if is_placeholder(value) or _wordish(value) or _names_a_credential(value):
+        return False
+    return looks_random(value, 3.0)
 
 
 RULES: tuple[Rule, ...] = (
@@ -849,14 +968,12 @@ RULES: tuple[Rule, ...] = (
     Rule(
         "url-credentials",
         BLOCK,
-        "user:password inside a URL (any scheme)",
-        ("://",),
-        (
-            r"://(?P<user>[^\s:/?#@\"'<>\[\]]{0,100}(?:@[^\s:/?#@\"'<>\[\]]{1,100}){0,3}):"
-            r"(?P<s>[^\s/?#\"'<>]{1,200})@(?=[A-Za-z0-9\[])(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])"
-        ),
+        "user:password inside a URL (any scheme, JDBC's and Oracle's thin user/password@host too)",
+        ("://", "oracle:thin:"),
+        _URL_CREDENTIALS,
         accept=_url_credentials,
-        reference="RFC 3986 §3.2.1 (userinfo)",
+        anchored=True,  # a match starts at its keyword: tried there only, not at every place on a URL's line
+        reference="RFC 3986 §3.2.1 (userinfo); MySQL Connector/J multi-host URLs; Oracle JDBC thin URLs",
     ),
     Rule(
         "sql-password",
@@ -878,6 +995,15 @@ RULES: tuple[Rule, ...] = (
         anchored=True,
         start=_flag_start,
         reference="mysql(1) --password; curl(1) --user; sshpass(1) -p; openssl-passphrase-options(1ossl)",
+    ),
+    Rule(
+        "maven-encrypted-password",
+        BLOCK,
+        "Maven encrypted password or master password ({…} in settings.xml, settings-security.xml)",
+        ("<password>", "<passphrase>", "<master>"),
+        _MAVEN_ENCRYPTED,
+        accept=_maven_encrypted,
+        reference="https://maven.apache.org/guides/mini/guide-encryption.html",
     ),
     Rule(
         "generic-secret",

@@ -1,6 +1,6 @@
 """Code hosting, package registries and developer tools: GitHub, GitLab, Atlassian and Bitbucket,
 Docker Hub, JFrog, npm, PyPI, RubyGems, NuGet, Clojars, crates.io, SonarQube, Jenkins, Postman,
-Sourcegraph, StackHawk, Code Climate, Sauce Labs.
+Sourcegraph, StackHawk, Code Climate, Sauce Labs, Buildkite, CircleCI, Snyk, Prefect.
 
 Where a format carries a checksum (GitHub's and npm's base62 CRC32 tail, GitLab's routable CRC32,
 Atlassian's hex CRC32 tail) it only rescues a token that the entropy check would turn away: a
@@ -14,6 +14,7 @@ import binascii
 import re
 from collections.abc import Callable
 
+from loopx_git.safety.catalog.cloud import last_part, token
 from loopx_git.safety.rule import (
     BLOCK,
     VALUE,
@@ -592,5 +593,69 @@ RULES: tuple[Rule, ...] = (
         accept=random_enough(2.8),
         reference="https://docs.saucelabs.com/basics/acct-team-mgmt/managing-user-info/#access-key "
         "(shape as in trufflehog saucelabs)",
+    ),
+    # --- Buildkite, CircleCI, Snyk, Prefect -----------------------------------------------
+    Rule(
+        "buildkite-api-token",
+        BLOCK,
+        "Buildkite API access token (bkua_)",
+        ("bkua_",),
+        (r"(?<![A-Za-z0-9_])(?P<s>bkua_[a-z0-9]{40})(?![A-Za-z0-9_])"),
+        fingerprint_only=True,
+        accept=token(3.0, skip=5),
+        reference="https://buildkite.com/docs/apis/managing-api-tokens (shape as in trufflehog buildkite v2)",
+    ),
+    Rule(
+        "circleci-token",
+        BLOCK,
+        "CircleCI personal (CCIPAT_) or project (CCIPRJ_) API token",
+        ("ccipat_", "cciprj_"),
+        # <base58 UUID>_<40 hex>
+        (r"(?<![A-Za-z0-9_])(?P<s>CCIP(?:AT|RJ)_[1-9A-HJ-NP-Za-km-z]{21,22}_[0-9a-f]{40})(?![A-Za-z0-9_])"),
+        fingerprint_only=True,
+        accept=last_part("_", 3.0),
+        reference="https://circleci.com/changelog/new-format-for-api-access-tokens/ (trufflehog circleci v2: "
+        "the same shape)",
+    ),
+    Rule(
+        "circleci-legacy-token",
+        BLOCK,
+        "CircleCI API token of the 40-hex format before prefixes, under a CircleCI token name or Circle-Token",
+        ("circle",),
+        # a bare 40-hex value is a commit id: only CircleCI's token names (and its header) say otherwise
+        (
+            r"(?i)(?<![a-z0-9])circle(?:ci)?[_.-]?(?:api[_.-]?|project[_.-]?|personal[_.-]?)?"
+            r"(?:token|key|secret)[a-z0-9_]{0,12}" + _ASSIGN + r"(?P<s>[0-9a-f]{40})(?![0-9a-z])"
+        ),
+        accept=token(3.0),
+        anchored=True,  # `circle` is common in drawing code: tried only where it starts
+        reference="https://circleci.com/docs/managing-api-tokens/ (shape as in Kingfisher kingfisher.circleci.2)",
+    ),
+    Rule(
+        "snyk-api-token",
+        BLOCK,
+        "Snyk API token (a UUID) under a Snyk token name or after snyk auth",
+        ("snyk",),
+        (
+            r"(?i)(?:(?<![a-z0-9])snyk[_.-]?(?:(?:api|oauth|auth)[_.-]?)?(?:key|token)[a-z0-9_]{0,12}"
+            + _ASSIGN
+            + r"|(?<![a-z0-9])snyk[ \t]+auth[ \t]+)"
+            r"(?P<s>[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})(?![0-9a-z-])"
+        ),
+        accept=token(2.8),
+        anchored=True,
+        reference="https://docs.snyk.io/snyk-api/authentication-for-api (shape as in gitleaks snyk-api-token and "
+        "trufflehog snykkey)",
+    ),
+    Rule(
+        "prefect-api-key",
+        BLOCK,
+        "Prefect Cloud API key (pnu_)",
+        ("pnu_",),
+        (r"(?<![A-Za-z0-9_])(?P<s>pnu_[A-Za-z0-9]{36})(?![A-Za-z0-9_])"),
+        fingerprint_only=True,
+        accept=_generated(4),
+        reference="https://docs.prefect.io/v3/manage/cloud/manage-users/api-keys (shape as in gitleaks prefect-api-"
+        "token and trufflehog prefect)",
     ),
 )

@@ -1,4 +1,4 @@
-"""Payment providers: Stripe, Square, Braintree, PayPal.
+"""Payment providers: Stripe, Square, Braintree, PayPal, GoCardless.
 
 Publishable keys (Stripe's ``pk_``, Square's application id ``sq0idp-``, a Braintree tokenization
 key) are meant to ship in client code: no rule here matches them.
@@ -108,5 +108,23 @@ RULES: tuple[Rule, ...] = (
         ),
         accept=token(3.5, kinds=3),
         reference="https://developer.paypal.com/api/rest/authentication/; length as in trufflehog paypaloauth",
+    ),
+    # --- GoCardless -------------------------------------------------------------------------
+    Rule(
+        "gocardless-api-token",
+        BLOCK,
+        "GoCardless live access token (live_ + 40) near a GoCardless name",
+        ("gocardless",),
+        (
+            # `live_` alone starts many names: the vendor's name within 80 characters, on the line
+            # or the one before (`gocardless:` + newline + `access_token: live_…`)
+            r"(?i:gocardless)(?:[^\n]|\n(?!\n)){0,80}?"
+            + starts_after("A-Za-z0-9_")
+            + r"(?P<s>live_[A-Za-z0-9_=-]{40})(?![A-Za-z0-9_=-])"
+        ),
+        accept=token(3.5, skip=5, kinds=2),
+        span=130,  # the name's line ends within 80 of the value, which runs 45 more
+        reference="https://developer.gocardless.com/getting-started/api/making-your-first-request/ (shape as in "
+        "gitleaks gocardless-api-token and trufflehog gocardless)",
     ),
 )

@@ -1,12 +1,14 @@
 """SaaS and chat services: Slack, Discord, Telegram, Twilio, SendGrid, Mailgun, Mailchimp, Notion, Linear,
 Figma, Sentry, Shopify, New Relic, 1Password, Grafana, Datadog, Microsoft Teams, Facebook, Okta,
-EasyPost, Mapbox, Adobe, Airtable, Dropbox, HubSpot, LinkedIn, Segment and Twitter.
+EasyPost, Mapbox, Adobe, Airtable, Dropbox, HubSpot, LinkedIn, Segment, Twitter, Onfido, ReadMe,
+Typeform, ClickUp, Contentful, Duffel, Brevo, Kolide, Frame.io, 42, LaunchDarkly, Asana and Algolia.
 
 Formats with a vendor prefix match anywhere on a line that holds the prefix; the prefix-less ones
-(Datadog's hex keys, Twilio's auth token, Mailgun's new keys) match only as the value of a setting
-named after the vendor. Sentry DSNs have no rule: their key is public by design (it only lets a
-client submit events, and ships inside every browser bundle that reports to Sentry); a legacy DSN
-that still carries a secret (``https://public:secret@…``) is found by ``url-credentials``.
+(Datadog's hex keys, Twilio's auth token, Mailgun's new keys, Algolia's, Asana's) match only as the
+value of a setting named after the vendor, or close after the vendor's name. Sentry DSNs have no
+rule: their key is public by design (it only lets a client submit events, and ships inside every
+browser bundle that reports to Sentry); a legacy DSN that still carries a secret
+(``https://public:secret@…``) is found by ``url-credentials``.
 1Password Connect tokens are JSON Web Tokens, found by ``jwt``.
 """
 
@@ -17,7 +19,7 @@ import binascii
 import re
 import zlib
 
-from loopx_git.safety.catalog.cloud import token
+from loopx_git.safety.catalog.cloud import last_part, token
 from loopx_git.safety.rule import (
     BLOCK,
     Context,
@@ -77,7 +79,11 @@ _DISCORD_CONTEXT = ("discord", "token", "bot", ".run(", "login(", "authorization
 # (`DD_API_KEY`, `DATADOG_APP_KEY`, `datadog.apiKey`, the `DD-API-KEY` header), never a hash nearby.
 _DATADOG_CONTEXT = ("datadog", "dd_api", "dd_app", "dd-api", "dd-app")
 _DATADOG_NAME = (
-    r"(?i)(?<![A-Za-z0-9])(?:datadog[_.-]?(?:api|app(?:lication)?)?[_.-]?key|dd[_-](?:api|app(?:lication)?)[_-]?key)"
+    r"(?i)(?<![A-Za-z0-9])(?:datadog[_.-]?(?:api|app(?:lication)?)?[_.-]?key|dd[_-](?:api|app(?:lication)?)[_-]?key"
+    # … or a bare `apiKey:` / `api_key:` up to four lines under a `datadog:` section (Helm values,
+    # the Agent's datadog.yaml, whose comment above `api_key:` names "The Datadog API key"), the
+    # lines maybe joined by `\n` escapes inside a string
+    r"|datadog(?:[^\n]{0,200}?\n){0,4}?[^\n]{0,200}?(?:(?<![A-Za-z0-9_])|(?<=\\n))(?:api|app(?:lication)?)[_-]?key)"
 )
 
 # --- Grafana -------------------------------------------------------------------------------------
@@ -148,20 +154,65 @@ def _dropbox(m: re.Match, ctx: Context) -> bool:
     return bool(_DROPBOX_SECRET_NAME.search(name)) and _DROPBOX_APP_SECRET(m, ctx)
 
 
+# --- prefix-less keys found by their vendor's name nearby -----------------------------------------
+
+
+def _near(names: str, value: str) -> str:
+    """``value`` at most 60 characters after one of ``names`` (an alternation, matched in any case),
+    on the same line or the next: `ASANA_TOKEN=…`, `"launchdarkly": {"sdkKey": "…"}`, a client's
+    constructor after its import."""
+    return r"(?i:" + names + r")(?:[^\n]|\n(?!\n)){0,60}?(?<![A-Za-z0-9_/-])(?P<s>" + value + r")"
+
+
+def _asana(m: re.Match, ctx: Context) -> bool:
+    """`0/<32 hex>` or `1/<user id>:<secret>`: the secret is what follows `:` (or `/`)."""
+    value = secret(m)
+    cut = value.rfind(":") if ":" in value else value.find("/")
+    return token(3.0, skip=cut + 1)(m, ctx)
+
+
+# --- Algolia --------------------------------------------------------------------------------------
+
+# The search-only key ships in every search box (a DocSearch config, `NEXT_PUBLIC_…`): public by design
+_ALGOLIA_PUBLIC_NAME = lazy_pattern(r"(?i)search|public|client")
+_ALGOLIA_KEY = token(3.0)
+
+
+def _algolia(m: re.Match, ctx: Context) -> bool:
+    text = m.string
+    name = text[text.rfind("\n", 0, m.start()) + 1 : m.start("s")]
+    return not _ALGOLIA_PUBLIC_NAME.search(name) and _ALGOLIA_KEY(m, ctx)
+
+
 RULES: tuple[Rule, ...] = (
     # --- Slack ---
     Rule(
         "slack-token",
         BLOCK,
-        "Slack token (bot, user, workspace, legacy, refresh, configuration, app-level)",
+        "Slack token (bot, user, workspace, legacy, refresh, configuration, app-level, client session xoxc)",
         ("xox", "xapp-"),
         (
-            r"(?<![A-Za-z0-9_-])(?P<s>(?:xoxe\.)?xox[abposre]-[A-Za-z0-9]+(?:-[A-Za-z0-9]+)*"
+            # xoxc- is the session token of Slack's own clients: ids and 64 hex, as the bot and
+            # user tokens are shaped
+            r"(?<![A-Za-z0-9_-])(?P<s>(?:xoxe\.)?xox[abposrec]-[A-Za-z0-9]+(?:-[A-Za-z0-9]+)*"
             r"|xapp-\d-[A-Za-z0-9]+(?:-[A-Za-z0-9]+)*)(?![A-Za-z0-9-])"
         ),
         fingerprint_only=True,
         accept=_slack_token,
-        reference="https://api.slack.com/authentication/token-types",
+        reference="https://api.slack.com/authentication/token-types (xoxc-: as in betterleaks and Kingfisher "
+        "slack session token rules)",
+    ),
+    Rule(
+        "slack-session-cookie",
+        BLOCK,
+        "Slack session cookie (the `d` cookie, xoxd-)",
+        ("xoxd-",),
+        # base64, usually percent-encoded as the browser stores it (`%2F`, `%3D`)
+        (r"(?<![A-Za-z0-9_-])(?P<s>xoxd-[A-Za-z0-9%/+_-]{100,600}={0,2})(?![A-Za-z0-9%/+=_-])"),
+        fingerprint_only=True,
+        accept=token(3.5, skip=5, kinds=2),
+        reference="https://slack.engineering/catching-compromised-cookies/ (shape as in betterleaks slack-"
+        "session-cookie and Kingfisher kingfisher.slack.5)",
     ),
     Rule(
         "slack-webhook",
@@ -519,6 +570,7 @@ RULES: tuple[Rule, ...] = (
         _DATADOG_CONTEXT,
         (_DATADOG_NAME + _SET + r"(?P<s>[0-9a-f]{32})(?![0-9a-z_])"),
         accept=random_enough(3.0),
+        span=1000,
         reference="https://docs.datadoghq.com/account_management/api-app-keys/",
     ),
     Rule(
@@ -528,6 +580,7 @@ RULES: tuple[Rule, ...] = (
         _DATADOG_CONTEXT,
         (_DATADOG_NAME + _SET + r"(?P<s>[0-9a-f]{40})(?![0-9a-z_])"),
         accept=random_enough(3.0),
+        span=1000,
         reference="https://docs.datadoghq.com/account_management/api-app-keys/",
     ),
     # --- Microsoft Teams / Office 365 connectors ---
@@ -605,13 +658,15 @@ RULES: tuple[Rule, ...] = (
         accept=token(3.5, skip=4, kinds=2),
         reference="https://docs.easypost.com/docs/authentication (shape as in gitleaks easypost-api-token)",
     ),
-    # --- Mapbox (`pk.` tokens are public by design; `tk.` ones expire within the hour) ---
+    # --- Mapbox (`pk.` tokens are public by design) ---
     Rule(
         "mapbox-secret-token",
         BLOCK,
-        "Mapbox secret access token (sk.)",
-        ("sk.eyj",),
-        (r"(?<![A-Za-z0-9_.-])(?P<s>sk\.eyJ[A-Za-z0-9_-]{20,400}\.[A-Za-z0-9_-]{20,40})(?![A-Za-z0-9_-])"),
+        "Mapbox secret (sk.) or temporary (tk.) access token",
+        # a temporary token lives up to an hour but carries its secret token's scopes, and a commit
+        # is usually made (often pushed) within that hour
+        ("sk.eyj", "tk.eyj"),
+        (r"(?<![A-Za-z0-9_.-])(?P<s>[st]k\.eyJ[A-Za-z0-9_-]{20,400}\.[A-Za-z0-9_-]{20,40})(?![A-Za-z0-9_-])"),
         fingerprint_only=True,
         accept=token(3.5, skip=3),
         reference="https://docs.mapbox.com/api/accounts/tokens/#token-format",
@@ -723,5 +778,170 @@ RULES: tuple[Rule, ...] = (
             "https://developer.x.com/en/docs/authentication/oauth-1-0a/api-key-and-secret"
             " (shapes as in gitleaks twitter-api-key, -api-secret, -access-token, -bearer-token)"
         ),
+    ),
+    # --- Onfido ---
+    Rule(
+        "onfido-api-token",
+        BLOCK,
+        "Onfido live or sandbox API token (api_live[_<region>].<id>.<secret>)",
+        ("api_live", "api_sandbox"),
+        (
+            r"(?<![A-Za-z0-9_.-])(?P<s>api_(?:live|sandbox)(?:_[a-z]{2})?\.[A-Za-z0-9_-]{11}\.[A-Za-z0-9_-]{32})"
+            r"(?![A-Za-z0-9_-])"
+        ),
+        fingerprint_only=True,
+        accept=last_part(".", 3.5, kinds=2),
+        reference="https://documentation.onfido.com/api/latest/#api-tokens (shape as in trufflehog onfido and "
+        "semgrep detected-onfido-live-api-token)",
+    ),
+    # --- ReadMe ---
+    Rule(
+        "readme-api-key",
+        BLOCK,
+        "ReadMe API key (rdme_ + 70)",
+        ("rdme_",),
+        (r"(?<![A-Za-z0-9_])(?P<s>rdme_[a-z0-9]{70})(?![A-Za-z0-9_])"),
+        fingerprint_only=True,
+        accept=token(3.0, skip=5, kinds=2),
+        reference="https://docs.readme.com/main/reference/intro/authentication (shape as in gitleaks readme-api-"
+        "token and trufflehog readme)",
+    ),
+    # --- Typeform ---
+    Rule(
+        "typeform-api-token",
+        BLOCK,
+        "Typeform personal access token (tfp_)",
+        ("tfp_",),
+        # `tfp_` also starts TensorFlow Probability names: a token mixes cases and digits, a name does not
+        (r"(?<![A-Za-z0-9_])(?P<s>tfp_[A-Za-z0-9_-]{40,59})(?![A-Za-z0-9_-])"),
+        fingerprint_only=True,
+        accept=token(3.5, skip=4, kinds=3),
+        reference="https://www.typeform.com/developers/get-started/personal-access-token/ (length as in "
+        "trufflehog typeform v2, 40 to 59; gitleaks typeform-api-token: 59)",
+    ),
+    # --- ClickUp ---
+    Rule(
+        "clickup-personal-token",
+        BLOCK,
+        "ClickUp personal API token (pk_<user id>_<32>)",
+        ("pk_",),
+        (r"(?<![A-Za-z0-9_])(?P<s>pk_[0-9]{6,10}_[0-9A-Z]{32})(?![A-Za-z0-9_])"),
+        fingerprint_only=True,
+        accept=last_part("_", 3.3, kinds=2),
+        # `pk_` starts many names (primary keys, Stripe's publishable keys): tried only where it starts
+        anchored=True,
+        reference="https://developer.clickup.com/docs/authentication#personal-token (shape as in trufflehog "
+        "clickuppersonaltoken)",
+    ),
+    # --- Contentful ---
+    Rule(
+        "contentful-pat",
+        BLOCK,
+        "Contentful Content Management API personal access token (CFPAT-)",
+        ("cfpat-",),
+        (r"(?<![A-Za-z0-9_-])(?P<s>CFPAT-[A-Za-z0-9_-]{43})(?![A-Za-z0-9_-])"),
+        fingerprint_only=True,
+        accept=token(3.5, skip=6, kinds=2),
+        reference="https://www.contentful.com/developers/docs/references/authentication/ (shape as in trufflehog "
+        "contentfulpersonalaccesstoken: 49 characters)",
+    ),
+    # --- Duffel ---
+    Rule(
+        "duffel-api-token",
+        BLOCK,
+        "Duffel test or live API token (duffel_test_, duffel_live_)",
+        ("duffel_test_", "duffel_live_"),
+        (r"(?<![A-Za-z0-9_])(?P<s>duffel_(?:test|live)_[A-Za-z0-9_-]{43})(?![A-Za-z0-9_=-])"),
+        fingerprint_only=True,
+        accept=token(3.5, skip=12, kinds=2),
+        reference="https://duffel.com/docs/api/overview/making-requests/authentication (shape as in gitleaks "
+        "duffel-api-token: 43, within trufflehog duffel's 40 to 60)",
+    ),
+    # --- Brevo (Sendinblue) ---
+    Rule(
+        "brevo-api-key",
+        BLOCK,
+        "Brevo (Sendinblue) API key (xkeysib-)",
+        ("xkeysib-",),
+        (r"(?<![A-Za-z0-9_-])(?P<s>xkeysib-[0-9a-f]{64}-[A-Za-z0-9]{16})(?![A-Za-z0-9_-])"),
+        fingerprint_only=True,
+        accept=token(3.0, skip=8),
+        reference="https://developers.brevo.com/docs/getting-started (shape as in gitleaks sendinblue-api-token "
+        "and trufflehog sendinbluev2)",
+    ),
+    # --- Kolide ---
+    Rule(
+        "kolide-api-key",
+        BLOCK,
+        "Kolide API key (k2sk_v1_)",
+        ("k2sk_v",),
+        (r"(?<![A-Za-z0-9_])(?P<s>k2sk_v[0-9]_[A-Za-z0-9]{24})(?![A-Za-z0-9_])"),
+        fingerprint_only=True,
+        accept=token(3.3, skip=8, kinds=2),
+        reference="https://www.kolide.com/blog/new-api-actions-assign-device-issue-live-query (the token format and "
+        "its example; shape as in semgrep detected-kolide-api-key)",
+    ),
+    # --- Frame.io ---
+    Rule(
+        "frameio-api-token",
+        BLOCK,
+        "Frame.io developer token (fio-u-)",
+        ("fio-u-",),
+        (r"(?<![A-Za-z0-9_-])(?P<s>fio-u-[A-Za-z0-9_-]{64})(?![A-Za-z0-9_=-])"),
+        fingerprint_only=True,
+        accept=token(3.5, skip=6, kinds=2),
+        reference="https://developer.frame.io/docs/getting-started/authentication (shape as in gitleaks frameio-"
+        "api-token and trufflehog frameio)",
+    ),
+    # --- 42 (intra.42.fr) ---
+    Rule(
+        "intra42-client-secret",
+        BLOCK,
+        "42 school Intra API client secret (s-s4t2ud-, s-s4t2af-)",
+        ("s-s4t2ud-", "s-s4t2af-"),
+        (r"(?<![A-Za-z0-9_-])(?P<s>s-s4t2(?:ud|af)-[0-9a-f]{64})(?![A-Za-z0-9_-])"),
+        fingerprint_only=True,
+        accept=token(3.0, skip=9),
+        reference="https://api.intra.42.fr/apidoc/guides/getting_started (shape as in gitleaks intra42-client-secret)",
+    ),
+    # --- LaunchDarkly (`mob-` keys ship in mobile apps: public by design) ---
+    Rule(
+        "launchdarkly-key",
+        BLOCK,
+        "LaunchDarkly server-side SDK key (sdk-) or API access token (api-) near a LaunchDarkly name",
+        ("launchdarkly", "ldclient", "ld_sdk", "ld-sdk", "ld_api", "ld-api"),
+        # `api-` and `sdk-` + a UUID name many things: only the vendor's name nearby says whose it is
+        _near(r"launchdarkly|ldclient|(?<![a-z0-9])ld[_-](?:sdk|api)", r"(?:api|sdk)-" + _UUID) + r"(?![A-Za-z0-9_-])",
+        accept=token(3.0, skip=4),
+        span=120,  # the name's line ends within 60 of the value, which runs 40 more
+        reference="https://docs.launchdarkly.com/sdk/concepts/client-side-server-side#keys (shape as in trufflehog "
+        "launchdarkly; gitleaks launchdarkly-access-token: 40 characters after the name)",
+    ),
+    # --- Asana ---
+    Rule(
+        "asana-token",
+        BLOCK,
+        "Asana personal access token (0/<32 hex>, 1/<id>:<secret> or 2/<id>:<secret>) near an Asana name",
+        ("asana",),
+        _near(r"asana", r"0/[0-9a-f]{32}|[12]/[0-9]{8,20}:[A-Za-z0-9]{32,64}") + r"(?![A-Za-z0-9])",
+        accept=_asana,
+        span=140,  # the name's line ends within 60 of the value, which runs up to 80 more
+        reference="https://developers.asana.com/docs/personal-access-token (shapes as in trufflehog "
+        "asanapersonalaccesstoken and Kingfisher kingfisher.asana.3)",
+    ),
+    # --- Algolia ---
+    Rule(
+        "algolia-admin-key",
+        BLOCK,
+        "Algolia admin or write API key (32 hex) under an Algolia name that is not a search/public key's",
+        ("algolia",),
+        (
+            r"(?i:algolia[\w.-]{0,30}?(?:key|secret|token)[\w.-]{0,12}(?![\w.-]))"
+            + _SET
+            + r"(?P<s>[0-9a-f]{32})(?![A-Za-z0-9_-])"
+        ),
+        accept=_algolia,
+        reference="https://www.algolia.com/doc/guides/security/api-keys/ (shape as in gitleaks algolia-api-key and "
+        "trufflehog algoliaadminkey)",
     ),
 )

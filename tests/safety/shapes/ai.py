@@ -5,10 +5,20 @@ from __future__ import annotations
 import random
 import string
 
-from tests.safety.parts import URLSAFE, Shape, cat, rand
+from tests.safety.parts import ALNUM, URLSAFE, Shape, cat, rand
 
 HEX = "0123456789abcdef"
 LETTERS = string.ascii_letters
+
+
+def _mixed(r: random.Random, n: int, alphabet: str = URLSAFE) -> str:
+    """``n`` characters of ``alphabet`` holding upper case, lower case and a digit (the rules for
+    prefix-less or short-prefixed keys ask for all three; 32 random alphanumerics lack a digit
+    about once in three hundred, which made a seed of the corpus miss one)."""
+    chars = [r.choice(string.ascii_uppercase), r.choice(string.ascii_lowercase), r.choice(string.digits)]
+    chars += [r.choice(alphabet) for _ in range(n - 3)]
+    r.shuffle(chars)
+    return "".join(chars)
 
 
 def _openai_marked(r: random.Random, kind: str, n: int) -> str:
@@ -95,22 +105,34 @@ SHAPES: dict[str, list[Shape]] = {
         lambda r: cat('hf_token = "api', "_org_", rand(r, 34, LETTERS), '"  # the org token'),
     ],
     "replicate-api-token": [
-        lambda r: cat("REPLICATE_API_TOKEN=r", "8_", rand(r, 37)),
-        lambda r: cat('replicate.Client(api_token="r', "8_", rand(r, 37), '")'),
-        lambda r: cat("curl -H 'Authorization: Token r", "8_", rand(r, 37), "' https://api.replicate.com/v1/models"),
+        lambda r: cat("REPLICATE_API_TOKEN=r", "8_", _mixed(r, 37, ALNUM)),
+        lambda r: cat('replicate.Client(api_token="r', "8_", _mixed(r, 37, ALNUM), '")'),
+        lambda r: cat(
+            "curl -H 'Authorization: Token r", "8_", _mixed(r, 37, ALNUM), "' https://api.replicate.com/v1/models"
+        ),
     ],
     "cohere-api-key": [
-        lambda r: cat("CO_API_KEY=", rand(r, 40)),
-        lambda r: cat('co = cohere.Client("', rand(r, 40), '")'),
-        lambda r: cat('{"cohere_api_key": "', rand(r, 40), '"}'),
-        lambda r: cat("cohere:\n  api_key: ", rand(r, 40)),
-        lambda r: cat("export COHERE_API_KEY='", rand(r, 40), "'"),
+        lambda r: cat("CO_API_KEY=", _mixed(r, 40, ALNUM)),
+        lambda r: cat('co = cohere.Client("', _mixed(r, 40, ALNUM), '")'),
+        lambda r: cat('{"cohere_api_key": "', _mixed(r, 40, ALNUM), '"}'),
+        lambda r: cat("cohere:\n  api_key: ", _mixed(r, 40, ALNUM)),
+        lambda r: cat("export COHERE_API_KEY='", _mixed(r, 40, ALNUM), "'"),
     ],
     "mistral-api-key": [
-        lambda r: cat("MISTRAL_API_KEY=", rand(r, 32)),
-        lambda r: cat('client = Mistral(api_key="', rand(r, 32), '")'),
-        lambda r: cat("mistral:\n  key: ", rand(r, 32)),
-        lambda r: cat('{"mistral_api_key": "', rand(r, 32), '"}'),
+        lambda r: cat("MISTRAL_API_KEY=", _mixed(r, 32, ALNUM)),
+        lambda r: cat('client = Mistral(api_key="', _mixed(r, 32, ALNUM), '")'),
+        lambda r: cat("mistral:\n  key: ", _mixed(r, 32, ALNUM)),
+        lambda r: cat('{"mistral_api_key": "', _mixed(r, 32, ALNUM), '"}'),
+    ],
+    "elevenlabs-api-key": [
+        lambda r: cat("ELEVENLABS_API_KEY=s", "k_", rand(r, 48, HEX)),
+        lambda r: cat("client = ElevenLabs(api_key='s", "k_", rand(r, 48, HEX), "')"),
+        lambda r: cat("-H 'xi-api-key: s", "k_", rand(r, 48, HEX), "'"),
+    ],
+    "composio-api-key": [
+        lambda r: cat("COMPOSIO_API_KEY=a", "k_", _mixed(r, 20)),
+        lambda r: cat("composio = Composio(api_key='oa", "k_", _mixed(r, 20), "')"),
+        lambda r: cat("x-user-api-key: ua", "k_", _mixed(r, 43)),
     ],
 }
 
@@ -156,4 +178,11 @@ LOOK_ALIKES: list[str] = [
     "OPENAI_ORG_ID=org-AbCdEf1234567890GhIjKlMn",
     "OPENAI_PROJECT_ID=proj_AbCdEf1234567890GhIjKl",
     "max_tokens: 4096  # for gpt-4o and claude-3-5-sonnet-20241022",
+    # ElevenLabs, Composio: the prefixes end many names; voice and agent ids are not secrets
+    "for task_id, disk_usage, risk_score in rows: ask_again = True",
+    "ELEVENLABS_VOICE_ID=21m00Tcm4TlvDq8ikWAM",
+    cat("s", "k_", "0" * 48),
+    "def break_ties_between_equal_ranks(peak_values, weak_refs): ...",
+    cat("a", "k_dynamic_font_size_px = 12"),
+    cat("COMPOSIO_API_KEY=a", "k_test"),
 ]

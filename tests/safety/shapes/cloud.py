@@ -77,6 +77,16 @@ def _legacy_client_secret(r: random.Random) -> str:
     return _mixed(r, 24, URLSAFE)
 
 
+def _azdo_pat(r: random.Random) -> str:
+    """84 characters: 52 random, the common annotated key's signature and fields, AZDO at 77-80, 4 more."""
+    return cat(_mixed(r, 52), "JQQJ99", rand(r, 18, string.ascii_uppercase + string.digits), "AZ", "DO", rand(r, 4))
+
+
+def _azdo_legacy(r: random.Random) -> str:
+    """52 characters of base32 (a-z, 2-7), holding a digit."""
+    return cat(r.choice("234567"), rand(r, 51, string.ascii_lowercase + "234567"))
+
+
 def _fly_macaroon(r: random.Random, label: str = "fm2_", n: int = 180) -> str:
     return cat(label[:2], label[2:], rand(r, n, B64), "=" * r.randint(0, 2))
 
@@ -392,6 +402,53 @@ SHAPES: dict[str, list[Shape]] = {
         lambda r: cat("[softlayer]\nusername = ops\napi_key = ", _hex(r, 64)),
         lambda r: cat('softlayer_apikey: "', _hex(r, 64), '"'),
     ],
+    "google-express-mode-api-key": [
+        lambda r: cat("GOOGLE_API_KEY=AQ", ".Ab8R", _mixed(r, 46, URLSAFE)),
+        lambda r: cat("client = genai.Client(vertexai=True, api_key='AQ", ".Ab8R", _mixed(r, 46, URLSAFE), "')"),
+        lambda r: cat(
+            'curl "https://aiplatform.googleapis.com/v1/models:list?key=AQ', ".Ab8R", _mixed(r, 46, URLSAFE), '"'
+        ),
+    ],
+    "azure-openai-api-key": [
+        lambda r: cat("AZURE_OPENAI_API_KEY=", _hex(r, 32)),
+        lambda r: cat('client = AzureOpenAI(\n    azure_endpoint=endpoint,\n    api_key="', _hex(r, 32), '",\n)'),
+        lambda r: cat('"azure_ai_services_key": "', _hex(r, 32), '"'),
+    ],
+    "azure-devops-pat": [
+        lambda r: cat("AZURE_DEVOPS_EXT_PAT=", _azdo_pat(r)),
+        lambda r: cat("git clone https://build:", _azdo_pat(r), "@dev.azure.com/acme/app/_git/app"),
+        lambda r: cat('{"pat": "', _azdo_pat(r), '"}'),
+    ],
+    "azure-devops-legacy-pat": [
+        lambda r: cat("AZURE_DEVOPS_EXT_PAT=", _azdo_legacy(r)),
+        lambda r: cat('ado_pat = "', _azdo_legacy(r), '"'),
+        lambda r: cat("  vsts_token: ", _azdo_legacy(r)),
+    ],
+    "planetscale-token": [
+        lambda r: cat("PLANETSCALE_SERVICE_TOKEN=pscale", "_tkn_", _mixed(r, 43, URLSAFE)),
+        lambda r: cat("DATABASE_URL=mysql://app:pscale", "_pw_", _mixed(r, 43, URLSAFE), "@aws.connect.psdb.cloud/db"),
+        lambda r: cat('{"access_token": "pscale', "_oauth_", _mixed(r, 43, URLSAFE), '"}'),
+    ],
+    "netlify-token": [
+        lambda r: cat("NETLIFY_AUTH_TOKEN=nf", "p_", _mixed(r, 36)),
+        lambda r: cat("netlify deploy --prod --auth nf", "c_", _mixed(r, 36)),
+        lambda r: cat('"Authorization": "Bearer nf', "o_", _mixed(r, 36), '"'),
+    ],
+    "netlify-legacy-token": [
+        lambda r: cat("NETLIFY_AUTH_TOKEN=", _mixed(r, 43, URLSAFE)),
+        lambda r: cat('netlify_api_token: "', _mixed(r, 43, URLSAFE), '"'),
+        lambda r: cat('{"netlifyToken": "', _mixed(r, 43, URLSAFE), '"}'),
+    ],
+    "tailscale-key": [
+        lambda r: cat("TS_AUTHKEY=ts", "key-auth-k", _mixed(r, 11), "CNTRL-", _mixed(r, 33)),
+        lambda r: cat("tailscale up --auth-key=ts", "key-auth-k", _mixed(r, 11), "CNTRL-", _mixed(r, 33)),
+        lambda r: cat('oauth_client_secret = "ts', "key-client-k", _mixed(r, 11), "CNTRL-", _mixed(r, 33), '"'),
+    ],
+    "confluent-api-secret": [
+        lambda r: cat("CONFLUENT_CLOUD_API_SECRET=", _mixed(r, 64, B64)),
+        lambda r: cat('confluent_secret: "', _mixed(r, 64, B64), '"'),
+        lambda r: cat('{"confluent_api_secret": "', _mixed(r, 64, B64), '"}'),
+    ],
 }
 
 # Benign look-alikes of this family: texts that must produce no finding at all.
@@ -477,4 +534,24 @@ LOOK_ALIKES: list[str] = [
     'CLOUD_APIKEY: "insert_key_here"',
     cat("token id dt", "0c01.ST2EY72KQINMH574WMNVI7YN is safe to log"),
     cat("dt", "0s01.ST2EY72KQINMH574WMNVI7YN.", "G3DFPBEJYMODIDAEX454M7YWBUVEFOWKPRVMWFASS64NFH52PX6BNDVFFM572RZM"),
+    # a Google key's shape then base64 padding: the end of a base64 blob
+    cat("AI", "za", _fixed_b64("google-key-blob", 35), "=="),
+    # Google express mode, Azure OpenAI and DevOps: prose, endpoints, deployment names, a doc sample
+    cat("API keys bound to a service account start with AQ", ".Ab8R and are 53 characters long"),
+    "AZURE_OPENAI_ENDPOINT=https://acme-openai.openai.azure.com/",
+    "AZURE_OPENAI_DEPLOYMENT=gpt-4o-mini-2024-07-18",
+    "azure_openai_api_version: 2024-10-21",
+    cat("azure_openai_key_checksum: sha1=", hashlib.sha1(b"aoai").hexdigest()),
+    "AZURE_DEVOPS_ORG_URL=https://dev.azure.com/acme",
+    cat("PAT = ", '"abcdefghijklmnopqrstuvwxyz012345679ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmno', "AZ", 'DOabcd"'),
+    "info_messages = [m for m in log if m.level == 'info']; info_path = '/var/log/app/info_2024-01-01.log'",
+    # PlanetScale, Netlify, Tailscale, Confluent: placeholders, ids, prose
+    cat("PLANETSCALE_SERVICE_TOKEN=pscale", "_tkn_", "x" * 43),
+    "PLANETSCALE_SERVICE_TOKEN_ID=nyprhd2z6bd3",
+    cat("Netlify tokens start with nf", "p_ for personal access tokens"),
+    "NETLIFY_SITE_ID=3fa85f64-5717-4562-b3fc-2c963f66afa6",
+    cat("ts", "key-auth-XXXXXXCNTRL-XXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXX"),
+    cat("ts", "key-api-abcDEF1CNTRL-091234567890ABCDEF"),
+    "CONFLUENT_CLOUD_API_KEY=ABCD1234EFGH5678",
+    "confluent_bootstrap_servers: pkc-12345.us-east-1.aws.confluent.cloud:9092",
 ]

@@ -68,6 +68,18 @@ SHAPES: dict[str, list[Shape]] = {
         lambda r: cat("DATABASE_URL=mysql://root:", _key(r, 10), "%21", _key(r, 4), "@127.0.0.1:3306/app"),
         lambda r: cat("ftp://uploader:", _pw(r, 10, "-_.~"), "@files.internal.net/in"),
         lambda r: cat("smtp://mailer:", _key(r, 16), "@smtp.internal.net:587"),
+        # SQLAlchemy's dialect+driver scheme; a format string's host; MySQL Connector/J's host list
+        lambda r: cat("SQLALCHEMY_DATABASE_URI = 'mysql+pymysql://app:", _key(r, 16), "@db.corp.net/app'"),
+        lambda r: cat('engine = create_engine(f"postgresql+psycopg2://{user}:', _key(r, 16), '@{host}/app")'),
+        lambda r: cat('url = "https://%s:', _key(r, 16), '@%s/api" % (user, host)'),
+        lambda r: cat("jdbc:mysql://app:", _key(r, 14), "@[db1.corp.net:3306,db2.corp.net:3306]/app"),
+        # Oracle's thin driver: user/password@[//]host
+        lambda r: cat("jdbc:oracle:thin:app/", _key(r, 14), "@//db.corp.net:1521/ORCL"),
+        lambda r: cat("url: jdbc:oracle:thin:etl/", _key(r, 12), "@db.corp.net:1521:orcl"),
+        # a password a person chose from the fakes' words still opens a real host
+        lambda r: cat("MONGO_URL=mongodb://app:my", "Secret", str(r.randint(100, 999)), "@cluster0.mongodb.net/app"),
+        lambda r: cat('DB = "postgresql://app:Str0ng', "P4ss", r.choice("!^*+"), '@db.corp.net:5432/app"'),
+        lambda r: cat("mongodb+srv://svc:pass", "W0rd", str(r.randint(100, 999)), "@prod.ab1cd.mongodb.net/?w=1"),
     ],
     "sql-password": [
         lambda r: cat("CREATE USER 'app'@'%' IDENTIFIED BY '", _pw(r), "';"),
@@ -98,6 +110,17 @@ SHAPES: dict[str, list[Shape]] = {
         lambda r: cat("winrs -r:build01 -u:deploy -p:", _key(r, 12), " hostname"),
         lambda r: cat("wmic /node:build01 /user:deploy /password:", _key(r, 12), " os get caption"),
         lambda r: cat("curl --user ops@corp.io:", _key(r, 14), " https://ci.internal.net/api"),
+        lambda r: cat("curl -x proxy.corp.net:3128 --proxy-user ops:", _key(r, 14), " https://api.corp.net"),
+        lambda r: cat("curl -U ops:", _key(r, 14), " -x proxy.corp.net:3128 https://api.corp.net"),
+    ],
+    "maven-encrypted-password": [
+        lambda r: cat("<server>\n  <id>nexus</id>\n  <password>{", rand(r, 43, B64), "=}</password>\n</server>"),
+        lambda r: cat("<settingsSecurity>\n  <master>{", rand(r, 43, B64), "=}</master>\n</settingsSecurity>"),
+        lambda r: cat(
+            "<password>{[name=master,cipher=AES/GCM/NoPadding,version=4.0]", rand(r, 72, B64), "}</password>"
+        ),
+        lambda r: cat("<password>rotated in March {", rand(r, 22, B64), "==}</password>"),
+        lambda r: cat("<passphrase>{", rand(r, 43, B64), "=}</passphrase>"),
     ],
     "generic-secret": [
         lambda r: cat('password = "', _pw(r, 16), '"'),
@@ -121,6 +144,7 @@ SHAPES: dict[str, list[Shape]] = {
         lambda r: cat("todo_secret_do_not_commit = ", _key(r, 30)),
         lambda r: cat('utils.GetEnvOrDefault("api_token", "', _uuid(r), '")'),
         lambda r: cat("DEPLOY_TOKEN ::= ", _key(r, 40, URLSAFE)),
+        lambda r: cat("ENV DRONE_TOKEN ", _key(r, 32)),  # a Dockerfile's ENV without `=`
     ],
     # short or human-chosen values: what the random check of generic-secret lets through
     "generic-password": [
@@ -281,6 +305,39 @@ LOOK_ALIKES: list[str] = [
     "https://example.com/login?next=/dashboard&token_type=bearer",
     "https://www.npmjs.com/package/@scope/pkg",
     "jdbc:postgresql://localhost:5432/app?user=app&password=${DB_PASSWORD}",
+    # passwords of the fakes' words on stand-in hosts: loopback, a compose service, reserved names and
+    # addresses, a README's `host.com`; or saying what they are (`sample`, `test`), however cased
+    "postgresql://app:Passw0rd123@localhost:5432/app",
+    "mongodb://admin:MySecret789@mongo:27017/admin",
+    "mysql+pymysql://app:Str0ngP4ss!@db.example.com/app",
+    "amqp://app:Secret123!@rabbit.test:5672/",
+    "redis://:Passw0rd1@127.0.0.1:6379/0",
+    "https://api:MyPassword1@192.0.2.10/v1",
+    "https://deploy:Secur3Pass@host.com/api",
+    "mysql://app:samplEpassword12*@db.corp.net/app",
+    "postgresql://app:T3stPassw0rd!@db.corp.net/app",
+    'f"postgresql://{user}:{password}@{host}/{db}"',
+    '"https://%s:%s@%s/api" % (user, password, host)',
+    "jdbc:mysql://app:${DB_PASSWORD}@[db1:3306,db2:3306]/app",
+    "jdbc:oracle:thin:scott/tiger@//localhost:1521/orcl",
+    "jdbc:oracle:thin:@//db.corp.net:1521/ORCL",
+    "curl --proxy-user $PROXY_USER:$PROXY_PASS https://api.corp.net",
+    # Maven: a property, a template, the unencrypted placeholder of every guide
+    "<password>${sonatypePassword}</password>",
+    "<password>{sonatypeOssrhPassword}</password>",
+    "<password>{{ maven_repository_password }}</password>",
+    "<master>{master-password-goes-here}</master>",
+    "<password>{" + "x" * 24 + "=}</password>",
+    # a Dockerfile's ENV whose value is a reference, a file or a setting about a credential
+    "ENV DRONE_TOKEN ${DRONE_TOKEN}",
+    "ENV API_TOKEN_FILE /run/secrets/api_token",
+    "ENV PASSWORD_MIN_LENGTH 12",
+    # a documented or random-looking key with a word in capitals spliced in to say it is not real
+    "signing_secret: Kq8vT3mZ9xLw2NpR4sYbTESTKEY7hJd",
+    "client_secret = 'Hn52Tq4WzcMvRaPe7xQsKdSAMPLEKEY'",
+    # an npm dependency's version range, a program that asks for a password
+    '"minipass": "^7.1.3",',
+    "GIT_ASKPASS: 'echo',",
     # names of actions on a credential, and the ids of their elements
     'this.resetPassword = "#reset-password";',
     "onSubmitToken = '#submit-token'",

@@ -261,6 +261,33 @@ SHAPES: dict[str, list[Shape]] = {
         lambda r: cat('sauceKey: "', _uuid(r), '",'),
         lambda r: cat("export SAUCE_ACCESS_KEY='", _uuid(r), "'"),
     ],
+    "buildkite-api-token": [
+        lambda r: cat("BUILDKITE_API_TOKEN=bk", "ua_", rand(r, 40, LOWER_DIGITS)),
+        lambda r: cat(
+            'curl -H "Authorization: Bearer bk', "ua_", rand(r, 40, LOWER_DIGITS), '" https://api.buildkite.com'
+        ),
+        lambda r: cat("bk configure --token bk", "ua_", rand(r, 40, LOWER_DIGITS)),
+    ],
+    "circleci-token": [
+        lambda r: cat("CIRCLE_TOKEN=CCIP", "AT_", rand(r, 22, BASE58), "_", rand(r, 40, HEX)),
+        lambda r: cat("curl -H 'Circle-Token: CCIP", "RJ_", rand(r, 22, BASE58), "_", rand(r, 40, HEX), "'"),
+        lambda r: cat("circleci setup --token CCIP", "AT_", rand(r, 21, BASE58), "_", rand(r, 40, HEX)),
+    ],
+    "circleci-legacy-token": [
+        lambda r: cat("CIRCLE_TOKEN=", rand(r, 40, HEX)),
+        lambda r: cat("curl -H 'Circle-Token: ", rand(r, 40, HEX), "' https://circleci.com/api/v2/me"),
+        lambda r: cat('{"circleci_api_token": "', rand(r, 40, HEX), '"}'),
+    ],
+    "snyk-api-token": [
+        lambda r: cat("SNYK_TOKEN=", _uuid(r)),
+        lambda r: cat("snyk auth ", _uuid(r)),
+        lambda r: cat('  snyk_api_key: "', _uuid(r), '"'),
+    ],
+    "prefect-api-key": [
+        lambda r: cat("PREFECT_API_KEY=pn", "u_", mixed(r, 36)),
+        lambda r: cat("prefect cloud login --key pn", "u_", mixed(r, 36)),
+        lambda r: cat('{"PREFECT_API_KEY": "pn', "u_", mixed(r, 36), '"}'),
+    ],
 }
 
 # Benign look-alikes of this family: texts that must produce no finding at all.
@@ -356,4 +383,16 @@ LOOK_ALIKES: list[str] = [
     "stackhawk.yml: app: applicationId: 1fa3b7c1-0f5e-4d7b-9a5e-3c2b1a0f9e8d",
     "CC_TEST_REPORTER_ID: ${{ secrets.CC_TEST_REPORTER_ID }}",
     "SAUCE_USERNAME=alice SAUCE_TUNNEL_ID=build-42",
+    # Buildkite, CircleCI, Snyk, Prefect: placeholders, commit ids and ids beside the names, drawing code
+    cat("BUILDKITE_API_TOKEN=bk", "ua_", "x" * 40),
+    cat("BUILDKITE_API_TOKEN=bk", "ua_", "1234567890abcdef" * 2, "12345678"),
+    "BUILDKITE_COMMIT=9fceb02d0ae598e95dc970b74767f19372d61af8",
+    "CIRCLE_SHA1=9fceb02d0ae598e95dc970b74767f19372d61af8",
+    "circle_radius = 0.25; circle_key = 'outer'",
+    cat("CircleCI tokens now start with CCIP", "AT_ or CCIP", "RJ_"),
+    "snyk_org_id: 3fa85f64-5717-4562-b3fc-2c963f66afa6",
+    "SNYK_TOKEN: ${{ secrets.SNYK_TOKEN }}",
+    "snyk_token = 123e4567-e89b-12d3-a456-426614174000",
+    cat('PREFECT_API_KEY = "pn', "u_", "X" * 36, '"'),
+    "PREFECT_API_URL=https://api.prefect.cloud/api/accounts/0eb8a1d2/workspaces/9f3b",
 ]

@@ -2,12 +2,22 @@
 
 from __future__ import annotations
 
+import random
 import string
 
 from tests.safety.parts import B64, URLSAFE, Shape, cat, rand
 
 HEX = "0123456789abcdef"
 LOWER_DIGITS = string.ascii_lowercase + string.digits
+
+
+def _mixed(r: random.Random, n: int) -> str:
+    """``n`` base64url characters holding upper case, lower case and a digit."""
+    chars = [r.choice(string.ascii_uppercase), r.choice(string.ascii_lowercase), r.choice(string.digits)]
+    chars += [r.choice(URLSAFE) for _ in range(n - 3)]
+    r.shuffle(chars)
+    return "".join(chars)
+
 
 SHAPES: dict[str, list[Shape]] = {
     "stripe-key": [
@@ -62,6 +72,11 @@ SHAPES: dict[str, list[Shape]] = {
         lambda r: cat("paypal.client.secret: ", rand(r, 80, URLSAFE)),
         lambda r: cat('"paypal_secret": "E', rand(r, 79, URLSAFE), '"'),
     ],
+    "gocardless-api-token": [
+        lambda r: cat("GOCARDLESS_ACCESS_TOKEN=li", "ve_", _mixed(r, 40)),
+        lambda r: cat("client = gocardless_pro.Client(\n    access_token='li", "ve_", _mixed(r, 40), "',\n)"),
+        lambda r: cat("gocardless:\n  environment: live\n  access_token: li", "ve_", _mixed(r, 40)),
+    ],
 }
 
 # Benign look-alikes of this family: texts that must produce no finding at all.
@@ -79,4 +94,8 @@ LOOK_ALIKES: list[str] = [
     "PAYPAL_CLIENT_ID=AZDxjDScFpQtjWTOUtWKbyN_bDt4OgqaF4eYXlewfBP4-8aqX3PiV8e1GWU6liB2CUXlkA59kJXE7M6R",
     "paypal_client_secret = os.environ['PAYPAL_CLIENT_SECRET']",
     "const secret = process.env.PAYPAL_CLIENT_SECRET;",
+    # GoCardless: `live_` names without the vendor, the environment switch, a placeholder
+    "live_reload_enabled_for_development_builds_only = True",
+    "gocardless_environment: live",
+    cat("GOCARDLESS_ACCESS_TOKEN=li", "ve_", "x" * 40),
 ]

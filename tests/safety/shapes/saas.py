@@ -119,9 +119,23 @@ def _facebook_token(r: random.Random) -> str:
     return cat("EA", "AB", _mixed(r, 180))
 
 
-def _mapbox_secret(r: random.Random) -> str:
+def _mapbox_secret(r: random.Random, kind: str = "s") -> str:
     payload = _b64_json({"u": rand(r, 8, string.ascii_lowercase), "a": rand(r, 25, string.ascii_lowercase + DIGITS)})
-    return cat("s", "k.", payload.rstrip("="), ".", rand(r, 22, URLSAFE))
+    return cat(kind, "k.", payload.rstrip("="), ".", rand(r, 22, URLSAFE))
+
+
+def _onfido(r: random.Random, kind: str = "live") -> str:
+    return cat("api_", kind, ".", _mixed(r, 11, URLSAFE), ".", _mixed(r, 32, URLSAFE))
+
+
+def _upper_digits(r: random.Random, n: int) -> str:
+    return cat(r.choice(string.ascii_uppercase), r.choice(DIGITS), rand(r, n - 2, UPPER_DIGITS))
+
+
+def _slack_cookie(r: random.Random) -> str:
+    """The `d` cookie as a browser stores it: base64, percent-encoded."""
+    raw = base64.b64encode(r.randbytes(120)).decode()
+    return cat("xo", "xd-", raw.replace("/", "%2F").replace("+", "%2B").replace("=", "%3D"))
 
 
 def _okta(r: random.Random) -> str:
@@ -156,6 +170,17 @@ SHAPES: dict[str, list[Shape]] = {
             rand(r, 13, DIGITS),
             "-",
             _hex(r, 18),
+        ),
+        lambda r: cat(
+            "SLACK_XOXC=xo",
+            "xc-",
+            rand(r, 10, DIGITS),
+            "-",
+            rand(r, 13, DIGITS),
+            "-",
+            rand(r, 13, DIGITS),
+            "-",
+            _hex(r, 64),
         ),
     ],
     "slack-webhook": [
@@ -327,11 +352,16 @@ SHAPES: dict[str, list[Shape]] = {
         lambda r: cat('datadog_api_key = "', _hex(r, 32), '"'),
         lambda r: cat("helm install dd datadog/datadog --set datadog.apiKey=", _hex(r, 32)),
         lambda r: cat("curl -H 'DD-API-KEY: ", _hex(r, 32), "' https://api.datadoghq.com/api/v1/validate"),
+        lambda r: cat("datadog:\n  site: datadoghq.eu\n  clusterName: prod\n  apiKey: ", _hex(r, 32)),
+        lambda r: cat(
+            "## The Datadog API key used by your Agent to submit metrics and events.\napi_key: ", _hex(r, 32)
+        ),
     ],
     "datadog-app-key": [
         lambda r: cat("DD_APP_KEY=", _hex(r, 40)),
         lambda r: cat('"datadog_application_key": "', _hex(r, 40), '"'),
         lambda r: cat("DD_APPLICATION_KEY: ", _hex(r, 40)),
+        lambda r: cat("datadog:\n  appKey: ", _hex(r, 40)),
     ],
     "newrelic-legacy-license-key": [
         lambda r: cat("# Required license key associated with your New Relic account.\nlicense_key: ", _hex(r, 40)),
@@ -390,6 +420,7 @@ SHAPES: dict[str, list[Shape]] = {
         lambda r: cat("export MAPBOX_SECRET_TOKEN=", _mapbox_secret(r)),
         lambda r: cat("  //mapboxgl.accessToken = '", _mapbox_secret(r), "';"),
         lambda r: cat("MAPBOX_DOWNLOADS_TOKEN: ", _mapbox_secret(r)),
+        lambda r: cat('{"temporaryToken": "', _mapbox_secret(r, "t"), '"}'),
     ],
     "adobe-client-secret": [
         lambda r: cat('    "client_secret": "p8', "e-", _mixed(r, 32, URLSAFE), '"'),
@@ -434,6 +465,76 @@ SHAPES: dict[str, list[Shape]] = {
         lambda r: cat(
             'TWITTER_BEARER_TOKEN="', "A" * 22, _mixed(r, 30), "%2B", _mixed(r, 20), "%3D", _mixed(r, 40), '"'
         ),
+    ],
+    "slack-session-cookie": [
+        lambda r: cat("SLACK_D_COOKIE=", _slack_cookie(r)),
+        lambda r: cat('curl -b "d=', _slack_cookie(r), '" https://acme.slack.com/api/auth.test'),
+        lambda r: cat('{"name": "d", "domain": ".slack.com", "value": "', _slack_cookie(r), '"}'),
+    ],
+    "onfido-api-token": [
+        lambda r: cat("ONFIDO_API_TOKEN=", _onfido(r)),
+        lambda r: cat("onfido = Onfido(api_token='", _onfido(r, "live_us"), "', region='us')"),
+        lambda r: cat('onfido:\n  api_token: "', _onfido(r, "sandbox"), '"'),
+    ],
+    "readme-api-key": [
+        lambda r: cat("README_API_KEY=rd", "me_", rand(r, 70, string.ascii_lowercase + DIGITS)),
+        lambda r: cat("npx rdme openapi --key=rd", "me_", rand(r, 70, string.ascii_lowercase + DIGITS)),
+        lambda r: cat('readme:\n  apiKey: "rd', "me_", rand(r, 70, string.ascii_lowercase + DIGITS), '"'),
+    ],
+    "typeform-api-token": [
+        lambda r: cat("TYPEFORM_TOKEN=tf", "p_", _mixed(r, 44), "_", _mixed(r, 14)),
+        lambda r: cat('headers = {"Authorization": "Bearer tf', "p_", _mixed(r, 44), "_", _mixed(r, 14), '"}'),
+        lambda r: cat("typeform:\n  token: tf", "p_", _mixed(r, 48)),
+    ],
+    "clickup-personal-token": [
+        lambda r: cat("CLICKUP_API_TOKEN=p", "k_", rand(r, 8, DIGITS), "_", _upper_digits(r, 32)),
+        lambda r: cat("-H 'Authorization: p", "k_", rand(r, 7, DIGITS), "_", _upper_digits(r, 32), "'"),
+        lambda r: cat('{"clickup": {"token": "p', "k_", rand(r, 9, DIGITS), "_", _upper_digits(r, 32), '"}}'),
+    ],
+    "contentful-pat": [
+        lambda r: cat("CONTENTFUL_MANAGEMENT_TOKEN=CF", "PAT-", _mixed(r, 43, URLSAFE)),
+        lambda r: cat("contentful space list --management-token CF", "PAT-", _mixed(r, 43, URLSAFE)),
+        lambda r: cat("createClient({ accessToken: 'CF", "PAT-", _mixed(r, 43, URLSAFE), "' })"),
+    ],
+    "duffel-api-token": [
+        lambda r: cat("DUFFEL_ACCESS_TOKEN=duffel", "_test_", _mixed(r, 43, URLSAFE)),
+        lambda r: cat('Duffel(access_token="duffel', "_live_", _mixed(r, 43, URLSAFE), '")'),
+        lambda r: cat("Authorization: Bearer duffel", "_test_", _mixed(r, 43, URLSAFE)),
+    ],
+    "brevo-api-key": [
+        lambda r: cat("BREVO_API_KEY=xkey", "sib-", _hex(r, 64), "-", _mixed(r, 16)),
+        lambda r: cat("-H 'api-key: xkey", "sib-", _hex(r, 64), "-", _mixed(r, 16), "'"),
+        lambda r: cat('"sendinblue": {"apiKey": "xkey', "sib-", _hex(r, 64), "-", _mixed(r, 16), '"}'),
+    ],
+    "kolide-api-key": [
+        lambda r: cat("KOLIDE_API_TOKEN=k2", "sk_v1_", _mixed(r, 24)),
+        lambda r: cat('-H "Authorization: Bearer k2', "sk_v1_", _mixed(r, 24), '"'),
+        lambda r: cat("kolide:\n  api_key: k2", "sk_v1_", _mixed(r, 24)),
+    ],
+    "frameio-api-token": [
+        lambda r: cat("FRAMEIO_TOKEN=fio", "-u-", _mixed(r, 64, URLSAFE)),
+        lambda r: cat("Authorization: Bearer fio", "-u-", _mixed(r, 64, URLSAFE)),
+        lambda r: cat('{"frameio_token": "fio', "-u-", _mixed(r, 64, URLSAFE), '"}'),
+    ],
+    "intra42-client-secret": [
+        lambda r: cat("FT_CLIENT_SECRET=s-s4", "t2ud-", _hex(r, 64)),
+        lambda r: cat('"client_secret": "s-s4', "t2af-", _hex(r, 64), '"'),
+        lambda r: cat("curl -F client_secret=s-s4", "t2ud-", _hex(r, 64), " https://api.intra.42.fr/oauth/token"),
+    ],
+    "launchdarkly-key": [
+        lambda r: cat("LAUNCHDARKLY_SDK_KEY=sdk", "-", _uuid(r)),
+        lambda r: cat("import ldclient\nldclient.set_config(Config('sdk", "-", _uuid(r), "'))"),
+        lambda r: cat('{"launchdarkly": {"accessToken": "api', "-", _uuid(r), '"}}'),
+    ],
+    "asana-token": [
+        lambda r: cat("ASANA_ACCESS_TOKEN=1/", rand(r, 16, DIGITS), ":", _hex(r, 32)),
+        lambda r: cat("client = asana.Client.access_token('0/", _hex(r, 32), "')"),
+        lambda r: cat("asana:\n  personal_access_token: 2/", rand(r, 16, DIGITS), ":", _hex(r, 32)),
+    ],
+    "algolia-admin-key": [
+        lambda r: cat("ALGOLIA_ADMIN_KEY=", _hex(r, 32)),
+        lambda r: cat('"algolia_write_api_key": "', _hex(r, 32), '"'),
+        lambda r: cat("algoliaApiKey: ", _hex(r, 32)),
     ],
 }
 
@@ -533,4 +634,37 @@ LOOK_ALIKES: list[str] = [
     cat("SEGMENT_WRITE_KEY=", "YOUR_WRITE_KEY"),
     "TWITTER_HANDLE=@acme_support",
     "twitter_api_key = os.getenv('TWITTER_API_KEY')",
+    # Slack: a cut-off cookie, Datadog: a Helm section that names a Kubernetes secret, RUM's public token
+    cat("d=xo", "xd-MxY2Z%2F...; Path=/; Domain=.slack.com"),
+    "datadog:\n  apiKeyExistingSecret: datadog-secret\n  appKeyExistingSecret: datadog-secret",
+    cat("DD_CLIENT_TOKEN=pub", _fixed_hex("rum-client", 32)),
+    cat("Mapbox temporary tokens start with t", "k. and expire within the hour"),
+    # Onfido, ReadMe, Kolide, Frame.io, Brevo: placeholders, prose, the vendor's own documented example
+    cat("ONFIDO_API_TOKEN=api_", "live.XXXXXXXXXXX.", "X" * 32),
+    cat("onfido_token: api_", "sandbox.<token>"),
+    cat("README_API_KEY=rd", "me_", "x" * 70),
+    cat("the secret token has a bit more structure to it. Ex: k2", "sk_v1_", "A2UYhW7OPt2jKKLqmFcaGNK7"),
+    cat("FRAMEIO_TOKEN=fio", "-u-", "0" * 64),
+    cat("BREVO_API_KEY=xkey", "sib-", "0" * 64, "-", "X" * 16),
+    # Typeform's prefix also starts TensorFlow Probability names
+    cat("tf", "p_layer2_dense_variational_output_shape_for_batch3 = tfp.layers.DenseFlipout(16)"),
+    cat("tf", "p_distributions_normal_log_prob_with_reparameterization_sample(x)"),
+    # ClickUp: `pk_` names a primary key, Stripe's publishable keys are public, a typed-in doc token
+    "ALTER TABLE orders ADD CONSTRAINT pk_orders_20240101 PRIMARY KEY (id);",
+    cat("STRIPE_PUBLISHABLE_KEY=p", "k_live_", _fixed_hex("stripe-pk", 24)),
+    cat("CLICKUP_TOKEN=p", "k_12345678_", "ABCDEFGHIJKLMNOPQRSTUVWXYZ123456"),
+    # Contentful, Duffel, 42: prose, placeholders, the public client id beside the secret
+    cat("Contentful personal access tokens start with CF", "PAT-"),
+    cat("DUFFEL_ACCESS_TOKEN=duffel", "_test_", "your_access_token_here_xxxxxxxxxxxxxxxxxxxxx"),
+    cat("FT_CLIENT_ID=u-s4", "t2ud-", _fixed_hex("42-uid", 64)),
+    # LaunchDarkly: mobile keys and client-side ids are public, a UUID with `api-` and no vendor name
+    cat("LAUNCHDARKLY_MOBILE_KEY=mob-", str(uuid.UUID(int=0x1D2C3B4A5F6E7D8C9B0A1F2E3D4C5B6A))),
+    cat("LAUNCHDARKLY_CLIENT_SIDE_ID=", _fixed_hex("ld-client", 24)),
+    cat("request_id: api-", str(uuid.UUID(int=0x4E5D6C7B8A9F0E1D2C3B4A5F6E7D8C9B))),
+    # Asana: task URLs and workspace ids
+    "https://app.asana.com/0/1201234567890123/1201234567890124/f",
+    "ASANA_WORKSPACE_GID=1201234567890123",
+    # Algolia: the search-only key is public by design (NEXT_PUBLIC_ variables ship to the browser)
+    cat("NEXT_PUBLIC_ALGOLIA_API_KEY=", _fixed_hex("algolia-public", 32)),
+    "ALGOLIA_APP_ID=BH4D9OD16A",
 ]
