@@ -44,7 +44,7 @@ def _plain_args(argv: list[str]) -> _Args | None:
     rest = iter(argv)
     for token in rest:
         if token == "--":
-            positional.extend(rest)
+            return None  # argparse reads what follows it its own way (it drops a second "--")
         elif token == "--strict":
             strict = True
         elif token == "--repo":

@@ -9,6 +9,7 @@ processes start faster than pygit2 imports.
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
@@ -16,6 +17,7 @@ from pathlib import Path
 from loopx_git.errors import StoreError, shown_path
 
 GITLINK = 0o160000
+_OID_RE = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 _CHUNK = 128
 """Object ids sent to ``git cat-file --batch`` at once: 128 lines of at most 65 bytes (SHA-256)
 fit in a pipe's buffer (64 KiB on Linux, 16 KiB on macOS), so writing them never waits."""
@@ -100,12 +102,19 @@ class IndexReader:
     def read_blobs(self, oids: list[str]) -> Iterator[bytes]:
         """The contents of ``oids``, in order. The ids are sent ahead in chunks, so git does not
         wait on each answer being read (a round trip per object was ~0.1 ms of every staged file);
-        a chunk's ids fit in the pipe, so writing them never blocks on git writing its answers."""
-        if self._cat is None:
-            self._cat = subprocess.Popen(
+        a chunk's ids fit in the pipe, so writing them never blocks on git writing its answers.
+        While a stream is being read it has the ``cat-file`` process to itself: a read started
+        meanwhile gets a process of its own, never answers meant for this one."""
+        bad = next((oid for oid in oids if not _OID_RE.fullmatch(oid)), None)
+        if bad is not None:  # a newline or a space in an id would put every later answer out of step
+            raise StoreError(f"git cat-file cannot read object {bad!r}: not an object id")
+        if not oids:
+            return
+        cat, self._cat = self._cat, None
+        if cat is None:
+            cat = subprocess.Popen(
                 ["git", "cat-file", "--batch"], cwd=self.workdir, stdin=subprocess.PIPE, stdout=subprocess.PIPE
             )
-        cat = self._cat
         assert cat.stdin is not None and cat.stdout is not None
         finished = False
         try:
@@ -122,8 +131,9 @@ class IndexReader:
                     yield data
             finished = True
         finally:
-            if not finished:  # answers may be left unread in the pipe: the next read starts afresh
-                self._cat = None
+            if finished and self._cat is None:
+                self._cat = cat  # handed back for the next read
+            else:  # answers may be left unread in the pipe (or another read has its own process)
                 cat.kill()
                 cat.communicate()
 

@@ -20,7 +20,6 @@ PLAIN = [
     ["boundary", "--repo", "sub", "a.py"],
     ["--strict", "pre-commit"],
     ["pre-commit", "--repo=sub dir", "--strict"],
-    ["public-safety", "--", "-odd-name.py", "--strict"],
     ["public-safety", "-"],
 ]
 
@@ -33,7 +32,16 @@ def test_the_command_lines_hooks_run_with_read_as_argparse_reads_them(argv):
 
 @pytest.mark.parametrize(
     "argv",
-    [[], ["--help"], ["pre-commit", "-h"], ["no-such-hook"], ["pre-commit", "--repo"], ["pre-commit", "--fast"]],
+    [
+        [],
+        ["--help"],
+        ["pre-commit", "-h"],
+        ["no-such-hook"],
+        ["pre-commit", "--repo"],
+        ["pre-commit", "--fast"],
+        ["public-safety", "--", "-odd-name.py", "--strict"],
+        ["--", "pre-commit", "--strict"],
+    ],
     ids=repr,
 )
 def test_anything_else_is_left_to_argparse(argv):

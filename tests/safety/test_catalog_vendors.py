@@ -204,3 +204,17 @@ def test_tailscale_keys_and_the_documentation_sample(r):
     assert rules(cat("TS_AUTHKEY=", key)) == ["tailscale-key"]
     assert rules(cat("ts", "key-api-abcDEF1CNTRL-091234567890ABCDEF")) == []
     assert rules(cat("ts", "key-bogus-k", mixed(r, 11), "CNTRL-", mixed(r, 33))) == []
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "layer = tfp_layers_DenseVariational_v2_kernel_posterior_fn(x)",
+        "d = tfp_distributions_MultivariateNormalTriL_2d_scale_fn",
+        "x = nfc_adapter_enable_foreground_dispatch_1",
+        "name = pscale_pw_connection_string_for_primary_db",
+    ],
+)
+def test_an_identifier_that_starts_with_a_vendor_prefix_is_not_a_token(line):
+    """TensorFlow Probability's `tfp_`, Android's `nfc_`: names built from words, not random bodies."""
+    assert [f.rule for f in scan(line) if f.blocks] == []

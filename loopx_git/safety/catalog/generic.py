@@ -382,14 +382,19 @@ def _names_a_credential(value: str) -> bool:
     return _wordish(value) or any(len(w) >= 5 or w == "key" for w in named)
 
 
+_DIGIT = lazy_pattern(r"\d")
+_SYMBOL = lazy_pattern(r"[^\w.-]")
+
+
 def _classes(value: str) -> int:
-    return sum(
-        (
-            any(c.islower() for c in value),
-            any(c.isupper() for c in value),
-            any(c.isdigit() for c in value),
-            any(not c.isalnum() and c not in "_-." for c in value),
-        )
+    """How many of lower case, upper case, digits and symbols (other than ``_-.``) ``value`` holds.
+    (String methods and one search each, not a Python loop per character: a hostile line of
+    ``pw=`` repeated asks this of tens of thousands of long values.)"""
+    return (
+        (value != value.upper())
+        + (value != value.lower())
+        + (_DIGIT.search(value) is not None)
+        + (_SYMBOL.search(value) is not None)
     )
 
 
@@ -410,10 +415,10 @@ def _wordish(value: str) -> bool:
     """Words joined in code style (``SecretBytes``, ``prod-database``, ``my_secret_name``,
     ``webdavpassword2``): a name, not random characters. Random letters split into vowel-less
     fragments (``Gk``, ``Qw``) or long runs of consonants."""
-    if sum(c.isdigit() for c in value) > 4:
+    if len(_DIGIT.findall(value)) > 4:
         return False
     chunks = _CHUNKS.findall(value)
-    odd = sum(not (c in "AI" or _word_like(c.lower())) for c in chunks)
+    odd = sum(not (c in "AI" or word_like(c.lower())) for c in chunks)
     phrase = sum(len(c) >= 4 for c in chunks) >= 4  # a phrase may hold one odd word (`…AtLeast6Chars`)
     return bool(chunks) and (odd == 0 or (odd == 1 and phrase))
 
@@ -421,7 +426,7 @@ def _wordish(value: str) -> bool:
 _CONSONANT_RUN = lazy_pattern(r"[^aeiouy]{5,}")
 
 
-def _word_like(chunk: str) -> bool:
+def word_like(chunk: str) -> bool:
     if chunk in _ABBREVIATIONS:
         return True
     if len(chunk) <= 3:
@@ -429,8 +434,14 @@ def _word_like(chunk: str) -> bool:
     return sum(c in "aeiouy" for c in chunk) >= len(chunk) / 4 and not _CONSONANT_RUN.search(chunk)
 
 
+JUDGED = 256
+"""Characters of a value the shape checks look at: a secret's randomness shows in its first 256, and
+judging all of a 1000-character value at every keyword of a hostile line would be quadratic."""
+
+
 def _random(value: str) -> bool:
     """A token without a prefix: 8+ characters, two classes or more, not a name, random enough."""
+    value = value[:JUDGED]
     return len(value) >= 8 and _classes(value) >= 2 and not _wordish(value) and looks_random(value, 2.5)
 
 
