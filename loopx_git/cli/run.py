@@ -22,6 +22,7 @@ def register(root: Group) -> None:
             None, "--delivery-batch-scale", min=0, max=MAX_BATCH_SCALE, help="How large the delivered batch was."
         ),
         evidence: list[str] = Option([], "--evidence", help="A public-safe evidence ref (repeatable)."),
+        run_id: str | None = Option(None, "--run-id", help="Choose the run id (default: generated)."),
         redact: bool = context.REDACT,
     ) -> None:
         """Record one run in the run history.
@@ -41,6 +42,7 @@ def register(root: Group) -> None:
                 recommended_action=recommended_action,
                 delivery_batch_scale=delivery_batch_scale,
                 evidence=evidence,
+                run_id=run_id,
             )
         render.write_result(
             c,

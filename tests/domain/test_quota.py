@@ -143,3 +143,12 @@ def test_quota_cli_shape_and_json(cli, git_repo):
     assert again.code == 1 and "error[slot-spent]" in again.err and state_tip(git_repo) == tip
     text = cli("quota", "should-run", "-g", GOAL, "-a", "bob")
     assert text.code == 0 and text.out.startswith("idle")
+
+
+def test_refresh_state_takes_a_chosen_run_id_once(cli, git_repo):
+    args = ["refresh-state", "-g", GOAL, "-a", "alice", "--run-id", "run-a1", "--classification", "progress"]
+    assert cli.json(*args)["record"]["run_id"] == "run-a1"
+    tip = state_tip(git_repo)
+    again = cli(*args)
+    assert again.code == 1 and "error[run-exists]" in again.err and "field 'run_id'" in again.err
+    assert state_tip(git_repo) == tip
