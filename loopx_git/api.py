@@ -1024,6 +1024,24 @@ class StateRepo:
 
         return upkeep.verify(self, progress, policy_from=policy_from)
 
+    def review_packet(self, goal_id: str, agent_id: str | None = None, *, handoff_only: bool = False):
+        """The operator's packet for one goal: attention items, gates, handoffs, evidence, rollback candidates."""
+        from loopx_git.views.packets import review_packet
+
+        return review_packet(self.state(), goal_id, agent_id, handoff_only=handoff_only)
+
+    def todo_index(self):
+        """todo_index_v0: the live todos of every goal, best first, bounded."""
+        from loopx_git.views.packets import todo_index
+
+        return todo_index(self.state())
+
+    def manager(self):
+        """global_manager_command_v0: progress, gates, todos, risks and next actions of every goal."""
+        from loopx_git.views.packets import manager
+
+        return manager(self.state())
+
     def protocol_check(self, goal_id: str | None = None, progress: Any = None):
         """Seed 003's acceptance checks over the branch (``verify`` first), each with its evidence."""
         from loopx_git.views.protocol import protocol_check

@@ -19,6 +19,7 @@ from loopx_git.cli import (
     hook,
     ledger,
     maintenance,
+    packets,
     protocol,
     quota,
     review,
@@ -114,6 +115,7 @@ status.register(app)
 sync.register(app)
 review.register(app)
 maintenance.register(app)
+packets.register(app)
 
 FORMATLESS = {
     "hook run": "git's entry point; its findings have one fixed form, and it runs without the app",

@@ -256,6 +256,31 @@ def suggest(
     render.write_result(c, result, lambda r: render.line(f"suggested {r.record.todo_id}: {r.record.text}"))
 
 
+@app.command("index")
+def index(ctx: Context) -> None:
+    """The live todos of every goal, best first, with what holds each (todo_index_v0; bounded).
+
+    Example: loopx todo index --format json
+    """
+    c = context.get(ctx)
+    with c.session() as repo:
+        found = repo.todo_index()
+
+    def text(data) -> None:
+        for goal in data.goals:
+            render.table(
+                ["todo", "pri", "status", "claimed by", "held by", "text"],
+                [
+                    (t.todo_id, t.priority, t.status, t.claimed_by, ", ".join(t.held_by_gates), t.text)
+                    for t in goal.todos
+                ],
+                title=f"{goal.goal_id}: {goal.open} open, {goal.blocked} blocked, {goal.deferred} deferred, "
+                f"{goal.done} done" + (f" ({goal.todos_omitted} more not shown)" if goal.todos_omitted else ""),
+            )
+
+    render.emit(c, found, text)
+
+
 @app.command("promote")
 def promote(
     ctx: Context,

@@ -62,6 +62,9 @@ OUTPUTS: dict[str, Output] = {
         "loopx_git.model.handoff", "AgentHandoff", "handoff show; handoff list [...]; the record of handoff writes"
     ),
     "todo_suggestion_prompt_v0": Output("loopx_git.views.suggest", "SuggestionPrompt", "todo suggest --prompt"),
+    "loopx_review_packet_v0": Output("loopx_git.views.packets", "ReviewPacket", "review-packet"),
+    "todo_index_v0": Output("loopx_git.views.packets", "TodoIndex", "todo index"),
+    "global_manager_command_v0": Output("loopx_git.views.packets", "ManagerCommand", "manager"),
     "loopx_protocol_check_v0": Output("loopx_git.views.protocol", "ProtocolReport", "protocol check"),
     "loopx_should_run_v0": Output("loopx_git.views.quota", "ShouldRun", "quota should-run"),
     "interaction_contract_v0": Output(
