@@ -149,6 +149,35 @@ def run_demo(*, keep: bool = False, live: bool = True) -> DemoReport:
         )
         for event in merged.write.events[1:]:
             say.say(f"woke {event.todo_id}: {event.summary}")
+
+        say.step("a gate: the release waits for the user's decision; other work goes on")
+        repo.gate_open(
+            GOAL, "gate-release", owner_class="user", question="Publish release 1.0 now?", blocks=["todo-release"]
+        )
+        for agent in ("alice", "bob"):
+            lane = repo.should_run(GOAL, agent).agent_lane_next_action
+            say.say(f"next for {agent}: {lane.todo_id or '-'} ({lane.basis})")
+        refused_by = "todo-release" not in {a.todo_id for a in repo.status(GOAL).next_actions}
+        say.say(f"todo-release offered to no agent while the gate is open: {refused_by}")
+        repo.gate_decide(
+            GOAL, "gate-release", decision="approve", reason="release notes reviewed", decided_by_class="user"
+        )
+        say.say("the user approves gate-release: todo-release is runnable again")
+
+        other = "bob" if winner == "alice" else "alice"
+        say.step(f"a handoff: {winner} hands todo-docs to {other}, who adopts it")
+        repo.todo_claim(GOAL, "todo-docs", winner)
+        repo.handoff_prepare(
+            GOAL,
+            "handoff-docs",
+            from_agent_id=winner,
+            to_agent_id=other,
+            todo_ids=["todo-docs"],
+            stop_condition="the API docs build without warnings",
+            evidence_refs=["tests/test_tokenizer.py"],
+        )
+        adopted = repo.handoff_adopt(GOAL, "handoff-docs", other)
+        say.say(f"{adopted.write.summary}; todo-docs is now claimed by {repo.todo(GOAL, 'todo-docs').claimed_by}")
         repo.refresh_state(
             GOAL,
             "progress",

@@ -198,3 +198,5 @@ def test_demo_runs_clean(capsys):
     assert run_cli(["demo"]) == 0
     out = capsys.readouterr().out
     assert "won" in out and "woke todo-docs" in out and "woke todo-release" in out and "ok:" in out
+    assert "offered to no agent while the gate is open: True" in out and "gate-release" in out
+    assert "handoff-docs: 1 claim(s) to" in out
