@@ -1042,6 +1042,31 @@ class StateRepo:
 
         return manager(self.state())
 
+    def projection_data(self, name: str, *args: str | None) -> dict[str, Any]:
+        """A read-only projection as the JSON its command prints, answered from the answers kept by tip
+        when it was asked for at this tip before (as ``status_data``): ``should-run`` (goal, agent),
+        ``review-packet`` (goal, agent, "handoff-only" or None), ``todo-index``, ``manager``. The
+        data is shared: do not change it."""
+        from loopx_git import upkeep
+
+        def compute(state: State) -> dict[str, Any]:
+            from loopx_git.views import packets, quota
+
+            if name == "should-run":
+                return quota.should_run(state, args[0] or "", args[1] or "").model_dump(mode="json")
+            if name == "review-packet":
+                found = packets.review_packet(state, args[0] or "", args[1], handoff_only=bool(args[2]))
+                return found.model_dump(mode="json")
+            if name == "todo-index":
+                return packets.todo_index(state).model_dump(mode="json")
+            if name == "manager":
+                return packets.manager(state).model_dump(mode="json")
+            raise ValueError(f"no projection {name!r}")
+
+        data = self.answer(_key(name, *args), compute)
+        self.note(upkeep.read_warning(self))
+        return data
+
     def protocol_check(self, goal_id: str | None = None, progress: Any = None):
         """Seed 003's acceptance checks over the branch (``verify`` first), each with its evidence."""
         from loopx_git.views.protocol import protocol_check

@@ -85,8 +85,10 @@ def register(root: Group) -> None:
         """
         c = context.get(ctx)
         with c.session() as repo:
-            packet = repo.review_packet(c.goal(repo, goal_id), agent_id, handoff_only=handoff_only)
-        render.emit(c, packet, _packet_text)
+            packet = repo.projection_data(
+                "review-packet", c.goal(repo, goal_id), agent_id, "handoff-only" if handoff_only else None
+            )
+        render.emit(c, packet, lambda data: _packet_text(render.attributes(data)))
 
     @root.command("manager")
     def manager(ctx: Context) -> None:
@@ -96,5 +98,5 @@ def register(root: Group) -> None:
         """
         c = context.get(ctx)
         with c.session() as repo:
-            answer = repo.manager()
-        render.emit(c, answer, _manager_text)
+            answer = repo.projection_data("manager")
+        render.emit(c, answer, lambda data: _manager_text(render.attributes(data)))

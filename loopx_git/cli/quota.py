@@ -44,8 +44,10 @@ def should_run(
     """
     c = context.get(ctx)
     with c.session() as repo:
-        answer = repo.should_run(c.goal(repo, goal_id), agent_id, turn_instance_id=turn_instance_id)
-    render.emit(c, answer, _text)
+        # answered from the answers kept by tip: an agent loop asks this every turn
+        answer = {**repo.projection_data("should-run", c.goal(repo, goal_id), agent_id)}
+    answer["turn_instance_id"] = turn_instance_id
+    render.emit(c, answer, lambda data: _text(render.attributes(data)))
 
 
 @app.command("spend-slot")

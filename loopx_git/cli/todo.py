@@ -264,7 +264,7 @@ def index(ctx: Context) -> None:
     """
     c = context.get(ctx)
     with c.session() as repo:
-        found = repo.todo_index()
+        found = repo.projection_data("todo-index")
 
     def text(data) -> None:
         for goal in data.goals:
@@ -278,7 +278,7 @@ def index(ctx: Context) -> None:
                 f"{goal.done} done" + (f" ({goal.todos_omitted} more not shown)" if goal.todos_omitted else ""),
             )
 
-    render.emit(c, found, text)
+    render.emit(c, found, lambda data: text(render.attributes(data)))
 
 
 @app.command("promote")

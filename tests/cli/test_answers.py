@@ -87,3 +87,40 @@ def test_answers_of_other_code_are_not_used(cli, git_repo, monkeypatch):
     assert json.loads(cli("status", fmt="json").out)["event_count"] == 999  # same code: the answer is used
     monkeypatch.setattr(api, "ANSWERS_VERSION", "other")
     assert cli("status", fmt="json").out == first
+
+
+def test_the_operator_projections_are_answered_from_the_tip_too(repo, git_repo):
+    """should-run, review-packet, todo index and manager: the second ask at a tip loads no models, the
+    answer equals the computed one, and should-run echoes each turn's own id."""
+    repo.todo_add("g1", "Write the parser", todo_id="t1")
+    asks = [
+        ["quota", "should-run", "-g", "g1", "-a", "alice", "--turn-instance-id", "turn-{n}"],
+        ["review-packet", "-g", "g1"],
+        ["todo", "index"],
+        ["manager"],
+    ]
+    for argv in asks:
+        code = (
+            "import sys; from loopx_git.cli.main import run_cli; "
+            f"rc = run_cli(['--repo', {str(git_repo)!r}, '--format', 'json', *{argv!r}]); "
+            "print(rc, sorted({m for m in sys.modules if m.startswith(('loopx_git.model.', 'pydantic'))} "
+            "- {'loopx_git.model.canonical'}), file=sys.stderr)"
+        )
+        runs = [
+            subprocess.run([sys.executable, "-c", code.replace("{n}", n)], capture_output=True, text=True, timeout=120)
+            for n in "12"
+        ]
+        assert [r.returncode for r in runs] == [0, 0], runs[0].stderr + runs[1].stderr
+        assert runs[1].stderr.strip().splitlines()[-1] == "0 []", (argv, runs[1].stderr)
+        first, second = json.loads(runs[0].stdout), json.loads(runs[1].stdout)
+        if argv[0] == "quota":
+            assert (first.pop("turn_instance_id"), second.pop("turn_instance_id")) == ("turn-1", "turn-2")
+        assert first == second
+    fresh = StateRepo.open(git_repo)
+    assert json.loads(
+        subprocess.run(
+            [sys.executable, "-m", "loopx_git", "--repo", str(git_repo), "--format", "json", "manager"],
+            capture_output=True,
+            text=True,
+        ).stdout
+    ) == fresh.manager().model_dump(mode="json")
