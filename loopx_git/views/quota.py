@@ -37,8 +37,11 @@ class UserChannel(Record):
     notify: bool
     action_required: bool
     user_todos: list[UserTodo]
+    """The open user todos, best first (at most ``SHOWN``; ``user_todos_omitted`` counts the rest)."""
+    user_todos_omitted: int = 0
     questions: list[GateQuestion]
-    """Gates a person (the user or controller class) must decide."""
+    """Gates a person (the user or controller class) must decide, oldest first (at most ``SHOWN``)."""
+    questions_omitted: int = 0
 
 
 class AgentChannel(Record):
@@ -89,6 +92,8 @@ class ShouldRun(Record):
 
 
 PERSON_CLASSES = ("user", "controller")
+SHOWN = 10
+"""User todos and gate questions listed at most: the answer stays small however much waits."""
 
 
 def _user_channel(gs: GoalState) -> UserChannel:
@@ -104,7 +109,14 @@ def _user_channel(gs: GoalState) -> UserChannel:
         if g.status in ("open", "deferred") and g.owner_class in PERSON_CLASSES
     ]
     needed = bool(user_todos or questions)
-    return UserChannel(notify=needed, action_required=needed, user_todos=user_todos, questions=questions)
+    return UserChannel(
+        notify=needed,
+        action_required=needed,
+        user_todos=user_todos[:SHOWN],
+        user_todos_omitted=max(0, len(user_todos) - SHOWN),
+        questions=questions[:SHOWN],
+        questions_omitted=max(0, len(questions) - SHOWN),
+    )
 
 
 def _lane(gs: GoalState, agent_id: str) -> LaneNextAction:
@@ -114,7 +126,7 @@ def _lane(gs: GoalState, agent_id: str) -> LaneNextAction:
     pick = next_actions(gs, agents, live)[agents.index(agent_id)]  # chosen among all agents: none shares it
     held = [t for t in live if t.claimed_by == agent_id and gs.holding_gates(t.todo_id)]
     held_gates = {g.gate_id for t in held for g in gs.holding_gates(t.todo_id)}
-    gates = [g for g in gate_cards(gs) if g.gate_id in held_gates]
+    gates = [g for g in gate_cards(gs) if g.gate_id in held_gates][:SHOWN]
     if pick.todo_id is not None:
         detail = (
             f"claimed by {agent_id}"
@@ -150,7 +162,8 @@ def _lane(gs: GoalState, agent_id: str) -> LaneNextAction:
         detail = "its claimed work is held by " + ", ".join(f"gate {g.gate_id} ({g.owner_class})" for g in gates)
     else:
         held_any = sorted({g.gate_id for t in live if t.role == "agent" for g in gs.holding_gates(t.todo_id)})
-        detail = "no runnable agent todo" + (f"; gates holding work: {', '.join(held_any)}" if held_any else "")
+        named = ", ".join(held_any[:SHOWN]) + (f" and {len(held_any) - SHOWN} more" if len(held_any) > SHOWN else "")
+        detail = "no runnable agent todo" + (f"; gates holding work: {named}" if held_any else "")
     return LaneNextAction(agent_id=agent_id, lane=agent.lane, basis="none", basis_detail=detail, held_by_gates=gates)
 
 
@@ -166,7 +179,8 @@ def should_run(state: State, goal_id: str, agent_id: str, turn_instance_id: str 
         primary = f"work on {lane.todo_id}: {lane.text}"
     elif user.action_required:
         named = [f"todo {t.todo_id}" for t in user.user_todos] + [f"gate {q.gate_id}" for q in user.questions]
-        primary = "wait for the user: " + ", ".join(named)
+        more = user.user_todos_omitted + user.questions_omitted
+        primary = "wait for the user: " + ", ".join(named) + (f" and {more} more" if more else "")
     else:
         primary = "nothing to do: " + lane.basis_detail
     if must_attempt and user.action_required:

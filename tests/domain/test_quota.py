@@ -152,3 +152,14 @@ def test_refresh_state_takes_a_chosen_run_id_once(cli, git_repo):
     again = cli(*args)
     assert again.code == 1 and "error[run-exists]" in again.err and "field 'run_id'" in again.err
     assert state_tip(git_repo) == tip
+
+
+def test_the_user_channel_is_bounded_and_counts_what_it_left_out(repo):
+    for i in range(14):
+        repo.todo_add(GOAL, f"Decide {i}", todo_id=f"ask{i}", role="user", now=NOW)
+        repo.todo_add(GOAL, f"Work {i}", todo_id=f"w{i}", now=NOW)
+        repo.gate_open(GOAL, f"g{i}", owner_class="user", question=f"Go {i}?", blocks=[f"w{i}"], now=NOW)
+    user = repo.should_run(GOAL, "alice").interaction_contract.user_channel
+    assert len(user.user_todos) == 10 and user.user_todos_omitted == 4
+    assert len(user.questions) == 10 and user.questions_omitted == 4
+    assert "and 8 more" in repo.should_run(GOAL, "alice").interaction_contract.agent_channel.primary_action
