@@ -159,7 +159,7 @@ def _check_undecided(gate: OperatorGate) -> None:
             f"gate '{gate.gate_id}' was already decided: {gate.status} at {gate.decided_at}; rule: a gate is "
             "decided once (only a deferral may be decided again)",
             code="gate-decided",
-            hint="open a new gate to ask again",
+            hint="open a new gate on the same todos to ask again: its approval lifts what this one holds",
         )
 
 
@@ -222,6 +222,7 @@ def _decision_event(
     extra: dict,
     now: str,
     todo_id: str | None = None,
+    caused_by: str | None = None,
 ) -> tuple[EventBase, OperatorGate]:
     update = {
         "status": DECIDED[decision],
@@ -243,6 +244,7 @@ def _decision_event(
         summary=f"gate {gate.gate_id} {decided.status}: {reason}"[:1000],
         state_transition={"from_state": gate.status, "to_state": decided.status},
         causality={
+            "caused_by": caused_by,
             "gate_id": gate.gate_id,
             "decision_id": None,
             "blocks": gate.blocks,
@@ -314,12 +316,22 @@ def check_outcome(todo: TodoItem, outcome: str) -> None:
 
 
 def todo_gate_decision(
-    gs: GoalState, maker: EventMaker, todo: TodoItem, outcome: str, *, reason: str | None, actor: str | None, now: str
-) -> list[EventBase]:
+    gs: GoalState,
+    maker: EventMaker,
+    todo: TodoItem,
+    outcome: str,
+    *,
+    cause: EventBase,
+    reason: str | None,
+    actor: str | None,
+    now: str,
+) -> tuple[list[EventBase], OperatorGate]:
     """The gate events a ``user_gate`` todo's completion records: its gate (``gate_id`` = the todo's
     id) opened from the todo when no gate was, and decided ``outcome`` by the user class. What the
     todo held back (its dependents) is what the gate blocks; only an approval releases it, which the
-    completion's own wake-ups do."""
+    completion's own wake-ups do (and ``wake_unblocked`` for what a gate opened by hand names). The
+    gate events name the completion as their cause: a rollback of the completion sees them (and,
+    as it does not compensate gates, refuses rather than leave the decision behind)."""
     gate = gs.gates.get(todo.todo_id)
     events: list[EventBase] = []
     if gate is None:
@@ -346,14 +358,19 @@ def todo_gate_decision(
                 todo_id=todo.todo_id,
                 agent_id=actor,
                 summary=f"gate {gate.gate_id} (user) from todo {todo.todo_id}: {todo.text}"[:1000],
-                causality={"gate_id": gate.gate_id, "blocks": gate.blocks, "unblocks": gate.unblocks},
+                causality={
+                    "caused_by": cause.event_id,
+                    "gate_id": gate.gate_id,
+                    "blocks": gate.blocks,
+                    "unblocks": gate.unblocks,
+                },
                 changes=changes(None, gate, skip=GATE_KEYS),
             )
         )
     else:
         _check_undecided(gate)
         _check_decider(gate, OwnerClass.user.value, None)
-    event, _ = _decision_event(
+    event, decided = _decision_event(
         gs,
         maker,
         gate,
@@ -364,6 +381,7 @@ def todo_gate_decision(
         extra={},
         now=now,
         todo_id=todo.todo_id,
+        caused_by=cause.event_id,
     )
     events.append(event)
-    return events
+    return events, decided

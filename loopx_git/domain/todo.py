@@ -115,6 +115,18 @@ def _new_todo_id(gs: GoalState, todo_id: str | None) -> str:
     return todo_id
 
 
+def _not_gate_held(gs: GoalState, todo: TodoItem, verb: str) -> None:
+    held = gs.holding_gates(todo.todo_id) if gs.gates else []
+    if held:
+        named = ", ".join(f"'{g.gate_id}' ({g.status}, {g.owner_class})" for g in held)
+        raise RuleError(
+            f"todo '{todo.todo_id}' is held by gate {named}; rule: a todo a gate holds is not {verb} until the "
+            "gate is approved",
+            code="gate-held",
+            hint=f"`loopx gate show --goal-id {gs.goal_id} --gate-id {held[0].gate_id}` says whose decision it waits for",
+        )
+
+
 def _transition(before: str, after: str) -> dict | None:
     return {"from_state": before, "to_state": after} if before != after else None
 
@@ -200,6 +212,7 @@ def claim_todo(state: State, *, goal_id: str, todo_id: str, agent_id: str, now: 
             "unclaimed (or your own) todo",
             code="claim-held",
         )
+    _not_gate_held(gs, todo, "claimed")
     if not gs.is_runnable(todo):
         why = f" ({todo.reason})" if todo.reason else ""
         raise RuleError(
@@ -309,6 +322,7 @@ def complete_todo(
     todo = require_todo(gs, todo_id)
     _still_open(todo, "completed")
     _not_claimed_by_other(todo, actor, "complete")
+    _not_gate_held(gs, todo, "completed")
     if decision_outcome is not None:
         gate_ops.check_outcome(todo, decision_outcome)
     if no_follow_up and not reason:
@@ -349,12 +363,17 @@ def complete_todo(
     )
     gated: list[EventBase] = []
     if decision_outcome is not None:
-        gated = gate_ops.todo_gate_decision(gs, maker, todo, decision_outcome, reason=reason, actor=actor, now=now)
+        gated, gate = gate_ops.todo_gate_decision(
+            gs, maker, todo, decision_outcome, cause=event, reason=reason, actor=actor, now=now
+        )
     woken: list[EventBase] = []
     if decision_outcome in (None, "approve"):  # a rejected or cancelled gate consumes no authority
         woken = wake_dependents(
             gs, maker, event, ResumeCondition("todo_done", todo_id=todo_id), unblocked=todo.unblocks_todo_id
         )
+    if decision_outcome == "approve":  # and what a gate opened by hand for this todo unblocks
+        done_already = {w.todo_id for w in woken}
+        woken += [w for w in gate_ops.wake_unblocked(gs, maker, gated[-1], gate) if w.todo_id not in done_already]
     return Write(
         "todo complete",
         f"{todo_id}"
@@ -379,6 +398,7 @@ def supersede_todo(
     if not reason:
         raise ValidationError("field 'reason': required; rule: a supersede says why", code="reason-required")
     _still_open(old, "superseded")
+    _not_gate_held(gs, old, "superseded")
     if new.superseded_by:
         raise RuleError(
             f"field 'by': todo '{by}' is itself superseded by '{new.superseded_by}'; rule: supersede with a live todo",

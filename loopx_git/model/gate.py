@@ -111,6 +111,7 @@ def apply(state: GoalState, event: GateEvent) -> None:
             "decision_conflict",
             f"gate {event.gate_id} was decided {after.get('decision')!r}, already {current.status}",
         )
+        state.dropped.add(event.event_id)  # what the losing decision woke stays asleep
         return
     state.check_before(event, current)
     state.gates[event.gate_id] = current.model_copy(update=after)

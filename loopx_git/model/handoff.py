@@ -73,6 +73,7 @@ def apply(state: GoalState, event: HandoffEntityEvent) -> None:
         state.record_conflict(
             event, "handoff_conflict", f"{event.event_kind} of handoff {event.handoff_id}, already {current.status}"
         )
+        state.dropped.add(event.event_id)  # the claims a losing adoption moved stay where they were
         return
     state.check_before(event, current)
     state.handoffs[event.handoff_id] = current.model_copy(update=after)

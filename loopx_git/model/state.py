@@ -48,7 +48,7 @@ from loopx_git.model.table import IdSet, RecordTable
 from loopx_git.model.todo import ResumeCondition, SuggestedTodo, TodoItem, TodoStatus
 
 RECENT_EVENTS = 20
-FOLD_VERSION = "13"  # bump when the fold's meaning changes: cached folds of older versions are dropped
+FOLD_VERSION = "14"  # bump when the fold's meaning changes: cached folds of older versions are dropped
 
 
 class Conflict(Record):
@@ -116,6 +116,9 @@ class GoalState:
     """Run id -> (its agent, whether it is a compact write-back: a delivery outcome and evidence)."""
     spends: dict[str, tuple[str, str, str | None]] = field(default_factory=dict)
     """Run id -> (event id, when, agent) of the slot spent after it."""
+    dropped: set[str] = field(default_factory=set)
+    """Events the fold recorded as a conflict and did not apply (a gate decision or a handoff step that
+    lost to another clone's): what they caused in their own commit is not applied either."""
     last_fire: FireSummary | None = None
     recent: deque[EventHead] = field(default_factory=lambda: deque(maxlen=RECENT_EVENTS))
     lamport: int = 0
@@ -146,6 +149,7 @@ class GoalState:
             handoffs=dict(self.handoffs),
             writebacks=dict(self.writebacks),
             spends=dict(self.spends),
+            dropped=set(self.dropped),
             recent=deque(self.recent, maxlen=RECENT_EVENTS),
             event_ids=self.event_ids.copy(),
             run_ids=self.run_ids.copy(),
@@ -205,8 +209,13 @@ class GoalState:
         return condition.capacity in self.capacities
 
     def holding_gates(self, todo_id: str) -> list[OperatorGate]:
-        """The gates that block ``todo_id`` now: open, rejected, deferred or cancelled ones naming it."""
-        return [g for g in self.gates.values() if g.holds and todo_id in g.blocks]
+        """The gates that block ``todo_id`` now: open, rejected, deferred or cancelled ones naming it,
+        opened after the last approved gate that names it (a new gate asks again: its approval lifts
+        what the earlier ones held)."""
+        naming = [g for g in self.gates.values() if todo_id in g.blocks]
+        approved = [(g.created_at, g.gate_id) for g in naming if not g.holds]
+        lifted = max(approved) if approved else None
+        return [g for g in naming if g.holds and (lifted is None or (g.created_at, g.gate_id) > lifted)]
 
     def is_runnable(self, todo: TodoItem) -> bool:
         """Open and not superseded, or deferred with its resume condition met; and no gate holds it."""

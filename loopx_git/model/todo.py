@@ -189,6 +189,13 @@ def apply(state: GoalState, event: TodoEvent) -> None:
     if current is None:
         state.record_conflict(event, "unknown_todo", f"{kind} names todo {todo_id}, which was never added")
         return
+    cause = event.causality.caused_by if event.causality else None
+    if cause is not None and cause in state.dropped:
+        state.record_conflict(
+            event, "cause_dropped", f"{kind} of {todo_id} not applied: its cause {cause} lost to another decision"
+        )
+        state.dropped.add(event.event_id)
+        return
     if kind == "todo_claim" and current.claimed_by not in (None, event.agent_id):
         state.record_conflict(
             event, "claim_conflict", f"{event.agent_id} claimed {todo_id}, already held by {current.claimed_by}"

@@ -71,11 +71,13 @@ class LaneNextAction(Record):
     todo_id: str | None = None
     text: str | None = None
     priority: str | None = None
-    basis: Literal["claimed", "runnable", "handoff", "none"]
+    basis: Literal["gate", "claimed", "runnable", "handoff", "none"]
     basis_detail: str
     """Why this todo (or none): its claim, its rank among the runnable ones, a handoff to adopt, or
     what holds the work back."""
     handoff_id: str | None = None
+    gate_id: str | None = None
+    """A gate this agent owns and must decide (basis ``gate``): other work waits for it."""
     held_by_gates: list[GateCard] = Field(default_factory=list)
     """Gates that hold this agent's own claimed work: the decision it waits for."""
 
@@ -127,6 +129,25 @@ def _lane(gs: GoalState, agent_id: str) -> LaneNextAction:
     held = [t for t in live if t.claimed_by == agent_id and gs.holding_gates(t.todo_id)]
     held_gates = {g.gate_id for t in held for g in gs.holding_gates(t.todo_id)}
     gates = [g for g in gate_cards(gs) if g.gate_id in held_gates][:SHOWN]
+    owned = sorted(
+        (
+            g
+            for g in gs.gates.values()
+            if g.owner_class == "agent" and g.owner_agent_id == agent_id and g.status in ("open", "deferred")
+        ),
+        key=lambda g: (g.created_at, g.gate_id),
+    )
+    if owned:  # a decision this agent owes comes first: other work waits for it
+        g = owned[0]
+        return LaneNextAction(
+            agent_id=agent_id,
+            lane=agent.lane,
+            basis="gate",
+            gate_id=g.gate_id,
+            basis_detail=f"gate {g.gate_id} waits for {agent_id}'s decision: {g.question} (it holds "
+            f"{', '.join(g.blocks) or g.scope})",
+            held_by_gates=gates,
+        )
     if pick.todo_id is not None:
         detail = (
             f"claimed by {agent_id}"
@@ -172,8 +193,13 @@ def should_run(state: State, goal_id: str, agent_id: str, turn_instance_id: str 
     require_agent(gs, agent_id, rule="should-run answers for an agent registered on the goal")
     lane = _lane(gs, agent_id)
     user = _user_channel(gs)
-    must_attempt = lane.basis in ("claimed", "runnable", "handoff")
-    if lane.basis == "handoff":
+    must_attempt = lane.basis in ("gate", "claimed", "runnable", "handoff")
+    if lane.basis == "gate":
+        primary = (
+            f"decide gate {lane.gate_id}: loopx gate decide -g {goal_id} --gate-id {lane.gate_id} "
+            f"--decision approve|reject|defer --reason TEXT --decided-by-class agent -a {agent_id}"
+        )
+    elif lane.basis == "handoff":
         primary = f"adopt handoff {lane.handoff_id}: loopx handoff adopt -g {goal_id} --handoff-id {lane.handoff_id} -a {agent_id}"
     elif must_attempt:
         primary = f"work on {lane.todo_id}: {lane.text}"
@@ -200,7 +226,8 @@ def should_run(state: State, goal_id: str, agent_id: str, turn_instance_id: str 
         agent_channel=AgentChannel(
             must_attempt=must_attempt,
             delivery_allowed=True,
-            quiet_noop_allowed=not must_attempt and not user.action_required,
+            # work held by a gate is reported, never passed over in silence
+            quiet_noop_allowed=not must_attempt and not user.action_required and not lane.held_by_gates,
             primary_action=primary,
         ),
         cli_channel=CliChannel(writeback_command=writeback),

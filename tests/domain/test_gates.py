@@ -218,3 +218,47 @@ def test_a_decision_outcome_belongs_to_user_gate_todos_only(user_gate, git_repo)
         "invalid-field",
         lambda: user_gate.todo_complete(GOAL, "ask", no_follow_up=True, reason="r", decision_outcome="defer"),
     )
+
+
+def test_held_work_is_not_claimed_completed_or_superseded_until_the_gate_is_approved(work, git_repo):
+    _open(work)
+    work.todo_add(GOAL, "Ship it again", todo_id="ship2", now=NOW)
+    for call in (
+        lambda: work.todo_claim(GOAL, "ship", "alice"),
+        lambda: work.todo_complete(GOAL, "ship", evidence=["a.py"]),
+        lambda: work.todo_supersede(GOAL, "ship", by="ship2", reason="renamed"),
+    ):
+        err = refused(work, git_repo, "gate-held", call)
+        assert "gate 'release'" in err.message and "until the gate is approved" in err.message
+
+
+def test_a_new_gate_asks_again_and_its_approval_lifts_the_rejected_one(work):
+    _open(work)
+    work.gate_decide(GOAL, "release", decision="reject", reason="not before the audit", decided_by_class="user")
+    work.gate_open(GOAL, "release-2", owner_class="user", question="Audit done, release?", blocks=["ship"], now=LATER)
+    assert {g.gate_id for g in work.state().goals[GOAL].holding_gates("ship")} == {"release", "release-2"}
+    work.gate_decide(GOAL, "release-2", decision="approve", reason="audit passed", decided_by_class="user")
+    assert work.state().goals[GOAL].holding_gates("ship") == []
+    work.todo_claim(GOAL, "ship", "alice")
+    assert work.verify().ok
+
+
+def test_approving_through_a_user_gate_todo_wakes_what_its_gate_unblocks(repo):
+    repo.todo_add(GOAL, "Approve the release?", todo_id="ask", role="user", task_class="user_gate", now=NOW)
+    repo.todo_add(GOAL, "Ship", todo_id="ship", now=NOW)
+    repo.todo_add(GOAL, "Tag", todo_id="tag", now=NOW)
+    repo.todo_update(GOAL, "tag", status="blocked", reason="after the decision", now=NOW)
+    repo.gate_open(GOAL, "ask", owner_class="user", question="Release?", blocks=["ship"], unblocks=["tag"], now=NOW)
+    repo.todo_complete(GOAL, "ask", no_follow_up=True, reason="yes", decision_outcome="approve")
+    assert repo.gate(GOAL, "ask").status == "approved" and repo.todo(GOAL, "tag").status == "open"
+    assert repo.verify().ok
+
+
+def test_a_rollback_of_a_user_gate_completion_is_refused_not_half_done(user_gate, git_repo):
+    done = user_gate.todo_complete(GOAL, "ask", no_follow_up=True, reason="not now", decision_outcome="reject")
+    completion = done.write.events[0].event_id
+    tip = state_tip(git_repo)
+    with pytest.raises(LoopxError) as err:
+        user_gate.rollback(GOAL, event_id=completion, reason="a mistake")
+    assert state_tip(git_repo) == tip and err.value.code in ("not-reversible", "rollback-refused"), err.value.code
+    assert user_gate.gate(GOAL, "ask").status == "rejected"

@@ -163,3 +163,18 @@ def test_the_user_channel_is_bounded_and_counts_what_it_left_out(repo):
     assert len(user.user_todos) == 10 and user.user_todos_omitted == 4
     assert len(user.questions) == 10 and user.questions_omitted == 4
     assert "and 8 more" in repo.should_run(GOAL, "alice").interaction_contract.agent_channel.primary_action
+
+
+def test_a_gate_an_agent_owns_is_its_next_action_and_held_work_is_never_quiet(repo):
+    repo.todo_add(GOAL, "Write", todo_id="w", now=NOW)
+    repo.todo_claim(GOAL, "w", "alice", now=NOW)
+    repo.gate_open(GOAL, "review", owner_class="agent", owner_agent_id="bob", question="ok?", blocks=["w"], now=NOW)
+    bob = repo.should_run(GOAL, "bob")
+    assert bob.agent_lane_next_action.basis == "gate" and bob.agent_lane_next_action.gate_id == "review"
+    assert bob.decision == "run" and bob.interaction_contract.agent_channel.must_attempt
+    assert "loopx gate decide" in bob.interaction_contract.agent_channel.primary_action
+    alice = repo.should_run(GOAL, "alice")
+    assert [g.gate_id for g in alice.agent_lane_next_action.held_by_gates] == ["review"]
+    assert not alice.interaction_contract.agent_channel.quiet_noop_allowed
+    repo.gate_decide(GOAL, "review", decision="approve", reason="ok", decided_by_class="agent", agent_id="bob")
+    assert repo.should_run(GOAL, "alice").agent_lane_next_action.todo_id == "w"
