@@ -843,10 +843,11 @@ class StateRepo:
     # -- quota: whether a turn should run, and spending after the write-back ------------------------
 
     def should_run(self, goal_id: str, agent_id: str, *, turn_instance_id: str | None = None):
-        """``interaction_contract_v0`` and ``agent_lane_next_action_v0`` for this agent (read-only)."""
+        """``interaction_contract_v0`` and ``agent_lane_next_action_v0`` for this agent (read-only),
+        with ``agent_workspace_guard_v1`` against the branch this work tree has checked out."""
         from loopx_git.views.quota import should_run
 
-        return should_run(self.state(), goal_id, agent_id, turn_instance_id)
+        return should_run(self.state(), goal_id, agent_id, turn_instance_id, branch=self.git.current_branch())
 
     def spend_slot(self, goal_id: str, agent_id: str, run_id: str, *, now: str | None = None) -> WriteResult:
         """Spend a compute slot after run ``run_id``, which must be this agent's compact write-back."""
@@ -1052,8 +1053,8 @@ class StateRepo:
         def compute(state: State) -> dict[str, Any]:
             from loopx_git.views import packets, quota
 
-            if name == "should-run":
-                return quota.should_run(state, args[0] or "", args[1] or "").model_dump(mode="json")
+            if name == "should-run":  # (goal, agent, the work tree's branch)
+                return quota.should_run(state, args[0] or "", args[1] or "", branch=args[2]).model_dump(mode="json")
             if name == "review-packet":
                 found = packets.review_packet(state, args[0] or "", args[1], handoff_only=bool(args[2]))
                 return found.model_dump(mode="json")

@@ -55,10 +55,15 @@ def update(
     add_acceptance: list[str] = Option([], "--add-acceptance", help="Add an acceptance criterion."),
     add_non_goal: list[str] = Option([], "--add-non-goal", help="Add a non-goal."),
     status: GoalStatus | None = Option(None, "--status", help="The new status."),
+    delivery_branch_pattern: str | None = Option(
+        None,
+        "--delivery-branch-pattern",
+        help="Agents deliver only from branches matching this glob ({agent_id} stands for the agent).",
+    ),
     agent_id: str | None = AGENT_ID,
     redact: bool = context.REDACT,
 ) -> None:
-    """Change a goal's objective, criteria or status.
+    """Change a goal's objective, criteria, status or delivery branch policy.
 
     Example: loopx goal update -g parser --status paused
     """
@@ -72,6 +77,7 @@ def update(
             add_acceptance=add_acceptance,
             add_non_goals=add_non_goal,
             status=status,
+            delivery_branch_pattern=delivery_branch_pattern,
             actor=agent_id,
         )
     render.write_result(c, result, lambda r: _show_goal(r.record))

@@ -25,6 +25,8 @@ def _text(data) -> None:
         f"  must attempt: {contract.agent_channel.must_attempt}; quiet no-op allowed: "
         f"{contract.agent_channel.quiet_noop_allowed}; delivery allowed: {contract.agent_channel.delivery_allowed}"
     )
+    if contract.agent_channel.delivery_blocked_reason:
+        render.line(f"  delivery blocked: {contract.agent_channel.delivery_blocked_reason}")
     render.line(f"  write back: {contract.cli_channel.writeback_command}")
 
 
@@ -45,7 +47,8 @@ def should_run(
     c = context.get(ctx)
     with c.session() as repo:
         # answered from the answers kept by tip: an agent loop asks this every turn
-        answer = {**repo.projection_data("should-run", c.goal(repo, goal_id), agent_id)}
+        branch = repo.git.current_branch()  # part of the question: the answer is kept per branch
+        answer = {**repo.projection_data("should-run", c.goal(repo, goal_id), agent_id, branch)}
     answer["turn_instance_id"] = turn_instance_id
     render.emit(c, answer, lambda data: _text(render.attributes(data)))
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from loopx_git.domain.write import EventMaker, Write, build, changes, check_actor, many
+from loopx_git.domain.write import EventMaker, Write, build, changes, check_actor, given, many
 from loopx_git.errors import RuleError
 from loopx_git.model.event import AgentRegister, GoalCreate, GoalUpdate
 from loopx_git.model.goal import Agent, Goal
@@ -62,11 +62,13 @@ def update_goal(
     add_acceptance: Sequence[str] = (),
     add_non_goals: Sequence[str] = (),
     status: str | None = None,
+    delivery_branch_pattern: str | None = None,
     actor: str | None,
     now: str,
 ) -> Write:
     gs = require_goal(state, goal_id)
     many(add_acceptance=add_acceptance, add_non_goals=add_non_goals)
+    given(delivery_branch_pattern=delivery_branch_pattern)
     check_actor(gs, actor)
     current = gs.goal
     assert current is not None
@@ -79,6 +81,8 @@ def update_goal(
     data["non_goals"] = data["non_goals"] + [n for n in add_non_goals if n not in data["non_goals"]]
     if status is not None:
         data["status"] = status
+    if delivery_branch_pattern is not None:
+        data["delivery_branch_pattern"] = delivery_branch_pattern
     updated = build(Goal, data, what="goal")
     diff = changes(current, updated, skip=GOAL_KEYS)
     if not diff:

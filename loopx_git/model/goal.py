@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from enum import Enum
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Annotated, Any
 
-from pydantic import Field
+from pydantic import Field, SerializerFunctionWrapHandler, StringConstraints, model_serializer
 
 from loopx_git.model.event import AgentRegister, EventBase
 from loopx_git.model.ids import Id, UtcTimestamp
@@ -38,6 +38,10 @@ class Agent(Record):
     registered_at: UtcTimestamp
 
 
+BranchPattern = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9._/*?{}\-]{1,200}$")]
+"""A glob of branch names (``agent/{agent_id}/*``); ``{agent_id}`` stands for the asking agent."""
+
+
 class Goal(Record):
     schema_version: str = GOAL_SCHEMA
     goal_id: Id
@@ -47,6 +51,18 @@ class Goal(Record):
     status: GoalStatus = GoalStatus.active
     created_at: UtcTimestamp
     updated_at: UtcTimestamp
+    delivery_branch_pattern: BranchPattern | None = None
+    """The delivery branch policy (agent_workspace_guard_v1): an agent may deliver only from a branch
+    matching it. Left out of the record when None."""
+
+    @model_serializer(mode="wrap")
+    def _without_empty_policy(self, handler: SerializerFunctionWrapHandler):  # type: ignore[no-untyped-def]
+        # the field came after goals were on branches: a document is compared byte for byte with the
+        # fold (`loopx verify`), so a goal without a policy renders exactly as it did before
+        data: dict[str, Any] = handler(self)
+        if data.get("delivery_branch_pattern") is None:
+            data.pop("delivery_branch_pattern", None)
+        return data
 
 
 def apply(state: GoalState, event: EventBase) -> None:

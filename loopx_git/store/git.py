@@ -532,6 +532,17 @@ class GitRepo:
             raise NotFoundError(f"field 'commit': {spec!r} names no commit in this repository", code="not-found")
         return proc.stdout.strip()
 
+    def current_branch(self) -> str | None:
+        """The branch checked out in the work tree (``feature/x``), or None: a detached or unborn
+        HEAD, or a bare repository."""
+        if self._repo.is_bare or self._repo.head_is_detached:
+            return None
+        try:
+            ref = self._repo.lookup_reference("HEAD").target
+        except (KeyError, pygit2.GitError):
+            return None
+        return ref.removeprefix("refs/heads/") if isinstance(ref, str) else None
+
     def path_exists(self, path: str) -> bool:
         """Whether the project path ``path`` ('/'-separated, relative) is in the work tree or in HEAD."""
         workdir = self.workdir

@@ -82,6 +82,33 @@ class LaneNextAction(Record):
     """Gates that hold this agent's own claimed work: the decision it waits for."""
 
 
+class WorkspaceGuard(Record):
+    """agent_workspace_guard_v1: whether this agent may deliver from where it stands."""
+
+    schema_version: Literal["agent_workspace_guard_v1"] = "agent_workspace_guard_v1"
+    delivery_branch_pattern: str
+    expected: str
+    """The pattern with ``{agent_id}`` filled in for this agent."""
+    branch: str | None = None
+    compliant: bool
+    reason: str | None = None
+
+
+def workspace_guard(pattern: str, agent_id: str, branch: str | None) -> WorkspaceGuard:
+    from fnmatch import fnmatchcase
+
+    expected = pattern.replace("{agent_id}", agent_id)
+    if branch is None:
+        reason: str | None = "no branch is checked out (a detached HEAD or a bare repository)"
+    elif not fnmatchcase(branch, expected):
+        reason = f"on branch {branch!r}, which does not match the goal's delivery branch policy {expected!r}"
+    else:
+        reason = None
+    return WorkspaceGuard(
+        delivery_branch_pattern=pattern, expected=expected, branch=branch, compliant=reason is None, reason=reason
+    )
+
+
 class ShouldRun(Record):
     schema_version: Literal["loopx_should_run_v0"] = SHOULD_RUN_SCHEMA
     projection_is_writable: Literal[False] = False
@@ -91,6 +118,8 @@ class ShouldRun(Record):
     decision: Literal["run", "wait_for_user", "idle"]
     interaction_contract: InteractionContract
     agent_lane_next_action: LaneNextAction
+    agent_workspace_guard: WorkspaceGuard | None = None
+    """Present when the goal names a delivery branch policy."""
 
 
 PERSON_CLASSES = ("user", "controller")
@@ -188,7 +217,11 @@ def _lane(gs: GoalState, agent_id: str) -> LaneNextAction:
     return LaneNextAction(agent_id=agent_id, lane=agent.lane, basis="none", basis_detail=detail, held_by_gates=gates)
 
 
-def should_run(state: State, goal_id: str, agent_id: str, turn_instance_id: str | None = None) -> ShouldRun:
+def should_run(
+    state: State, goal_id: str, agent_id: str, turn_instance_id: str | None = None, branch: str | None = None
+) -> ShouldRun:
+    """``branch``: the branch the agent's work tree has checked out (None: none), which the goal's
+    delivery branch policy, when it names one, is checked against."""
     gs = require_goal(state, goal_id)
     require_agent(gs, agent_id, rule="should-run answers for an agent registered on the goal")
     lane = _lane(gs, agent_id)
@@ -220,12 +253,16 @@ def should_run(state: State, goal_id: str, agent_id: str, turn_instance_id: str 
         + (f" -t {lane.todo_id}" if lane.todo_id else "")
         + " --classification <progress|blocked|no_op> --delivery-outcome <tier> --evidence <ref>"
     )
+    assert gs.goal is not None
+    pattern = gs.goal.delivery_branch_pattern
+    guard = workspace_guard(pattern, agent_id, branch) if pattern else None
     contract = InteractionContract(
         mode=mode,
         user_channel=user,
         agent_channel=AgentChannel(
             must_attempt=must_attempt,
-            delivery_allowed=True,
+            delivery_allowed=guard is None or guard.compliant,
+            delivery_blocked_reason=guard.reason if guard else None,
             # work held by a gate is reported, never passed over in silence
             quiet_noop_allowed=not must_attempt and not user.action_required and not lane.held_by_gates,
             primary_action=primary,
@@ -240,4 +277,5 @@ def should_run(state: State, goal_id: str, agent_id: str, turn_instance_id: str 
         decision=decision,
         interaction_contract=contract,
         agent_lane_next_action=lane,
+        agent_workspace_guard=guard,
     )

@@ -70,6 +70,11 @@ OUTPUTS: dict[str, Output] = {
     "interaction_contract_v0": Output(
         "loopx_git.views.quota", "InteractionContract", "quota should-run (its interaction_contract)"
     ),
+    "agent_workspace_guard_v1": Output(
+        "loopx_git.views.quota",
+        "WorkspaceGuard",
+        "quota should-run (its agent_workspace_guard, when the goal names a delivery branch policy)",
+    ),
     "agent_lane_next_action_v0": Output(
         "loopx_git.views.quota", "LaneNextAction", "quota should-run (its agent_lane_next_action)"
     ),

@@ -178,3 +178,39 @@ def test_a_gate_an_agent_owns_is_its_next_action_and_held_work_is_never_quiet(re
     assert not alice.interaction_contract.agent_channel.quiet_noop_allowed
     repo.gate_decide(GOAL, "review", decision="approve", reason="ok", decided_by_class="agent", agent_id="bob")
     assert repo.should_run(GOAL, "alice").agent_lane_next_action.todo_id == "w"
+
+
+def test_a_delivery_branch_policy_blocks_delivery_until_the_work_tree_is_on_a_matching_branch(repo, git_repo):
+    from tests.conftest import git
+
+    repo.todo_add(GOAL, "Write", todo_id="w", now=NOW)
+    assert repo.should_run(GOAL, "alice").agent_workspace_guard is None  # no policy: nothing to guard
+    repo.goal_update(GOAL, delivery_branch_pattern="agent/{agent_id}/*", now=NOW)
+    on_main = repo.should_run(GOAL, "alice")
+    channel, guard = on_main.interaction_contract.agent_channel, on_main.agent_workspace_guard
+    assert not channel.delivery_allowed and "'main'" in channel.delivery_blocked_reason
+    assert guard.expected == "agent/alice/*" and guard.branch == "main" and not guard.compliant
+    assert on_main.decision == "run"  # the work is still there to do; only delivery waits
+    git(git_repo, "checkout", "-q", "-b", "agent/alice/parser")
+    assert repo.should_run(GOAL, "alice").interaction_contract.agent_channel.delivery_allowed
+    assert not repo.should_run(GOAL, "bob").interaction_contract.agent_channel.delivery_allowed
+    git(git_repo, "checkout", "-q", "--detach")
+    assert "no branch" in repo.should_run(GOAL, "alice").agent_workspace_guard.reason
+    assert repo.verify().ok
+
+
+def test_the_cli_answer_follows_the_branch_and_a_bad_pattern_is_refused(cli, git_repo):
+    from tests.conftest import git
+
+    tip = state_tip(git_repo)
+    bad = cli("goal", "update", "-g", GOAL, "--delivery-branch-pattern", "agent alice")
+    assert bad.code == 1 and "delivery_branch_pattern" in bad.err and state_tip(git_repo) == tip
+    assert cli("goal", "update", "-g", GOAL, "--delivery-branch-pattern", "agent/{agent_id}/*").code == 0
+    args = ["quota", "should-run", "-g", GOAL, "-a", "alice"]
+    first = cli.json(*args)
+    conforms("loopx_should_run_v0", first)
+    assert first["interaction_contract"]["agent_channel"]["delivery_allowed"] is False
+    git(git_repo, "checkout", "-q", "-b", "agent/alice/x")  # the tip has not moved: the answer must still follow
+    assert cli.json(*args)["interaction_contract"]["agent_channel"]["delivery_allowed"] is True
+    shown = cli.json("goal", "show", "-g", GOAL)
+    assert shown["delivery_branch_pattern"] == "agent/{agent_id}/*"
