@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic import Field
 
 from loopx_git.model.goal import Goal
@@ -119,9 +121,40 @@ class LastFire(Record):
     ended_at: str
 
 
+class ProjectionTruth(Record):
+    """Seed 003's projection truth contract: this card is a read-only projection; the truth is the
+    source state, changed only through these commands."""
+
+    schema_version: Literal["long_horizon_agent_state_protocol_v0"] = "long_horizon_agent_state_protocol_v0"
+    projection_is_writable: Literal[False] = False
+    source_of_truth: list[str] = Field(
+        default_factory=lambda: [
+            "registry",
+            "active_state",
+            "todo_item_v0",
+            "run_history",
+            "rollout_event_log",
+            "operator_gate",
+            "human_reward",
+        ]
+    )
+    write_apis: list[str] = Field(
+        default_factory=lambda: [
+            "loopx todo",
+            "loopx refresh-state",
+            "loopx operator-gate",
+            "loopx reward",
+            "loopx quota spend-slot",
+            "loopx handoff",
+            "loopx event append",
+        ]
+    )
+
+
 class GoalCard(Record):
     schema_version: str = STATUS_SCHEMA
     projection_is_writable: bool = False
+    projection_truth: ProjectionTruth = Field(default_factory=ProjectionTruth)
     goal: Goal
     agent_id: str | None = None
     open_gates: list[GateCard] = Field(default_factory=list)
