@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from loopx_git.domain.todo import TODO_KEYS, require_todo
+from loopx_git.domain.todo import require_todo, resume_event
 from loopx_git.domain.write import EventMaker, Write, build, changes, check_actor, given, many
 from loopx_git.errors import NotFoundError, RuleError, ValidationError
-from loopx_git.model.event import EventBase, GateDecide, GateOpen, TodoResume
+from loopx_git.model.event import EventBase, GateDecide, GateOpen
 from loopx_git.model.gate import DECIDED, Decision, GateStatus, OperatorGate, OwnerClass
 from loopx_git.model.state import GoalState, State, listed, require_agent, require_goal
 from loopx_git.model.todo import TaskClass, TodoItem, TodoStatus
@@ -262,25 +262,7 @@ def wake_unblocked(gs: GoalState, maker: EventMaker, cause: EventBase, gate: Ope
         todo = gs.todos.get(todo_id)
         if todo is None or todo.superseded_by or todo.status not in (TodoStatus.blocked.value, "deferred"):
             continue
-        resumed = todo.model_copy(
-            update={
-                "status": TodoStatus.open.value,
-                "reason": None,
-                "resume_when": None,
-                "updated_at": cause.recorded_at,
-            }
-        )
-        woken.append(
-            maker.make(
-                TodoResume,
-                goal_id=gs.goal_id,
-                todo_id=todo_id,
-                summary=f"{todo_id} resumed: gate {gate.gate_id} approved",
-                causality={"caused_by": cause.event_id, "gate_id": gate.gate_id, "unblocks": [todo_id]},
-                state_transition={"from_state": todo.status, "to_state": "open"},
-                changes=changes(todo, resumed, skip=TODO_KEYS),
-            )
-        )
+        woken.append(resume_event(gs, maker, todo, cause, f"gate {gate.gate_id} approved", gate_id=gate.gate_id))
     return woken
 
 

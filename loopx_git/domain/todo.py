@@ -540,32 +540,40 @@ def wake_dependents(
         released_by_blocker = todo.todo_id == unblocked and condition is None
         if not (released_by_condition or released_by_blocker):
             continue
-        # The met condition goes with the wait (the todo_resume event keeps it, in its summary and
-        # its change of resume_when): an open todo waits for nothing, and a later re-block names only
-        # its own condition. Cleared here, by the event, not by the fold: the fold of a branch written
-        # before this (its resume events leave resume_when as it was) is unchanged, so its documents
-        # still equal the fold and `loopx verify` passes; update_todo drops what such a todo kept.
-        resumed = todo.model_copy(
-            update={
-                "status": TodoStatus.open.value,
-                "reason": None,
-                "resume_when": None,
-                "updated_at": cause.recorded_at,
-            }
-        )
-        why = todo.resume_when if released_by_condition else f"unblocked by {cause.todo_id}"
-        woken.append(
-            maker.make(
-                TodoResume,
-                goal_id=gs.goal_id,
-                todo_id=todo.todo_id,
-                summary=f"{todo.todo_id} resumed: {why}",
-                causality={"caused_by": cause.event_id, "unblocks": [todo.todo_id]},
-                state_transition={"from_state": todo.status, "to_state": "open"},
-                changes=changes(todo, resumed, skip=TODO_KEYS),
-            )
-        )
+        why = str(todo.resume_when) if released_by_condition else f"unblocked by {cause.todo_id}"
+        woken.append(resume_event(gs, maker, todo, cause, why))
     return woken
+
+
+def resume_event(
+    gs: GoalState, maker: EventMaker, todo: TodoItem, cause: EventBase, why: str, *, gate_id: str | None = None
+) -> EventBase:
+    """The ``todo_resume`` that makes a waiting ``todo`` open again because of ``cause``."""
+    # The met condition goes with the wait (the todo_resume event keeps it, in its summary and
+    # its change of resume_when): an open todo waits for nothing, and a later re-block names only
+    # its own condition. Cleared here, by the event, not by the fold: the fold of a branch written
+    # before this (its resume events leave resume_when as it was) is unchanged, so its documents
+    # still equal the fold and `loopx verify` passes; update_todo drops what such a todo kept.
+    resumed = todo.model_copy(
+        update={
+            "status": TodoStatus.open.value,
+            "reason": None,
+            "resume_when": None,
+            "updated_at": cause.recorded_at,
+        }
+    )
+    causality = {"caused_by": cause.event_id, "unblocks": [todo.todo_id]}
+    if gate_id is not None:
+        causality["gate_id"] = gate_id
+    return maker.make(
+        TodoResume,
+        goal_id=gs.goal_id,
+        todo_id=todo.todo_id,
+        summary=f"{todo.todo_id} resumed: {why}",
+        causality=causality,
+        state_transition={"from_state": todo.status, "to_state": "open"},
+        changes=changes(todo, resumed, skip=TODO_KEYS),
+    )
 
 
 def _lane(gs: GoalState, agent_id: str) -> dict | None:
