@@ -6,7 +6,7 @@ from __future__ import annotations
 from loopx_git.cli import context, render
 from loopx_git.cli.choices import GateDecision, GateOwnerClass, GateStatus
 from loopx_git.cli.context import AGENT_ID, GOAL_ID
-from loopx_git.cli.params import Context, Group, Option
+from loopx_git.cli.params import Context, Group, Option, id_list
 
 app = Group(
     help="Operator gates: decisions a person, a controller, an agent or an external system owes before "
@@ -15,11 +15,6 @@ app = Group(
 )
 
 GATE_ID = Option(..., "--gate-id", help="Gate id.")
-
-
-def _ids(values: list[str]) -> list[str]:
-    """Repeated options and comma-separated lists alike: ``--blocks a --blocks b`` or ``--blocks a,b``."""
-    return [part for value in values for part in value.split(",") if part] if values else []
 
 
 def _rows(gates) -> None:
@@ -70,10 +65,10 @@ def open_(
             gate_id,
             owner_class=owner_class,
             owner_agent_id=owner_agent_id,
-            blocks=_ids(blocks),
+            blocks=id_list(blocks),
             scope=scope,
             question=question,
-            unblocks=_ids(unblocks),
+            unblocks=id_list(unblocks),
             next_safe_action=next_safe_action,
             actor=c.actor(repo, goal_id, agent_id),
         )

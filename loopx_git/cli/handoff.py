@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from loopx_git.cli import context, render
 from loopx_git.cli.context import AGENT_ID, GOAL_ID
-from loopx_git.cli.params import BadParameter, Context, Group, Option
+from loopx_git.cli.params import BadParameter, Context, Group, Option, id_list
 
 app = Group(
     help="Handoffs: work moved from one registered agent to another, with its stop condition and evidence.",
@@ -64,7 +64,7 @@ def prepare(
             handoff_id,
             from_agent_id=from_agent_id,
             to_agent_id=to_agent_id,
-            todo_ids=[t for value in todo_ids for t in value.split(",") if t],
+            todo_ids=id_list(todo_ids),
             scope=scope,
             stop_condition=stop_condition,
             evidence_refs=evidence_refs,

@@ -103,6 +103,11 @@ class Exit(Exception):
         self.exit_code = code
 
 
+def id_list(values: list[str]) -> list[str]:
+    """A repeatable option's ids, each value also split at commas: ``-t a -t b`` or ``-t a,b``."""
+    return [part for value in values for part in value.split(",") if part]
+
+
 class BadParameter(Exception):
     """A usage error found in a command's body (exit 2). Typer reports it, with the usage line: on
     the fast path nothing has been written yet, so the command line is handed to typer."""

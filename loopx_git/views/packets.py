@@ -16,6 +16,7 @@ from loopx_git.views.status import (
     NextAction,
     RewardDigest,
     gate_cards,
+    handoff_cards,
     next_actions,
     todo_order,
 )
@@ -85,14 +86,6 @@ def _cut(items: list, limit: int = SHOWN) -> tuple[list, int]:
     return items[:limit], max(0, len(items) - limit)
 
 
-def _handoffs(gs: GoalState, agent_id: str | None) -> list[HandoffCard]:
-    return [
-        HandoffCard(**h.model_dump(include=set(HandoffCard.model_fields), mode="json"))
-        for h in sorted(gs.handoffs.values(), key=lambda h: (h.prepared_at, h.handoff_id))
-        if h.waiting and (agent_id is None or agent_id in (h.from_agent_id, h.to_agent_id))
-    ]
-
-
 def _attention(gs: GoalState, gates: list[GateCard], handoffs: list[HandoffCard]) -> list[Attention]:
     items = [Attention(kind="gate", ref=g.gate_id, summary=f"{g.status}: {g.question}") for g in gates]
     items += [
@@ -123,7 +116,7 @@ def review_packet(
     if agent_id is not None:
         require_agent(gs, agent_id, rule="a review packet is scoped to an agent registered on the goal")
     assert gs.goal is not None
-    handoffs = _handoffs(gs, agent_id)
+    handoffs = handoff_cards(gs, agent_id)
     gates = [] if handoff_only else gate_cards(gs)
     attention = _attention(gs, gates, handoffs) if not handoff_only else []
     evidence = [

@@ -246,6 +246,15 @@ def gate_cards(gs: GoalState) -> list[GateCard]:
     ]
 
 
+def handoff_cards(gs: GoalState, agent_id: str | None = None) -> list[HandoffCard]:
+    """The handoffs not yet adopted, oldest first (with ``agent_id``: those it gives or is to take)."""
+    return [
+        HandoffCard(**h.model_dump(include=set(HandoffCard.model_fields), mode="json"))
+        for h in sorted(gs.handoffs.values(), key=lambda h: (h.prepared_at, h.handoff_id))
+        if h.waiting and (agent_id is None or agent_id in (h.from_agent_id, h.to_agent_id))
+    ]
+
+
 def goal_card(state: State, goal_id: str, agent_id: str | None = None) -> GoalCard:
     gs = require_goal(state, goal_id)
     if agent_id is not None:
@@ -271,11 +280,7 @@ def goal_card(state: State, goal_id: str, agent_id: str | None = None) -> GoalCa
         goal=gs.goal,
         agent_id=agent_id,
         open_gates=gate_cards(gs),
-        waiting_handoffs=[
-            HandoffCard(**h.model_dump(include=set(HandoffCard.model_fields), mode="json"))
-            for h in sorted(gs.handoffs.values(), key=lambda h: (h.prepared_at, h.handoff_id))
-            if h.waiting and (agent_id is None or agent_id in (h.from_agent_id, h.to_agent_id))
-        ],
+        waiting_handoffs=handoff_cards(gs, agent_id),
         counts=_counts(gs, live),
         user_todos=[t for t in scoped if t.role == "user"][:SECTION_LIMIT],
         agent_todos=[t for t in scoped if t.role == "agent"][:SECTION_LIMIT],
