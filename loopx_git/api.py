@@ -1068,6 +1068,11 @@ class StateRepo:
         self.note(upkeep.read_warning(self))
         return data
 
+    def should_run_data(self, goal_id: str, agent_id: str) -> dict[str, Any]:
+        """``quota should-run``'s JSON for this work tree (its checked-out branch is part of the
+        question: the answer is kept per branch). Shared data: do not change it."""
+        return self.projection_data("should-run", goal_id, agent_id, self.git.current_branch())
+
     def protocol_check(self, goal_id: str | None = None, progress: Any = None):
         """Seed 003's acceptance checks over the branch (``verify`` first), each with its evidence."""
         from loopx_git.views.protocol import protocol_check

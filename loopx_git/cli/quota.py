@@ -47,8 +47,7 @@ def should_run(
     c = context.get(ctx)
     with c.session() as repo:
         # answered from the answers kept by tip: an agent loop asks this every turn
-        branch = repo.git.current_branch()  # part of the question: the answer is kept per branch
-        answer = {**repo.projection_data("should-run", c.goal(repo, goal_id), agent_id, branch)}
+        answer = {**repo.should_run_data(c.goal(repo, goal_id), agent_id)}
     answer["turn_instance_id"] = turn_instance_id
     render.emit(c, answer, lambda data: _text(render.attributes(data)))
 
