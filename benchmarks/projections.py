@@ -7,7 +7,8 @@ Seeds (or reuses) one repository as startup.py does — 10k todos (half done) an
 and times whole processes interleaved, CPU (user + system of the child) beside wall, medians:
 
 - warm: ``loopx status`` and each projection (``quota should-run``, ``review-packet``, ``manager``,
-  ``todo index``) asked again at an unchanged tip — what an agent loop pays every turn; the target is
+  ``todo index``, and the per-todo scans ``view todo T --include-task-graph`` and ``events -t T``)
+  asked again at an unchanged tip — what an agent loop pays every turn; the target is
   each projection at most twice ``status`` in the same run;
 - cold: the first ask after a write (a note appended before each sample), when the fold is read and
   the answer computed.
@@ -60,9 +61,15 @@ def main() -> None:
         )
     print(f"seeded {todos} todos, {events} events, {len(open_todos)} gates", flush=True)
 
-    sizes = {name: len(run("--format", "json", *argv).stdout.encode()) for name, argv in PROJECTIONS.items()}
+    # the per-todo reads that scan the event files themselves (no answers kept by tip)
+    scans = {
+        "view todo": ["view", "todo", open_todos[0], "--include-task-graph"],
+        "events -t": ["events", "-t", open_todos[0]],
+    }
+    asked = {**PROJECTIONS, **scans}
+    sizes = {name: len(run("--format", "json", *argv).stdout.encode()) for name, argv in asked.items()}
     warm = startup.sample(
-        {"status": [loopx, "status"], **{name: [loopx, *argv] for name, argv in PROJECTIONS.items()}}, repo, n
+        {"status": [loopx, "status"], **{name: [loopx, *argv] for name, argv in asked.items()}}, repo, n
     )
     base_cpu = warm["status"][1]
     print(f"\nwarm (unchanged tip), median of {n}: wall / CPU ms, ratio of CPU to status")

@@ -51,8 +51,12 @@ EventKind = Literal[
     "handoff_adopt",
     "handoff_cancel",
     "quota_spend",
+    "rollout_import",
 ]
+ExportFormat = Literal["jsonl", "json", "yaml"]
+"""What ``events export`` writes: JSON Lines (a rollout log), or one list."""
 DeliveryOutcome = Literal["surface_only", "outcome_gap", "outcome_progress", "primary_goal_outcome"]
+ResourceSetup = Literal["success", "partial_success", "failed"]
 LedgerWriteBack = Literal["pending", "blocked", "done"]
 """The statuses a write-back ends an iteration with (``active`` is what ``ledger next`` sets)."""
 Verdict = Literal["MATCH", "DRIFT", "UNVERIFIABLE"]

@@ -216,13 +216,26 @@ def _read(tokens: list[str], by_decl: dict[str, Param], values: dict[str, Any], 
 
 
 def _path(rest: list[str], root: Group) -> list[str]:
-    """The command's words: ``status``, or a group's name and its command's (``todo add``)."""
+    """The command's words: ``status``, or a group's name and its command's (``todo add``), or a
+    group's name alone when the group itself runs (``events -g G``)."""
     first = rest[0]
     if any(c.name == first for c in root.commands):
         return [first]
-    if any(name == first for name, _ in root.groups):
-        return rest[:2]
+    for name, group in root.groups:
+        if name == first:
+            return [first] if _runs_itself(group, rest) else rest[:2]
     raise Unsure
+
+
+def _runs_itself(group: Group, rest: list[str]) -> bool:
+    """A group whose callback runs without a command (``invoke_without_command``), given options
+    only: ``loopx events -g G`` lists, ``loopx events export`` does not."""
+    callback = group.callback_func
+    return (
+        callback is not None
+        and bool(callback.settings.get("invoke_without_command"))
+        and (len(rest) < 2 or rest[1].startswith("-"))
+    )
 
 
 def _command(rest: list[str], root: Group) -> Command:
@@ -232,6 +245,8 @@ def _command(rest: list[str], root: Group) -> Command:
             return _plain(command)
     for name, group in root.groups:
         if name == first:
+            if _runs_itself(group, rest):
+                return group.callback_func  # type: ignore[return-value]  # _runs_itself saw it
             if group.callback_func is not None or len(rest) < 2:
                 raise Unsure  # a group that runs something of its own, or a group alone (its help)
             for command in group.commands:

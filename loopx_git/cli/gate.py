@@ -44,7 +44,9 @@ def open_(
         None, "--owner-agent-id", help="The registered agent, for --owner-class agent."
     ),
     blocks: list[str] = Option([], "--blocks", help="A todo it blocks (repeatable, or comma-separated)."),
-    scope: str | None = Option(None, "--scope", help="A named scope it blocks (release, deploy, ...)."),
+    scope: str | None = Option(
+        None, "--scope", help="A scope it blocks: every todo whose --action-kind is this (deploy, ...)."
+    ),
     question: str = Option(..., "--question", help="The decision the owner is asked for."),
     unblocks: list[str] = Option([], "--unblocks", help="A todo an approval wakes (repeatable, or comma-separated)."),
     next_safe_action: str | None = Option(None, "--next-safe-action", help="What is safe to do meanwhile."),

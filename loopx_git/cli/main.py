@@ -29,6 +29,7 @@ from loopx_git.cli import (
     status,
     sync,
     todo,
+    view,
 )
 from loopx_git.cli import run as run_command  # `run` is this module's entry point (below)
 from loopx_git.cli.context import Ctx, OutputFormat
@@ -70,7 +71,7 @@ def main(
     if version:
         _print_version()
         raise Exit()
-    if ctx.invoked_subcommand is None:  # type: ignore[attr-defined]  # typer's context
+    if ctx.invoked_subcommand is None:
         ctx.fail("Missing command.")  # type: ignore[attr-defined]
     ctx.obj = root_ctx(repo, format, as_json, state_branch)
     ctx.call_on_close(ctx.obj.flush_notices)  # type: ignore[attr-defined]
@@ -107,6 +108,7 @@ app.add_typer(reward.app, name="reward")
 app.add_typer(handoff.app, name="handoff")
 app.add_typer(quota.app, name="quota")
 app.add_typer(protocol.app, name="protocol")
+app.add_typer(view.app, name="view")
 ledger.register_fire(app)
 hook.register(app)
 event.register(app)

@@ -88,6 +88,9 @@ class Context:
     """What a command receives as ``ctx``: under typer, typer's context; on the fast path, this.
     Commands only ever ask it for the root's ``obj`` (``context.get``)."""
 
+    invoked_subcommand: str | None = None
+    """Always None here: the fast path runs a group's own callback only when no command follows."""
+
     def __init__(self, obj: Any) -> None:
         self.obj = obj
 

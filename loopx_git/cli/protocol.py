@@ -10,9 +10,12 @@ app = Group(help="Check the state branch against the protocol seeds' acceptance 
 
 def _text(report) -> None:
     for check in report.checks:
-        render.line(f"{'pass' if check.ok else 'FAIL'}  {check.check_id}: {check.statement}")
+        verdict = "FAIL" if not check.ok else ("pass" if check.applicable else "n/a ")
+        render.line(f"{verdict}  {check.check_id}: {check.statement}")
         render.line(f"      {check.evidence}")
-    render.line(f"{report.seed}: {'ok' if report.ok else 'failed'} ({len(report.checks)} checks)", style="bold")
+    idle = sum(1 for c in report.checks if not c.applicable)
+    shown = f"{len(report.checks)} checks" + (f", {idle} not applicable yet" if idle else "")
+    render.line(f"{report.seed}: {'ok' if report.ok else 'failed'} ({shown})", style="bold")
 
 
 @app.command("check")

@@ -61,7 +61,7 @@ def rollback(
       loopx rollback -g parser --commit 1a2b3c4 --reason 'wrong todo completed'
       loopx rollback list -g parser
     """
-    if ctx.invoked_subcommand is not None:  # type: ignore[attr-defined]  # a group callback: typer's context
+    if ctx.invoked_subcommand is not None:  # a group callback: a subcommand runs instead
         return
     if (event is None) == (commit is None):  # judged from the command line alone: a usage error
         raise BadParameter("give exactly one of --event and --commit", param_hint="'--event' / '--commit'")

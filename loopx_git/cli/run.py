@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from loopx_git.cli import context, render
-from loopx_git.cli.choices import MAX_BATCH_SCALE, DeliveryOutcome
+from loopx_git.cli.choices import MAX_BATCH_SCALE, DeliveryOutcome, ResourceSetup
 from loopx_git.cli.context import AGENT_FILTER, AGENT_ID, GOAL_ID, LIMIT, TODO_REF
 from loopx_git.cli.params import Context, Group, Option
 
@@ -23,6 +23,17 @@ def register(root: Group) -> None:
         ),
         evidence: list[str] = Option([], "--evidence", help="A public-safe evidence ref (repeatable)."),
         run_id: str | None = Option(None, "--run-id", help="Choose the run id (default: generated)."),
+        resource_setup: ResourceSetup | None = Option(
+            None,
+            "--resource-setup",
+            help="How setting up an external resource ended; failed with a usable resource is recorded as "
+            "partial_success.",
+        ),
+        usable_resource: list[str] = Option(
+            [],
+            "--usable-resource",
+            help="A usable resource the setup left: a relative ref or opaque id (repeatable, at most 12).",
+        ),
         redact: bool = context.REDACT,
     ) -> None:
         """Record one run in the run history.
@@ -43,15 +54,28 @@ def register(root: Group) -> None:
                 delivery_batch_scale=delivery_batch_scale,
                 evidence=evidence,
                 run_id=run_id,
+                resource_setup=resource_setup,
+                usable_resources=usable_resource,
             )
-        render.write_result(
-            c,
-            result,
-            lambda r: render.line(
-                f"recorded run {r.record.run_id}: {r.record.classification}"
-                + (f" ({r.record.delivery_outcome})" if r.record.delivery_outcome else "")
-            ),
-        )
+
+        def said(r) -> None:
+            run = r.record
+            render.line(
+                f"recorded run {run.run_id}: {run.classification}"
+                + (f" ({run.delivery_outcome})" if run.delivery_outcome else "")
+            )
+            if run.resource_setup is None:
+                return
+            usable = ", ".join(run.usable_resources)
+            if run.resource_setup != resource_setup:
+                render.line(
+                    f"  resource setup: {resource_setup}, recorded as {run.resource_setup}: "
+                    f"a usable resource is left ({usable})"
+                )
+            else:
+                render.line(f"  resource setup: {run.resource_setup}" + (f" ({usable})" if usable else ""))
+
+        render.write_result(c, result, said)
 
     @root.command("history")
     def history(
@@ -68,7 +92,7 @@ def register(root: Group) -> None:
             c,
             runs,
             lambda rs: render.table(
-                ["run", "generated", "agent", "todo", "classification", "outcome", "rewards"],
+                ["run", "generated", "agent", "todo", "classification", "outcome", "resource setup", "rewards"],
                 [
                     (
                         r.run_id,
@@ -77,6 +101,7 @@ def register(root: Group) -> None:
                         r.todo_id,
                         r.classification,
                         r.delivery_outcome,
+                        (r.resource_setup or "") + (f": {', '.join(r.usable_resources)}" if r.usable_resources else ""),
                         "; ".join(f"{w.polarity}: {w.label}" for w in r.rewards),
                     )
                     for r in rs

@@ -3,7 +3,15 @@
 from __future__ import annotations
 
 from loopx_git.cli import context, render
-from loopx_git.cli.choices import Priority, TaskClass, TodoDecisionOutcome, TodoListStatus, TodoRole, TodoUpdateStatus
+from loopx_git.cli.choices import (
+    DeliveryOutcome,
+    Priority,
+    TaskClass,
+    TodoDecisionOutcome,
+    TodoListStatus,
+    TodoRole,
+    TodoUpdateStatus,
+)
 from loopx_git.cli.context import AGENT_ID, GOAL_ID, NEW_TODO_ID, REMOTE, TODO_ID
 from loopx_git.cli.params import BadParameter, Context, Group, Option
 
@@ -162,6 +170,9 @@ def complete(
         "--decision-outcome",
         help="A user_gate todo: the decision, recorded on its gate (only approve wakes what waits for it).",
     ),
+    delivery_outcome: DeliveryOutcome | None = Option(
+        None, "--delivery-outcome", help="What the completion delivered (its result tier)."
+    ),
     agent_id: str | None = AGENT_ID,
     redact: bool = context.REDACT,
 ) -> None:
@@ -181,6 +192,7 @@ def complete(
             reason=reason,
             successor_todo_ids=successor,
             decision_outcome=decision_outcome,
+            delivery_outcome=delivery_outcome,
             actor=agent_id,
         )
     render.write_result(c, result, _said("completed"))

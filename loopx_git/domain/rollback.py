@@ -20,6 +20,32 @@ from loopx_git.model.rollback import RollbackPacket, TriggerKind
 from loopx_git.model.state import GoalState, State, require_goal
 from loopx_git.model.todo import TodoItem
 
+_CREATED = (
+    "rollback restores entities an event changed, not ones it created",
+    "supersede the todo (`loopx todo supersede`) or pause the goal instead",
+)
+_IRREVERSIBLE = {
+    "gate_decide": (
+        "a gate's decision is final (one decision per gate); rule: decisions are answered, not undone",
+        "open a new gate for the same todos (`loopx gate open ... --blocks T`) to hold them again; to put "
+        "back what the approval woke, roll back its todo_resume events one by one (`loopx rollback --event`)",
+    ),
+    "gate_open": (
+        "a gate is closed by its decision, not removed; rule: decisions are answered, not undone",
+        "decide it (`loopx gate decide --decision reject`, or `defer`) to record that it no longer applies",
+    ),
+    "handoff_adopt": (
+        "an adopted handoff is final; rule: claims move on by a new handoff, not by undoing one",
+        "hand the todos back with a new handoff from the target (`loopx handoff prepare --from-agent-id B "
+        "--to-agent-id A`), or release the claims (`loopx todo update`)",
+    ),
+    "handoff_prepare": (
+        "a prepared handoff is ended by cancelling it; rule: claims move on by a new handoff, not by undoing one",
+        "cancel it (`loopx handoff cancel`)",
+    ),
+}
+"""Kinds a rollback does not compensate, each with what to do instead."""
+
 REVERSIBLE = frozenset(
     {
         "todo_claim",
@@ -233,11 +259,11 @@ def rollback(
     irreversible = [t for t in targets if t.event_kind not in REVERSIBLE]
     if irreversible:
         first = irreversible[0]
+        why, hint = _IRREVERSIBLE.get(first.event_kind, _CREATED)
         raise RuleError(
-            f"event {first.event_id} ({first.event_kind}) cannot be compensated: rollback restores entities "
-            "an event changed, not ones it created",
+            f"event {first.event_id} ({first.event_kind}) cannot be compensated: {why}",
             code="not-reversible",
-            hint="supersede the todo (`loopx todo supersede`) or pause the goal instead",
+            hint=hint,
         )
     if later and not force_later_changes:
         listed = ", ".join(f"{e.event_id} ({e.event_kind})" for e in later[:10])

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from loopx_git.domain.todo import require_agent, require_todo
+from loopx_git.domain.todo import delivery_tier, require_agent, require_todo
 from loopx_git.domain.write import EventMaker, Write, build, given, many
 from loopx_git.errors import RuleError, ValidationError
 from loopx_git.model.event import RefreshState
 from loopx_git.model.ids import new_id
 from loopx_git.model.record import JsonScalar
-from loopx_git.model.run import RunRecord
+from loopx_git.model.run import MAX_USABLE_RESOURCES, ResourceSetup, RunRecord
 from loopx_git.model.state import State, require_goal
 
 MAX_BATCH_SCALE = 2**53 - 1
@@ -28,11 +28,23 @@ def refresh_state(
     delivery_batch_scale: int | None = None,
     evidence: Sequence[str] = (),
     run_id: str | None = None,
+    resource_setup: str | None = None,
+    usable_resources: Sequence[str] = (),
     now: str,
 ) -> Write:
+    """``resource_setup`` (success | partial_success | failed) with ``usable_resources``: how setting
+    up an external resource ended, and what it left usable. A failure that left a usable resource is
+    recorded as partial_success (seed 003); a partial success names what is usable."""
     gs = require_goal(state, goal_id)
     given(agent_id=agent_id, todo_id=todo_id, run_id=run_id, recommended_action=recommended_action)
-    many(evidence=evidence)
+    many(evidence=evidence, usable_resources=usable_resources)
+    delivery_outcome = delivery_tier(delivery_outcome)
+    resources: list[str] = []
+    for ref in usable_resources:  # one ref named twice is one resource
+        if ref not in resources:
+            resources.append(ref)
+    reported = getattr(resource_setup, "value", resource_setup)
+    setup = _resource_setup(reported, resources)
     if isinstance(delivery_batch_scale, int) and not 0 <= delivery_batch_scale <= MAX_BATCH_SCALE:
         raise ValidationError(
             f"field 'delivery_batch_scale': out of range; rule: a whole number from 0 to {MAX_BATCH_SCALE} "
@@ -61,12 +73,18 @@ def refresh_state(
             "delivery_outcome": delivery_outcome,
             "delivery_batch_scale": delivery_batch_scale,
             "evidence": list(evidence),
+            "resource_setup": setup,
+            "usable_resources": resources,
         },
         what="run",
     )
     details: dict[str, JsonScalar] = {"classification": classification}
     if delivery_outcome:
         details["delivery_outcome"] = run.delivery_outcome
+    if setup is not None:
+        details["resource_setup"] = setup
+        if setup != reported:  # what the run reported, beside what was recorded
+            details["resource_setup_reported"] = reported
     event = EventMaker(gs, now).make(
         RefreshState,
         goal_id=goal_id,
@@ -77,3 +95,36 @@ def refresh_state(
         details=details,
     )
     return Write("refresh-state", f"{run.run_id} {classification}", goal_id, agent_id, [event], runs=[run], result=run)
+
+
+def _resource_setup(reported: object, resources: list[str]) -> str | None:
+    """The setup outcome to record for what the run ``reported``."""
+    if reported is None:
+        if resources:
+            raise ValidationError(
+                "field 'usable_resources' (--usable-resource): given without a resource setup; rule: usable "
+                "resources are named with the --resource-setup they came from (success, partial_success or failed)",
+                code="resource-setup-required",
+            )
+        return None
+    if not isinstance(reported, str) or reported not in {s.value for s in ResourceSetup}:
+        raise ValidationError(
+            f"field 'resource_setup': {reported!r} is not a setup outcome; rule: one of "
+            + ", ".join(s.value for s in ResourceSetup),
+            code="invalid-field",
+        )
+    if len(resources) > MAX_USABLE_RESOURCES:
+        raise ValidationError(
+            f"field 'usable_resources' (--usable-resource): {len(resources)} given; rule: at most "
+            f"{MAX_USABLE_RESOURCES} usable resources on one run",
+            code="invalid-field",
+        )
+    if reported == ResourceSetup.failed.value and resources:
+        return ResourceSetup.partial_success.value  # a usable resource is not a failure (seed 003)
+    if reported == ResourceSetup.partial_success.value and not resources:
+        raise ValidationError(
+            "field 'usable_resources' (--usable-resource): partial_success names no usable resource; rule: a "
+            "partial success names the usable resource it left (at least one --usable-resource), else it failed",
+            code="usable-resource-required",
+        )
+    return reported

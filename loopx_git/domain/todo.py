@@ -19,11 +19,14 @@ from loopx_git.model.event import (
     TodoUpdate,
 )
 from loopx_git.model.ids import short_id
+from loopx_git.model.record import JsonScalar
+from loopx_git.model.run import DELIVERY_RULE, FLAGS_FIELD, DeliveryOutcome
 from loopx_git.model.state import GoalState, State, listed, require_goal
 from loopx_git.model.state import require_agent as _require_agent
 from loopx_git.model.todo import ResumeCondition, SuggestedTodo, TodoItem, TodoStatus, canonical_resume
 
-TODO_KEYS = ("todo_id", "schema_version")
+TODO_KEYS = ("todo_id", "schema_version", FLAGS_FIELD)
+"""Fields no change names: the todo's identity, and its delivery flags (shown with its tier, derived from it)."""
 UPDATE_STATUSES = ("open", "blocked", "deferred")
 
 
@@ -48,6 +51,20 @@ def require_todo(gs: GoalState, todo_id: str, *, field: str = "todo_id") -> Todo
 
 def require_agent(gs: GoalState, agent_id: str, *, field: str) -> str:
     return _require_agent(gs, agent_id, field=field, rule="claims are held by registered agents")
+
+
+def delivery_tier(value: object) -> str | None:
+    """A delivery outcome given to a write, as its tier (None when not given); the refusal states the
+    rule, which a caller of the Python API would otherwise meet only as pydantic's wording."""
+    if value is None:
+        return None
+    tier = getattr(value, "value", value)
+    if not isinstance(tier, str) or tier not in {t.value for t in DeliveryOutcome}:
+        raise ValidationError(
+            f"field 'delivery_outcome': {tier!r} is not a delivery outcome; rule: {DELIVERY_RULE}",
+            code="invalid-field",
+        )
+    return tier
 
 
 def _still_open(todo: TodoItem, verb: str) -> None:
@@ -309,15 +326,18 @@ def complete_todo(
     reason: str | None = None,
     successor_todo_ids: Sequence[str] = (),
     decision_outcome: str | None = None,
+    delivery_outcome: str | None = None,
     actor: str | None,
     now: str,
 ) -> Write:
     """``decision_outcome`` (a ``user_gate`` todo only): approve | reject | cancel, recorded as the
-    decision of the todo's gate; only an approval wakes what waits for the todo."""
+    decision of the todo's gate; only an approval wakes what waits for the todo. ``delivery_outcome``:
+    the result tier the completion delivered, kept on the todo and in the event's details."""
     from loopx_git.domain import gate as gate_ops  # gates build on todos: imported here, not at the top
 
     gs = require_goal(state, goal_id)
     many(evidence=evidence, successor_todo_ids=successor_todo_ids)
+    tier = delivery_tier(delivery_outcome)
     check_actor(gs, actor)
     todo = require_todo(gs, todo_id)
     _still_open(todo, "completed")
@@ -348,8 +368,12 @@ def complete_todo(
         "successor_todo_ids": todo.successor_todo_ids
         + [s for s in successor_todo_ids if s not in todo.successor_todo_ids],
         "reason": reason,
+        "delivery_outcome": tier,
     }
     done = build(TodoItem, {**todo.model_dump(mode="json"), **update}, what="todo")
+    details: dict[str, JsonScalar] = {"no_follow_up": True} if no_follow_up else {}
+    if tier is not None:
+        details["delivery_outcome"] = tier
     maker = EventMaker(gs, now)
     event = maker.make(
         TodoComplete,
@@ -359,7 +383,7 @@ def complete_todo(
         summary=f"{todo_id} done" + (f" ({len(evidence)} evidence)" if evidence else " (no follow-up)"),
         state_transition=_transition(todo.status, "done"),
         changes=changes(todo, done, skip=TODO_KEYS),
-        details={"no_follow_up": True} if no_follow_up else None,
+        details=details or None,
     )
     gated: list[EventBase] = []
     if decision_outcome is not None:

@@ -10,6 +10,7 @@ import re
 from typing import Annotated, Final, Literal, Union
 
 from pydantic import AfterValidator, ConfigDict, Field, TypeAdapter, ValidationInfo, field_validator
+from pydantic import JsonValue as AnyJson
 
 from loopx_git.model.boundary import Boundary
 from loopx_git.model.fire import FireSummary
@@ -18,7 +19,7 @@ from loopx_git.model.ids import Id, UtcTimestamp
 from loopx_git.model.ledger import Evidence
 from loopx_git.model.record import JsonScalar, JsonValue, Line, Record, Token, control_free, exact, writing
 from loopx_git.model.reward import HumanReward
-from loopx_git.model.rollback import RollbackPacket
+from loopx_git.model.rollback import Rfc3339, RollbackPacket
 
 EVENT_SCHEMA: Final = "loopx_rollout_event_v0"
 
@@ -116,12 +117,15 @@ class EventHead(Record):
     todo_id: Id | None = None
     run_id: Id | None = None
     case_id: Id | None = None
+    benchmark_id: Id | None = None
     lane: Lane | None = None
     summary: Line | None = None
 
     @property
     def has_join_key(self) -> bool:
-        return any((self.agent_id, self.todo_id, self.run_id, self.case_id, self.lane))
+        """Whether a view can join this event to an agent, todo, run, case, benchmark or lane; a
+        bridge drawn from an event without one is inferred, never observed (seed 003)."""
+        return any((self.agent_id, self.todo_id, self.run_id, self.case_id, self.benchmark_id, self.lane))
 
 
 class _Event(EventHead):
@@ -357,6 +361,55 @@ class GoalCompensate(_Event):
     packet_id: Id
 
 
+# --- imported history: a rollout-event log written elsewhere ----------------------------------
+
+
+class SourceRef(Record):
+    kind: Token
+    ref: Line
+
+
+class PrivateSource(Record):
+    """That a private source (a session log, a run directory) was counted, never what it held."""
+
+    kind: Token
+    raw_values_recorded: Literal[False] = False
+    count: int | None = Field(default=None, ge=0)
+
+
+class ImportOrigin(Record):
+    """Where an imported line came from, and what of it this log's own fields have no place for:
+    upstream LoopX's status, classification and source refs, or a loopx export's kind-specific
+    fields (``payload``), so that exporting it again gives the same facts."""
+
+    source: Literal["rollout_event_log"] = "rollout_event_log"
+    event_id: Id
+    """The line's own event id: what imports are deduplicated by."""
+    kind: Token
+    """The line's ``event_kind`` (named apart from it: a record's own kind is found by its key)."""
+    goal_id: Id
+    recorded_at: Rfc3339
+    """As the line wrote it (any offset); the event's own ``recorded_at`` is the same moment in UTC."""
+    status: Line | None = None
+    classification: Line | None = None
+    delivery_outcome: Token | None = None
+    agent_model: Token | None = None
+    agent_role: Line | None = None
+    source_refs: list[SourceRef] = Field(default_factory=list)
+    private_source: PrivateSource | None = None
+    payload: dict[Token, AnyJson] = Field(default_factory=dict)
+
+
+class RolloutImport(_Event):
+    """A line of another rollout-event log (``loopx events import``): history, not state. It keeps
+    the line's time and join keys, so every listing and view finds it, and its event id in
+    ``origin``; it adds, claims or wakes nothing (a fact to act on is appended with ``loopx event
+    append``)."""
+
+    event_kind: Literal["rollout_import"] = "rollout_import"
+    origin: ImportOrigin
+
+
 EVENT_CLASSES: tuple[type[_Event], ...] = (
     GoalCreate,
     GoalUpdate,
@@ -391,6 +444,7 @@ EVENT_CLASSES: tuple[type[_Event], ...] = (
     HandoffAdopt,
     HandoffCancel,
     QuotaSpend,
+    RolloutImport,
 )
 
 RolloutEvent = Annotated[Union[EVENT_CLASSES], Field(discriminator="event_kind")]  # type: ignore[valid-type]  # noqa: UP007 - a union built from a tuple
@@ -456,7 +510,9 @@ ENTITY_KINDS = frozenset(
 )
 """Kinds that change a document; only their own commands write them."""
 APPENDABLE_KINDS = tuple(
-    k for k in EVENT_KINDS if k not in ENTITY_KINDS and k not in ("refresh_state", "fire", "quota_spend")
+    k
+    for k in EVENT_KINDS
+    if k not in ENTITY_KINDS and k not in ("refresh_state", "fire", "quota_spend", "rollout_import")
 )
 """Kinds ``loopx event append`` accepts: facts that change no document by themselves."""
 

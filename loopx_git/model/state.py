@@ -31,6 +31,7 @@ from loopx_git.model.event import (
     Quota,
     RewardAdd,
     RollbackPlan,
+    RolloutImport,
     TodoEvent,
     event_order_key,
 )
@@ -48,7 +49,7 @@ from loopx_git.model.table import IdSet, RecordTable
 from loopx_git.model.todo import ResumeCondition, SuggestedTodo, TodoItem, TodoStatus
 
 RECENT_EVENTS = 20
-FOLD_VERSION = "14"  # bump when the fold's meaning changes: cached folds of older versions are dropped
+FOLD_VERSION = "16"  # bump when the fold's meaning changes: cached folds of older versions are dropped
 
 
 class Conflict(Record):
@@ -119,6 +120,11 @@ class GoalState:
     dropped: set[str] = field(default_factory=set)
     """Events the fold recorded as a conflict and did not apply (a gate decision or a handoff step that
     lost to another clone's): what they caused in their own commit is not applied either."""
+    sources: dict[str, str] = field(default_factory=dict)
+    """``todo:<id>``, ``gate:<id>``, ``handoff:<id>`` -> the last event that wrote it (a claim too):
+    the source event id a projection row names."""
+    imported: set[str] = field(default_factory=set)
+    """The own event ids of the lines ``events import`` brought in: what imports are deduplicated by."""
     last_fire: FireSummary | None = None
     recent: deque[EventHead] = field(default_factory=lambda: deque(maxlen=RECENT_EVENTS))
     lamport: int = 0
@@ -150,6 +156,8 @@ class GoalState:
             writebacks=dict(self.writebacks),
             spends=dict(self.spends),
             dropped=set(self.dropped),
+            sources=dict(self.sources),
+            imported=set(self.imported),
             recent=deque(self.recent, maxlen=RECENT_EVENTS),
             event_ids=self.event_ids.copy(),
             run_ids=self.run_ids.copy(),
@@ -211,8 +219,11 @@ class GoalState:
     def holding_gates(self, todo_id: str) -> list[OperatorGate]:
         """The gates that block ``todo_id`` now: open, rejected, deferred or cancelled ones naming it,
         opened after the last approved gate that names it (a new gate asks again: its approval lifts
-        what the earlier ones held)."""
-        naming = [g for g in self.gates.values() if todo_id in g.blocks]
+        what the earlier ones held). A gate names a todo by its id, or by a scope equal to the todo's
+        ``action_kind`` (a ``deploy`` gate holds every todo added with ``--action-kind deploy``)."""
+        todo = self.todos.get(todo_id)
+        kind = todo.action_kind if todo is not None else None
+        naming = [g for g in self.gates.values() if todo_id in g.blocks or (kind is not None and g.scope == kind)]
         approved = [(g.created_at, g.gate_id) for g in naming if not g.holds]
         lifted = max(approved) if approved else None
         return [g for g in naming if g.holds and (lifted is None or (g.created_at, g.gate_id) > lifted)]
@@ -249,9 +260,12 @@ class State:
         return all(event_order_key(e) > self.goals[e.goal_id].last_key for e in events if e.goal_id in self.goals)
 
 
-PAYLOAD_KINDS = ENTITY_KINDS | {"pr_merge", "quota", "fire", "quota_spend"}
+PAYLOAD_KINDS = ENTITY_KINDS | {"pr_merge", "quota", "fire", "quota_spend", "rollout_import"}
 """Event kinds whose payload (changes, code refs, details) the fold reads; of the others it
 reads only the head (``EventHead``)."""
+ORDER_FREE_KINDS = frozenset({"rollout_import"})
+"""Payload kinds whose fold step is the same in any order (an imported line only joins a set): one
+that interleaves with what was folded still extends the state exactly."""
 
 
 LIST_LIMIT = 10
@@ -332,6 +346,8 @@ def _apply_fact(state: GoalState, event: EventHead) -> None:
             state.merged_prs.add((repo, int(number)))
     elif kind == "fire":
         state.last_fire = cast(FireRecord, event).fire
+    elif kind == "rollout_import":
+        state.imported.add(cast(RolloutImport, event).origin.event_id)
     elif kind == "quota_spend" and event.run_id is not None:
         if event.run_id in state.spends:  # two clones spent after one run: the first in fold order counts
             state.record_conflict(
@@ -371,14 +387,41 @@ def _apply_family(state: GoalState, event: EventHead) -> None:
         _apply_fact(state, event)
 
 
+def _source_key(event: EventHead) -> str | None:
+    kind = event.event_kind
+    if kind.startswith("todo_") and event.todo_id:
+        return f"todo:{event.todo_id}"
+    if kind.startswith("gate_"):
+        return f"gate:{cast(GateEvent, event).gate_id}"
+    if kind.startswith("handoff_"):
+        return f"handoff:{cast(HandoffEntityEvent, event).handoff_id}"
+    return None
+
+
 def apply_event(state: State, event: EventHead) -> None:
     goal_state = state.goal_state(event.goal_id)
     _apply_family(goal_state, event)
+    key = _source_key(event)
+    if key is not None and event.event_id not in goal_state.dropped:  # a losing decision is no row's source
+        goal_state.sources[key] = event.event_id
     goal_state.lamport = max(goal_state.lamport, event.lamport)
     goal_state.event_count += 1
     goal_state.event_ids.add(event.event_id)
+    _remember_recent(goal_state, event)
     goal_state.last_key = max(goal_state.last_key, event_order_key(event))
-    goal_state.recent.append(event)  # digested only when shown: the fold stays cheap per event
+
+
+def _remember_recent(goal_state: GoalState, event: EventHead) -> None:
+    """Keep the goal's latest events, in fold order, whatever order they arrive in: a fold in order
+    appends (digested only when shown: the fold stays cheap per event); an event that sorts before
+    the latest (an imported line's own clock, a write folded onto a cached state) takes its place
+    among them, or none when older than all of them, as a cold fold would have it."""
+    recent = goal_state.recent
+    key = event_order_key(event)
+    if not recent or key >= goal_state.last_key:
+        recent.append(event)
+    elif len(recent) < RECENT_EVENTS or key > event_order_key(recent[0]):
+        goal_state.recent = deque(sorted([*recent, event], key=event_order_key)[-RECENT_EVENTS:], maxlen=RECENT_EVENTS)
 
 
 def apply_run(state: State, run: RunRecord) -> None:
@@ -418,7 +461,7 @@ def extend(state: State, events: list[EventHead], runs: list[RunRecord]) -> bool
     for event in events:
         folded = state.goals.get(event.goal_id)
         if folded is not None and event_order_key(event) <= folded.last_key:
-            if event.event_kind in PAYLOAD_KINDS:
+            if event.event_kind in PAYLOAD_KINDS and event.event_kind not in ORDER_FREE_KINDS:
                 return False
             late.setdefault(event.goal_id, [])
     for event in events:  # the goal's incoming events, to re-pick its recent ones from

@@ -5,14 +5,25 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from enum import Enum
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
-from pydantic import AfterValidator, Field, ValidationInfo
+from pydantic import (
+    AfterValidator,
+    Field,
+    GetJsonSchemaHandler,
+    SerializationInfo,
+    SerializerFunctionWrapHandler,
+    ValidationInfo,
+    model_serializer,
+    model_validator,
+)
+from pydantic_core import CoreSchema
 
 from loopx_git.model import github
 from loopx_git.model.event import TodoEvent
 from loopx_git.model.ids import Id, UtcTimestamp
 from loopx_git.model.record import Line, Record, Token, exact, writing
+from loopx_git.model.run import DeliveryFlags, DeliveryOutcome, drop_flags, flags_schema, with_flags
 
 if TYPE_CHECKING:
     from loopx_git.model.state import GoalState
@@ -139,6 +150,31 @@ class TodoItem(Record):
     created_at: UtcTimestamp | None = None
     completed_at: UtcTimestamp | None = None
     updated_at: UtcTimestamp
+    delivery_outcome: DeliveryOutcome | None = None
+    """The result tier the completion reported (``todo complete --delivery-outcome``); shown with
+    its ``delivery_flags``. Both are left out of a todo without one."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _derived_flags(cls, data: Any, info: ValidationInfo) -> Any:
+        return drop_flags(data, info)
+
+    @model_serializer(mode="wrap")
+    def _shown(self, handler: SerializerFunctionWrapHandler, info: SerializationInfo):  # type: ignore[no-untyped-def]
+        # delivery_outcome came after todos were on branches: a document is compared byte for byte
+        # with the fold (`loopx verify`), so a todo without a tier renders exactly as it did before.
+        # (No return annotation: pydantic would take it as the serialized shape and lose the fields'.)
+        return with_flags(handler(self), info, stored=bool(info.exclude_none), keep_empty=False)
+
+    @classmethod
+    def __get_pydantic_json_schema__(cls, core_schema: CoreSchema, handler: GetJsonSchemaHandler) -> dict[str, Any]:
+        schema = handler(core_schema)
+        flags_schema(schema, handler)
+        return schema
+
+    @property
+    def delivery_flags(self) -> DeliveryFlags | None:
+        return DeliveryFlags.of(self.delivery_outcome)
 
     @property
     def resume_condition(self) -> ResumeCondition | None:

@@ -3,6 +3,7 @@ records added since the cached tip, or by folding every record from scratch."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Collection, Iterable
 from typing import Any
 
@@ -150,8 +151,17 @@ class StateReader:
             return list(files)
         return [(p, o) for p, o in files if p[len(base) + 1 : len(base) + 1 + len(since_shard)] >= since_shard]
 
-    def read_events(self, files: Iterable[tuple[str, str]]) -> list[EventBase]:
-        return [parse_event(self._git.read_blob(oid), path) for path, oid in files]
+    def read_events(self, files: Iterable[tuple[str, str]], keep: re.Pattern[bytes] | None = None) -> list[EventBase]:
+        """The events of ``files``; with ``keep``, only those whose stored bytes it finds (a filter on
+        what a record holds is then exact after parsing, and cheap before it)."""
+        if keep is None:
+            return [parse_event(self._git.read_blob(oid), path) for path, oid in files]
+        blobs = ((path, self._git.read_blob(oid)) for path, oid in files)
+        return [parse_event(data, path) for path, data in blobs if keep.search(data)]
+
+    def read_blob(self, oid: str) -> bytes:
+        """A record's stored bytes, for a reader that looks before it parses (``views.derived``)."""
+        return self._git.read_blob(oid)
 
     def read_runs(self, files: Iterable[tuple[str, str]]) -> list[RunRecord]:
         return [parse_run(self._git.read_blob(oid), path) for path, oid in files]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from pydantic import Field
 
 from loopx_git.errors import ValidationError
@@ -77,6 +79,7 @@ def list_events(
     todo_id: str | None = None,
     run_id: str | None = None,
     case_id: str | None = None,
+    benchmark_id: str | None = None,
     kind: str | None = None,
     since: str | None = None,
     limit: int | None = None,
@@ -86,7 +89,12 @@ def list_events(
         raise ValidationError(f"field 'kind': {kind!r} is not one of {', '.join(EVENT_KINDS)}", code="invalid-field")
     require_goal(state, goal_id)
     shard = _since_shard(since)
-    events = reader.read_events(reader.goal_files(tip, goal_id, "events", shard))
+    keys = {"agent_id": agent_id, "todo_id": todo_id, "run_id": run_id, "case_id": case_id}
+    keys["benchmark_id"] = benchmark_id
+    named = next(((k, v) for k, v in keys.items() if v is not None), None)
+    # a join key names few events of many: records that do not hold it in their bytes are not parsed
+    keep = re.compile(rb'"%s"\s*:\s*"%s"' % (named[0].encode(), re.escape(named[1].encode()))) if named else None
+    events = reader.read_events(reader.goal_files(tip, goal_id, "events", shard), keep=keep)
     wanted = [
         e
         for e in events
@@ -94,11 +102,18 @@ def list_events(
         and (todo_id is None or e.todo_id == todo_id)
         and (run_id is None or e.run_id == run_id)
         and (case_id is None or e.case_id == case_id)
-        and (kind is None or e.event_kind == kind)
+        and (benchmark_id is None or e.benchmark_id == benchmark_id)
+        and (kind is None or e.event_kind == kind or _imported_kind(e) == kind)
         and (not since or e.recorded_at >= _full(since))
     ]
     wanted.sort(key=event_order_key)
     return wanted[-limit:] if limit else wanted
+
+
+def _imported_kind(event: EventBase) -> str | None:
+    """An imported line's own kind: ``--kind validation`` finds imported validations too."""
+    origin = getattr(event, "origin", None)
+    return origin.kind if origin is not None else None
 
 
 def _full(since: str) -> str:

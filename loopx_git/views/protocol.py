@@ -23,6 +23,9 @@ class Check(Record):
     statement: str
     """The seed's acceptance check, as it words it."""
     ok: bool
+    applicable: bool = True
+    """False when the branch holds nothing the check is about (no registered agent, no runnable
+    todo): it passes then without having shown anything, and says so."""
     evidence: str
 
 
@@ -40,17 +43,20 @@ def _named(ids: list[str]) -> str:
     return shown + (f" and {len(ids) - EXAMPLES} more" if len(ids) > EXAMPLES else "")
 
 
-def _check(check_id: str, statement: str, failures: list[str], passed: str, failed: str) -> Check:
+def _check(
+    check_id: str, statement: str, failures: list[str], passed: str, failed: str, applicable: bool = True
+) -> Check:
     return Check(
         check_id=check_id,
         statement=statement,
         ok=not failures,
+        applicable=applicable,
         evidence=passed if not failures else f"{failed}: {_named(failures)}",
     )
 
 
-def _goal_checks(gs: GoalState, state: State) -> list[tuple[str, str, list[str], str, str]]:
-    """(id, statement, failures, evidence when passed, what failed) for one goal."""
+def _goal_checks(gs: GoalState, state: State) -> list[tuple[str, str, list[str], str, str, bool]]:
+    """(id, statement, failures, evidence when passed, what failed, applicable) for one goal."""
     g = gs.goal_id
     promoted_without = [
         t for t, s in gs.suggested.items() if not s.promoted and t in gs.todos
@@ -64,8 +70,11 @@ def _goal_checks(gs: GoalState, state: State) -> list[tuple[str, str, list[str],
     lane_failures = (
         [] if runnable_lanes or not gs.agents or not runnable else [f"goal {g}: runnable todos no lane selects"]
     )
+    lane_applicable = bool(gs.agents and runnable)
     if not gs.agents:
-        lane_evidence = f"goal {g}: no registered agent yet (nothing to select for)"
+        lane_evidence = f"goal {g}: not applicable, no registered agent yet (nothing to select for)"
+    elif not runnable:
+        lane_evidence = f"goal {g}: not applicable, no agent todo is runnable (held or none)"
     else:
         lane_evidence = f"goal {g}: " + ("; ".join(runnable_lanes) or "no agent todo is runnable (held or none)")
     unspendable = [
@@ -91,6 +100,7 @@ def _goal_checks(gs: GoalState, state: State) -> list[tuple[str, str, list[str],
             f"goal {g}: {len(gs.suggested)} candidate(s), "
             f"{sum(1 for s in gs.suggested.values() if s.promoted)} promoted by todo_promote",
             "candidates that became todos without todo_promote",
+            True,
         ),
         (
             "lane-next-action",
@@ -98,6 +108,7 @@ def _goal_checks(gs: GoalState, state: State) -> list[tuple[str, str, list[str],
             lane_failures,
             lane_evidence,
             "no next action",
+            lane_applicable,
         ),
         (
             "writeback-before-spend",
@@ -105,6 +116,7 @@ def _goal_checks(gs: GoalState, state: State) -> list[tuple[str, str, list[str],
             unspendable,
             f"goal {g}: {len(gs.spends)} slot(s) spent, each after a compact write-back",
             "slots spent after runs without a compact write-back",
+            True,
         ),
         (
             "gates-name-block-and-unblock",
@@ -113,6 +125,7 @@ def _goal_checks(gs: GoalState, state: State) -> list[tuple[str, str, list[str],
             f"goal {g}: {len(gs.gates)} gate(s), each naming what it blocks"
             + (f" ({sum(1 for x in gs.gates.values() if x.status == 'approved')} approved)" if gs.gates else ""),
             "gates naming nothing",
+            True,
         ),
         (
             "handoffs-named",
@@ -120,6 +133,7 @@ def _goal_checks(gs: GoalState, state: State) -> list[tuple[str, str, list[str],
             vague_handoffs,
             f"goal {g}: {len(gs.handoffs)} handoff(s), each with source, target, todos or scope, stop condition",
             "handoffs missing a part",
+            True,
         ),
         (
             "projections-read-only",
@@ -127,6 +141,7 @@ def _goal_checks(gs: GoalState, state: State) -> list[tuple[str, str, list[str],
             [] if card.projection_is_writable is False else [f"goal {g}: status"],
             f"goal {g}: status and quota should-run say projection_is_writable: false",
             "writable projections",
+            True,
         ),
     ]
 
@@ -176,12 +191,13 @@ def protocol_check(state: State, report: VerifyReport, goal_id: str | None = Non
             "steps naming records that do not exist",
         ),
     ]
-    merged: dict[str, tuple[str, str, list[str], list[str]]] = {}  # check -> (statement, what failed, ...)
+    merged: dict[str, tuple[str, str, list[str], list[str], list[bool]]] = {}  # check -> (statement, ...)
     for gs in goals:
-        for check_id, statement, failures, passed, failed in _goal_checks(gs, state):
-            _, _, all_failures, all_passed = merged.setdefault(check_id, (statement, failed, [], []))
+        for check_id, statement, failures, passed, failed, applicable in _goal_checks(gs, state):
+            _, _, all_failures, all_passed, applies = merged.setdefault(check_id, (statement, failed, [], [], []))
             all_failures.extend(failures)
             all_passed.append(passed)
-    for check_id, (statement, what_failed, found, evidence) in merged.items():
-        rows.append(_check(check_id, statement, found, "; ".join(evidence) or "no goal yet", what_failed))
+            applies.append(applicable)
+    for check_id, (statement, what_failed, found, evidence, applies) in merged.items():
+        rows.append(_check(check_id, statement, found, "; ".join(evidence) or "no goal yet", what_failed, any(applies)))
     return ProtocolReport(ok=all(c.ok for c in rows), tip=report.tip, goal_ids=goal_ids, checks=rows)

@@ -33,7 +33,10 @@ OUTPUTS: dict[str, Output] = {
     "agent": Output("loopx_git.model.goal", "Agent", "agent list [...]"),
     "loopx_rollout_event_v0": Output("loopx_git.model.event", "EVENT_ADAPTER", "events [...]"),
     "loopx_run_record_v0": Output("loopx_git.model.run", "RunRecord", "history [...]"),
-    "loopx_status_v0": Output("loopx_git.views.status", "GoalCard", "status"),
+    "status_contract_v2": Output("loopx_git.views.status", "GoalCard", "status"),
+    "goal_channel_projection_v0": Output(
+        "loopx_git.views.status", "GoalChannelProjection", "status (its goal_channel_projection)"
+    ),
     "loopx_verify_report_v0": Output("loopx_git.views.verify", "VerifyReport", "verify"),
     "loopx_sync_result_v0": Output(_OUT, "SyncResult", "sync; pull"),
     "loopx_push_result_v0": Output(_OUT, "PushResult", "push"),
@@ -91,6 +94,11 @@ OUTPUTS: dict[str, Output] = {
     "loopx_conformance_report_v0": Output(_OUT, "ConformanceReport", "ledger conformance"),
     "loopx_schema_list_v0": Output(_OUT, "SchemaListing", "schema --list [...]"),
     "loopx_demo_v0": Output(_OUT, "DemoReport", "demo"),
+    "loopx_derived_view_v0": Output("loopx_git.views.derived", "DerivedView", "view agent|todo|case|benchmark|run ID"),
+    "task_graph_projection_v0": Output(
+        "loopx_git.views.derived", "TaskGraph", "view ... --include-task-graph (its task_graph)"
+    ),
+    "loopx_events_import_v0": Output("loopx_git.domain.interop", "EventsImport", "events import"),
 }
 
 
@@ -105,7 +113,8 @@ ALIASES = {
     "suggested": "suggested_todo_v0",
     "goal": "loopx_goal_v0",
     "run": "loopx_run_record_v0",
-    "status": "loopx_status_v0",
+    "status": "status_contract_v2",
+    "loopx_status_v0": "status_contract_v2",  # the card's name before it grew into the seed's contract
     "verify": "loopx_verify_report_v0",
     "write": "loopx_write_result_v0",
     "sync": "loopx_sync_result_v0",

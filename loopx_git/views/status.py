@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Final, Literal
 
 from pydantic import Field
 
+from loopx_git.model.event import event_order_key
 from loopx_git.model.goal import Goal
 from loopx_git.model.record import Record
 from loopx_git.model.reward import HumanReward
@@ -13,8 +14,13 @@ from loopx_git.model.run import RunRecord
 from loopx_git.model.state import Conflict, EventDigest, GoalState, State, digest, require_agent, require_goal
 from loopx_git.model.todo import TodoItem
 
-STATUS_SCHEMA = "loopx_status_v0"
+STATUS_SCHEMA = "status_contract_v2"
+"""The seed's status envelope; it was ``loopx_status_v0`` (``loopx schema loopx_status_v0`` still
+answers) and grew ``goal_channel_projection``, with every row's source event."""
+CHANNEL_SCHEMA: Final = "goal_channel_projection_v0"
 SECTION_LIMIT = 10
+CHANNEL_LIMIT = 5
+"""Rows per list of the channel projection: the first screen, not the whole backlog."""
 
 
 class TodoCounts(Record):
@@ -151,10 +157,74 @@ class ProjectionTruth(Record):
     )
 
 
+class ChannelTodo(Record):
+    todo_id: str
+    text: str
+    status: str
+    priority: str
+    task_class: str
+    claimed_by: str | None = None
+    source_event_id: str | None = None
+    """The last event that wrote the todo (its claim included)."""
+
+
+class ChannelGate(Record):
+    gate_id: str
+    owner_class: str
+    question: str
+    blocks: list[str]
+    status: str
+    source_event_id: str | None = None
+
+
+class ChannelClaim(Record):
+    todo_id: str
+    agent_id: str
+    source_event_id: str | None = None
+
+
+class ChannelEvent(Record):
+    event_id: str
+    event_kind: str
+    recorded_at: str
+    agent_id: str | None = None
+    todo_id: str | None = None
+    summary: str | None = None
+
+
+class ChannelNextAction(Record):
+    agent_id: str
+    todo_id: str
+    text: str | None = None
+    basis: str
+    source_event_id: str | None = None
+
+
+class GoalChannelProjection(Record):
+    """goal_channel_projection_v0: the seed's first-screen goal card, each row naming the event it
+    comes from. Read-only: it is recomputed from the events, never written back."""
+
+    schema_version: Literal["goal_channel_projection_v0"] = CHANNEL_SCHEMA
+    goal_id: str
+    projection_is_writable: Literal[False] = False
+    user_todos: list[ChannelTodo]
+    user_todos_omitted: int = 0
+    agent_todos: list[ChannelTodo]
+    agent_todos_omitted: int = 0
+    open_gates: list[ChannelGate]
+    open_gates_omitted: int = 0
+    active_claims: list[ChannelClaim]
+    active_claims_omitted: int = 0
+    latest_event: ChannelEvent | None = None
+    next_action: ChannelNextAction | None = None
+    """The first agent's next runnable todo (every agent's: ``next_actions`` on the card)."""
+
+
 class GoalCard(Record):
     schema_version: str = STATUS_SCHEMA
     projection_is_writable: bool = False
     projection_truth: ProjectionTruth = Field(default_factory=ProjectionTruth)
+    goal_channel_projection: GoalChannelProjection | None = None
     goal: Goal
     agent_id: str | None = None
     open_gates: list[GateCard] = Field(default_factory=list)
@@ -201,10 +271,13 @@ def next_actions(gs: GoalState, agent_ids: list[str], live: list[TodoItem]) -> l
     runnable = [t for t in live if t.role == "agent" and gs.is_runnable(t)]
     taken: set[str] = set()
     out = []
+    handing = {  # todos an agent has offered in a handoff: the target's work now, not the giver's
+        (h.from_agent_id, todo_id) for h in gs.handoffs.values() if h.waiting for todo_id in h.todo_ids
+    }
     for agent_id in agent_ids:
         agent = gs.agents.get(agent_id)
         lane = agent.lane if agent else None
-        pick = next((t for t in runnable if t.claimed_by == agent_id), None)
+        pick = next((t for t in runnable if t.claimed_by == agent_id and (agent_id, t.todo_id) not in handing), None)
         basis = "claimed"
         if pick is None:
             pick = next((t for t in runnable if not t.claimed_by and t.todo_id not in taken), None)
@@ -276,7 +349,9 @@ def goal_card(state: State, goal_id: str, agent_id: str | None = None) -> GoalCa
         or c.todo_id in {t.todo_id for t in scoped if t.claimed_by == agent_id}
     ]
     assert gs.goal is not None
+    actions = next_actions(gs, agents, live)
     return GoalCard(
+        goal_channel_projection=channel_projection(gs, scoped, claims, actions),
         goal=gs.goal,
         agent_id=agent_id,
         open_gates=gate_cards(gs),
@@ -285,7 +360,7 @@ def goal_card(state: State, goal_id: str, agent_id: str | None = None) -> GoalCa
         user_todos=[t for t in scoped if t.role == "user"][:SECTION_LIMIT],
         agent_todos=[t for t in scoped if t.role == "agent"][:SECTION_LIMIT],
         active_claims=claims,
-        next_actions=next_actions(gs, agents, live),
+        next_actions=actions,
         latest_events=recent[:SECTION_LIMIT],
         latest_delivery_outcome=gs.latest_outcome_run,
         latest_rewards=[
@@ -317,4 +392,71 @@ def goal_card(state: State, goal_id: str, agent_id: str | None = None) -> GoalCa
         else None,
         event_count=gs.event_count,
         run_count=gs.run_count,
+    )
+
+
+def _channel_todo(gs: GoalState, todo: TodoItem) -> ChannelTodo:
+    return ChannelTodo(
+        todo_id=todo.todo_id,
+        text=todo.text,
+        status=todo.status,
+        priority=todo.priority,
+        task_class=todo.task_class,
+        claimed_by=todo.claimed_by,
+        source_event_id=gs.sources.get(f"todo:{todo.todo_id}"),
+    )
+
+
+def channel_projection(
+    gs: GoalState, scoped: list[TodoItem], claims: list[Claim], actions: list[NextAction]
+) -> GoalChannelProjection:
+    """The channel projection of the card's own rows (``scoped``: the todos the card shows)."""
+    users = [t for t in scoped if t.role == "user"]
+    agents = [t for t in scoped if t.role == "agent"]
+    gates = gate_cards(gs)
+    latest = max(gs.recent, key=event_order_key) if gs.recent else None
+    action = next((a for a in actions if a.todo_id), None)
+    n = CHANNEL_LIMIT
+    return GoalChannelProjection(
+        goal_id=gs.goal_id,
+        user_todos=[_channel_todo(gs, t) for t in users[:n]],
+        user_todos_omitted=max(0, len(users) - n),
+        agent_todos=[_channel_todo(gs, t) for t in agents[:n]],
+        agent_todos_omitted=max(0, len(agents) - n),
+        open_gates=[
+            ChannelGate(
+                gate_id=g.gate_id,
+                owner_class=g.owner_class,
+                question=g.question,
+                blocks=g.blocks,
+                status=g.status,
+                source_event_id=gs.sources.get(f"gate:{g.gate_id}"),
+            )
+            for g in gates[:n]
+        ],
+        open_gates_omitted=max(0, len(gates) - n),
+        active_claims=[
+            ChannelClaim(todo_id=c.todo_id, agent_id=c.agent_id, source_event_id=gs.sources.get(f"todo:{c.todo_id}"))
+            for c in claims[:n]
+        ],
+        active_claims_omitted=max(0, len(claims) - n),
+        latest_event=ChannelEvent(
+            event_id=latest.event_id,
+            event_kind=latest.event_kind,
+            recorded_at=latest.recorded_at,
+            agent_id=latest.agent_id,
+            todo_id=latest.todo_id,
+            summary=latest.summary,
+        )
+        if latest is not None
+        else None,
+        next_action=ChannelNextAction(
+            agent_id=action.agent_id,
+            todo_id=action.todo_id,
+            text=action.text,
+            basis=action.basis,
+            source_event_id=gs.sources.get(f"todo:{action.todo_id}"),
+        )
+        if action is not None and action.todo_id is not None
+        else None,
     )

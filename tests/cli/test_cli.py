@@ -41,7 +41,7 @@ def test_reads_print_the_models_shape(cli):
     events = cli.json("events", "-g", GOAL, "--todo-id", "t1")
     assert [e["event_kind"] for e in events] == ["todo_add"]
     card = cli.json("status", "-g", GOAL)
-    assert card["schema_version"] == "loopx_status_v0" and card["projection_is_writable"] is False
+    assert card["schema_version"] == "status_contract_v2" and card["projection_is_writable"] is False
     assert {a["agent_id"]: a["todo_id"] for a in card["next_actions"]} == {"alice": "t1", "bob": None}
     assert cli.json("goal", "show", "-g", GOAL)["objective"] == "Ship the parser"
 

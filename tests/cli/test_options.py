@@ -113,7 +113,7 @@ def test_completion_offers_the_format_options_on_every_command(monkeypatch, caps
 @pytest.mark.parametrize("flag", [["--format", "json"], ["-f", "json"], ["--json"]])
 def test_reads_take_the_format_after_the_command(cli, flag):
     card = json.loads(cli("status", "-g", GOAL, *flag).out)
-    assert card["schema_version"] == "loopx_status_v0"
+    assert card["schema_version"] == "status_contract_v2"
     cli("todo", "add", "-g", GOAL, "--text", "x", "-t", "t1")
     assert [t["todo_id"] for t in json.loads(cli("todo", "list", "-g", GOAL, *flag).out)] == ["t1"]
     assert json.loads(cli("events", "-g", GOAL, "-n", "1", *flag).out)[0]["event_kind"] == "todo_add"

@@ -170,6 +170,22 @@ def test_a_scope_alone_is_something_to_block(work):
     assert [g.gate_id for g in work.status(GOAL).open_gates] == ["freeze"]
 
 
+def test_a_scope_holds_the_todos_of_that_action_kind_until_approved(work):
+    work.todo_add(GOAL, "Deploy 1.0", todo_id="dep", action_kind="deploy", now=NOW)
+    work.todo_add(GOAL, "Write notes", todo_id="notes", action_kind="docs", now=NOW)
+    work.gate_open(GOAL, "freeze", owner_class="external", question="Deploy window open?", scope="deploy", now=NOW)
+    graph = work.view(GOAL, "todo", "dep", include_task_graph=True).task_graph
+    assert [(e.edge_kind, e.from_ref) for e in graph.edges] == [("blocks", "gate:freeze")]
+    offered = {a.todo_id for a in work.status(GOAL).next_actions}
+    assert "dep" not in offered and "notes" in offered  # safe-bypass work stays runnable
+    later = work.todo_add(GOAL, "Deploy 1.1", todo_id="dep2", action_kind="deploy", now=NOW).record
+    assert later.todo_id == "dep2" and "dep2" not in {a.todo_id for a in work.status(GOAL).next_actions}
+    work.gate_decide(GOAL, "freeze", decision="approve", reason="window open", decided_by_class="external", now=NOW)
+    assert work.view(GOAL, "todo", "dep", include_task_graph=True).task_graph.edges == []
+    assert work.should_run(GOAL, "alice").agent_lane_next_action.held_by_gates == []
+    assert work.verify().ok
+
+
 def test_a_gate_question_is_public_safe(work, git_repo):
     err = refused(work, git_repo, "unsafe", lambda: _open(work, question=f"use {FAKE_TOKEN} to deploy?"))
     assert "field 'question'" in err.message and FAKE_TOKEN not in err.message
@@ -262,3 +278,15 @@ def test_a_rollback_of_a_user_gate_completion_is_refused_not_half_done(user_gate
         user_gate.rollback(GOAL, event_id=completion, reason="a mistake")
     assert state_tip(git_repo) == tip and err.value.code in ("not-reversible", "rollback-refused"), err.value.code
     assert user_gate.gate(GOAL, "ask").status == "rejected"
+
+
+def test_a_rollback_of_a_gate_decision_says_why_and_what_to_do_instead(repo, git_repo):
+    repo.todo_add(GOAL, "Ship", todo_id="ship", now=NOW)
+    repo.gate_open(GOAL, "rel", owner_class="user", question="Release?", blocks=["ship"], now=NOW)
+    decided = repo.gate_decide(GOAL, "rel", decision="approve", reason="fine", decided_by_class="user", now=NOW)
+    tip = state_tip(git_repo)
+    with pytest.raises(LoopxError) as err:
+        repo.rollback(GOAL, event_id=decided.write.events[0].event_id, reason="too early")
+    assert err.value.code == "not-reversible" and "decision is final" in err.value.message
+    assert "not ones it created" not in err.value.message and "gate open" in err.value.hint
+    assert state_tip(git_repo) == tip

@@ -143,7 +143,7 @@ def test_handoff_cli_shape_and_json(cli, git_repo):
     written(prepared, "agent_handoff_v0")
     assert prepared["record"]["self_merge_allowed"] and not prepared["record"]["review_required"]
     card = cli.json("status", "-g", GOAL, "-a", "bob")
-    conforms("loopx_status_v0", card)
+    conforms("status_contract_v2", card)
     assert [h["handoff_id"] for h in card["waiting_handoffs"]] == ["h1"]
     both = cli(
         "handoff",
@@ -174,3 +174,25 @@ def test_handoff_cli_shape_and_json(cli, git_repo):
     tip = state_tip(git_repo)
     again = cli("handoff", "adopt", "-g", GOAL, "--handoff-id", "h1", "--agent-id", "bob")
     assert again.code == 1 and "error[handoff-closed]" in again.err and state_tip(git_repo) == tip
+
+
+def test_the_giver_of_a_waiting_handoff_is_not_offered_the_todos_it_handed_on(held):
+    """Once alice offers t1 and t2 to bob, her next action is other work (t3), not the todos she
+    handed on; bob's is the adoption. After a cancel they are hers again."""
+    _prepare(held)
+    alice = held.should_run(GOAL, "alice").agent_lane_next_action
+    assert alice.todo_id == "t3" and alice.basis == "runnable"
+    assert held.should_run(GOAL, "bob").agent_lane_next_action.basis == "handoff"
+    assert {a.agent_id: a.todo_id for a in held.status(GOAL).next_actions}["alice"] == "t3"
+    held.handoff_cancel(GOAL, "h1", agent_id="alice", reason="bob is busy", now=NOW)
+    assert held.should_run(GOAL, "alice").agent_lane_next_action.todo_id == "t1"
+
+
+def test_a_rollback_of_an_adoption_says_why_and_what_to_do_instead(held, git_repo):
+    _prepare(held)
+    adopted = held.handoff_adopt(GOAL, "h1", "bob")
+    tip = state_tip(git_repo)
+    with pytest.raises(LoopxError) as err:
+        held.rollback(GOAL, event_id=adopted.write.events[0].event_id, reason="wrong agent")
+    assert err.value.code == "not-reversible" and "adopted handoff is final" in err.value.message
+    assert "handoff prepare" in err.value.hint and state_tip(git_repo) == tip

@@ -139,7 +139,7 @@ def test_reward_cli_and_json_shapes(cli):
     written(added, "human_reward_v0")
     conforms_each("human_reward_v0", cli.json("reward", "list", "-g", GOAL))
     conforms_each("loopx_history_entry_v0", cli.json("history", "-g", GOAL))
-    conforms("loopx_status_v0", cli.json("status", "-g", GOAL))
+    conforms("status_contract_v2", cli.json("status", "-g", GOAL))
     assert cli.json("reward", "list", "-g", GOAL, "--run-id", "other") == []
     bad = cli("reward", "add", "-g", GOAL, "--label", "x", "--polarity", "great", "--reason", "r")
     assert bad.code == 2

@@ -149,6 +149,15 @@ PAYLOADS = {
         "changes": [{"field": "status", "before": "prepared", "after": "cancelled"}],
     },
     "quota_spend": {"run_id": "run1", "agent_id": "alice"},
+    "rollout_import": {
+        "todo_id": "t1",
+        "origin": {
+            "event_id": "up1",
+            "kind": "todo_update",
+            "goal_id": "upstream",
+            "recorded_at": "2026-03-01T18:00:00+08:00",
+        },
+    },
     "reward_add": {
         "run_id": "run1",
         "reward": {

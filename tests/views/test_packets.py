@@ -69,7 +69,7 @@ def test_the_views_write_nothing_and_refuse_unknown_names(crowded, cli, git_repo
 
 def test_the_goal_card_carries_the_projection_truth_contract(cli):
     card = cli.json("status", "-g", GOAL)
-    conforms("loopx_status_v0", card)
+    conforms("status_contract_v2", card)
     truth = card["projection_truth"]
     assert truth["projection_is_writable"] is False and "rollout_event_log" in truth["source_of_truth"]
     assert {"loopx todo", "loopx refresh-state", "loopx operator-gate", "loopx reward"} <= set(truth["write_apis"])

@@ -64,3 +64,15 @@ def test_a_drifted_document_fails_the_check_with_exit_1(cli, repo, git_repo):
     assert "source-projection-separated" in failed
     text_out = cli("protocol", "check")
     assert text_out.code == 1 and "FAIL  source-projection-separated" in text_out.out
+
+
+def test_a_check_with_nothing_to_look_at_says_not_applicable(repo, cli):
+    report = repo.protocol_check(GOAL)  # two agents, no todo: no next action to select
+    lane = next(c for c in report.checks if c.check_id == "lane-next-action")
+    assert lane.ok and not lane.applicable and "not applicable" in lane.evidence
+    text = cli("protocol", "check", "-g", GOAL)
+    assert text.code == 0 and "n/a   lane-next-action" in text.out and "not applicable yet" in text.out
+    repo.todo_add(GOAL, "Ship", todo_id="ship", now=NOW)
+    lane = next(c for c in repo.protocol_check(GOAL).checks if c.check_id == "lane-next-action")
+    assert lane.ok and lane.applicable and "alice -> ship (runnable)" in lane.evidence
+    conforms("loopx_protocol_check_v0", json.loads(cli("protocol", "check", "--format", "json").out))
