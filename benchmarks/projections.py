@@ -68,6 +68,7 @@ def main() -> None:
     }
     asked = {**PROJECTIONS, **scans}
     sizes = {name: len(run("--format", "json", *argv).stdout.encode()) for name, argv in asked.items()}
+    sizes["status"] = len(run("--format", "json", "status").stdout.encode())
     warm = startup.sample(
         {"status": [loopx, "status"], **{name: [loopx, *argv] for name, argv in asked.items()}}, repo, n
     )

@@ -55,6 +55,23 @@ EventKind = Literal[
 ]
 ExportFormat = Literal["jsonl", "json", "yaml"]
 """What ``events export`` writes: JSON Lines (a rollout log), or one list."""
+ListedKind = Literal[
+    EventKind,
+    "benchmark_launch",
+    "benchmark_status",
+    "capability_gap",
+    "codex_session_observed",
+    "compact_blocker",
+    "compact_case_result",
+    "failure_attribution",
+    "quota_monitor_poll",
+    "quota_should_run",
+    "quota_void",
+    "research_evidence",
+    "research_hypothesis",
+    "todo_archive_completed",
+]
+"""What ``events --kind`` takes: loopx's kinds, and those of upstream LoopX's log (an imported line's)."""
 DeliveryOutcome = Literal["surface_only", "outcome_gap", "outcome_progress", "primary_goal_outcome"]
 ResourceSetup = Literal["success", "partial_success", "failed"]
 LedgerWriteBack = Literal["pending", "blocked", "done"]

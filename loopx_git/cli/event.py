@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from loopx_git.cli import context, render
-from loopx_git.cli.choices import AppendableKind, EventKind, ExportFormat
+from loopx_git.cli.choices import AppendableKind, ExportFormat, ListedKind
 from loopx_git.cli.context import AGENT_FILTER, AGENT_ID, GOAL_ID, LIMIT, TODO_FILTER, TODO_REF
 from loopx_git.cli.params import Argument, BadParameter, Context, Group, Option
 
@@ -112,7 +112,7 @@ def events(
     run_id: str | None = Option(None, "--run-id", help="Only this run."),
     case_id: str | None = Option(None, "--case-id", help="Only this case."),
     benchmark_id: str | None = Option(None, "--benchmark-id", help="Only this benchmark."),
-    kind: EventKind | None = Option(None, "--kind", help="Only this kind."),
+    kind: ListedKind | None = Option(None, "--kind", help="Only this kind (an imported line's own kind too)."),
     since: str | None = Option(None, "--since", help="2026-01-31 or 2026-01-31T12:00:00Z (UTC)."),
     limit: int | None = LIMIT,
 ) -> None:

@@ -6,6 +6,25 @@ from loopx_git.cli import context, render
 from loopx_git.cli.params import Context, Group
 
 
+def _flags(flags) -> str:
+    """What a tier means, beside it: material, accountable, follow-through required."""
+    if flags is None:
+        return ""
+    named = [
+        name.replace("_", " ")
+        for name in ("material", "accountable", "follow_through_required")
+        if getattr(flags, name)
+    ]
+    return "; " + ", ".join(named) if named else ""
+
+
+def _more(card, field: str, where: str) -> None:
+    """Say what a list of the card left out (it stays under 16 KiB), and where the rest is."""
+    left = getattr(card, f"{field}_omitted", 0)
+    if left:
+        render.line(f"  and {left} more ({where})")
+
+
 def show_card(card) -> None:
     goal = card.goal
     render.line(f"{goal.goal_id} [{goal.status}]: {goal.objective}", style="bold")
@@ -25,10 +44,21 @@ def show_card(card) -> None:
             ],
             title="Gates holding work",
         )
+        _more(card, "open_gates", "loopx gate list")
     outcome = card.latest_delivery_outcome
     render.line(
-        "latest delivery outcome: " + (f"{outcome.delivery_outcome} (run {outcome.run_id})" if outcome else "none yet")
+        "latest delivery outcome: "
+        + (
+            f"{outcome.delivery_outcome} (run {outcome.run_id}{_flags(outcome.delivery_flags)})"
+            if outcome
+            else "none yet"
+        )
     )
+    done = card.latest_completion_outcome
+    if done is not None:
+        render.line(
+            f"latest completion outcome: {done.delivery_outcome} (todo {done.todo_id}{_flags(done.delivery_flags)})"
+        )
     if card.waiting_handoffs:
         render.table(
             ["handoff", "from", "to", "todos", "stop condition", "review"],
@@ -45,6 +75,7 @@ def show_card(card) -> None:
             ],
             title="Handoffs waiting",
         )
+        _more(card, "waiting_handoffs", "loopx handoff list")
     if card.latest_rewards:
         render.line(
             "latest rewards: "
@@ -68,24 +99,28 @@ def show_card(card) -> None:
             [(t.todo_id, t.priority, t.status, t.text) for t in card.user_todos],
             title="User todos",
         )
+        _more(card, "user_todos", "loopx todo list --role user")
     if card.agent_todos:
         render.table(
             ["todo", "pri", "status", "claimed by", "text"],
             [(t.todo_id, t.priority, t.status, t.claimed_by, t.text) for t in card.agent_todos],
             title="Agent todos",
         )
+        _more(card, "agent_todos", "loopx todo list")
     if card.conflicts:
         render.table(
             ["kind", "todo", "agent", "message"],
             [(c.kind, c.todo_id, c.agent_id, c.message) for c in card.conflicts],
             title="Conflicts",
         )
+        _more(card, "conflicts", "loopx events")
     if card.ledger_attention:
         render.table(
             ["entry", "verdict", "next", "question"],
             [(a.entry_id, a.verdict, a.next, a.question) for a in card.ledger_attention],
             title="Ledger entries waiting for a person",
         )
+        _more(card, "ledger_attention", "loopx ledger list")
     if card.last_fire:
         f = card.last_fire
         render.line(
@@ -97,11 +132,13 @@ def show_card(card) -> None:
             [(r.packet_id, r.trigger, ", ".join(r.pending_steps), r.summary) for r in card.open_rollbacks],
             title="Open rollback plans",
         )
+        _more(card, "open_rollbacks", "loopx rollback list")
     render.table(
         ["#", "kind", "agent", "todo", "summary"],
         [(e.lamport, e.event_kind, e.agent_id, e.todo_id, e.summary) for e in card.latest_events],
         title="Latest events",
     )
+    _more(card, "latest_events", "loopx events")
 
 
 def register(root: Group) -> None:

@@ -37,6 +37,7 @@ from loopx_git.model.event import (
     EVENT_CLASSES,
     EVENT_KINDS,
     EVENT_SCHEMA,
+    UPSTREAM_KINDS,
     EventBase,
     RolloutImport,
 )
@@ -52,33 +53,6 @@ IMPORT_CHUNK = 500
 MAX_LINE_BYTES = 64 << 10
 MAX_LOG_BYTES = 256 << 20
 
-UPSTREAM_KINDS = frozenset(
-    {
-        "benchmark_launch",
-        "benchmark_status",
-        "codex_session_observed",
-        "capability_gap",
-        "compact_blocker",
-        "compact_case_result",
-        "failure_attribution",
-        "pr_merge",
-        "quota_monitor_poll",
-        "quota_should_run",
-        "quota_spend",
-        "quota_void",
-        "refresh_state",
-        "research_evidence",
-        "research_hypothesis",
-        "todo_add",
-        "todo_archive_completed",
-        "todo_claim",
-        "todo_complete",
-        "todo_supersede",
-        "todo_update",
-        "validation",
-    }
-)
-"""The kinds upstream LoopX's rollout log writes (its ``ROLLOUT_EVENT_KINDS``)."""
 IMPORTABLE_KINDS = UPSTREAM_KINDS | frozenset(EVENT_KINDS)
 KIND_RULE = "a kind of upstream LoopX's rollout log or of loopx's own (see `loopx events --help`)"
 

@@ -516,6 +516,36 @@ APPENDABLE_KINDS = tuple(
 )
 """Kinds ``loopx event append`` accepts: facts that change no document by themselves."""
 
+UPSTREAM_KINDS = frozenset(
+    {
+        "benchmark_launch",
+        "benchmark_status",
+        "codex_session_observed",
+        "capability_gap",
+        "compact_blocker",
+        "compact_case_result",
+        "failure_attribution",
+        "pr_merge",
+        "quota_monitor_poll",
+        "quota_should_run",
+        "quota_spend",
+        "quota_void",
+        "refresh_state",
+        "research_evidence",
+        "research_hypothesis",
+        "todo_add",
+        "todo_archive_completed",
+        "todo_claim",
+        "todo_complete",
+        "todo_supersede",
+        "todo_update",
+        "validation",
+    }
+)
+"""The kinds upstream LoopX's rollout log writes (its ``ROLLOUT_EVENT_KINDS``)."""
+LISTED_KINDS: tuple[str, ...] = EVENT_KINDS + tuple(sorted(UPSTREAM_KINDS - set(EVENT_KINDS)))
+"""What ``events --kind`` takes: loopx's kinds, and upstream's (the kind an imported line had)."""
+
 EventBase = _Event
 TodoEvent = _TodoEvent
 LedgerEvent = _LedgerEvent

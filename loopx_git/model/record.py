@@ -100,3 +100,15 @@ def first_error(exc: pydantic.ValidationError, default: str = "record") -> str:
     rule = PATTERN_RULES.get((first.get("ctx") or {}).get("pattern", ""))
     message = f"{first['input']!r} is not {rule}" if rule else first["msg"].removeprefix("Value error, ")
     return f"'{where}': {message}"
+
+
+STORED: dict[str, Any] = {"loopx_stored": True}
+"""The serialization context of the form written to the branch (a record file, a derived document):
+a record's serializer leaves out there what is only ever shown (derived fields such as
+``delivery_flags``)."""
+
+
+def stored(info: Any) -> bool:
+    """Whether a serializer's ``info`` is of the stored form (``STORED`` given as its context)."""
+    context = getattr(info, "context", None)
+    return isinstance(context, dict) and bool(context.get("loopx_stored"))

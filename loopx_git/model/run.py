@@ -19,7 +19,7 @@ from pydantic_core import CoreSchema
 
 from loopx_git.model.event import RelativeRef
 from loopx_git.model.ids import Id, UtcTimestamp
-from loopx_git.model.record import Line, Record, Token, writing
+from loopx_git.model.record import Line, Record, Token, stored, writing
 
 RUN_SCHEMA = "loopx_run_record_v0"
 
@@ -62,7 +62,9 @@ class DeliveryFlags(Record):
 
     @classmethod
     def of(cls, tier: str | None) -> DeliveryFlags | None:
-        return None if tier is None else DeliveryOutcome(tier).flags
+        """The flags of ``tier``; None for none, and for a tier this version does not know (a record
+        folded from a hand-made or newer change: ``loopx verify`` reports it, a read never fails)."""
+        return DeliveryFlags(**_FLAGS[tier]) if tier in _FLAGS else None
 
 
 _ACCOUNTABLE = ("outcome_progress", "primary_goal_outcome")
@@ -133,7 +135,7 @@ def with_flags(data: dict[str, Any], info: SerializationInfo, *, stored: bool, k
     for key, value in data.items():
         out[key] = value
         if key == "delivery_outcome":
-            out[FLAGS_FIELD] = None if tier is None else dict(_FLAGS[tier])
+            out[FLAGS_FIELD] = dict(_FLAGS[tier]) if tier in _FLAGS else None  # an unknown tier: no flags
     return out
 
 
@@ -183,17 +185,17 @@ class RunRecord(Record):
 
     @model_serializer(mode="wrap")
     def _shown(self, handler: SerializerFunctionWrapHandler, info: SerializationInfo):  # type: ignore[no-untyped-def]
-        # Run files are stored records, written once (store.records.encode, the one dump that leaves
-        # out what is empty) and verified as they are: that form gets neither the derived flags nor
+        # Run files are stored records, written once (store.records.encode, the dump made with the
+        # STORED context) and verified as they are: that form gets neither the derived flags nor
         # the empty fields newer than the oldest runs, so an old run file encodes again byte for
         # byte and a new one holds only what was given. Every other dump (history, the goal card,
         # a write's result) shows the flags. (No return annotation: pydantic would take it as the
         # serialized shape and lose the fields'.)
         data: dict[str, Any] = handler(self)
-        stored = bool(info.exclude_none)
-        if stored and not data.get("usable_resources"):
+        is_stored = stored(info)
+        if is_stored and not data.get("usable_resources"):
             data.pop("usable_resources", None)
-        return with_flags(data, info, stored=stored, keep_empty=True)
+        return with_flags(data, info, stored=is_stored, keep_empty=True)
 
     @classmethod
     def __get_pydantic_json_schema__(cls, core_schema: CoreSchema, handler: GetJsonSchemaHandler) -> dict[str, Any]:

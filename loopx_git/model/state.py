@@ -124,6 +124,9 @@ class GoalState:
     """``todo:<id>``, ``gate:<id>``, ``handoff:<id>`` -> the last event that wrote it (a claim too):
     the source event id a projection row names."""
     imported: set[str] = field(default_factory=set)
+    latest_tiered_completion: tuple[tuple[int, str, str], str] | None = None
+    """(fold key, todo id) of the newest ``todo complete --delivery-outcome``: the card's result tier
+    of a completion (shown while that todo stays done with its tier)."""
     """The own event ids of the lines ``events import`` brought in: what imports are deduplicated by."""
     last_fire: FireSummary | None = None
     recent: deque[EventHead] = field(default_factory=lambda: deque(maxlen=RECENT_EVENTS))
@@ -404,6 +407,11 @@ def apply_event(state: State, event: EventHead) -> None:
     key = _source_key(event)
     if key is not None and event.event_id not in goal_state.dropped:  # a losing decision is no row's source
         goal_state.sources[key] = event.event_id
+    if event.event_kind == "todo_complete" and cast(TodoEvent, event).details.get("delivery_outcome"):
+        order = event_order_key(event)
+        latest = goal_state.latest_tiered_completion
+        if latest is None or order > latest[0]:
+            goal_state.latest_tiered_completion = (order, cast(TodoEvent, event).todo_id)
     goal_state.lamport = max(goal_state.lamport, event.lamport)
     goal_state.event_count += 1
     goal_state.event_ids.add(event.event_id)

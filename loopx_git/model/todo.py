@@ -22,7 +22,7 @@ from pydantic_core import CoreSchema
 from loopx_git.model import github
 from loopx_git.model.event import TodoEvent
 from loopx_git.model.ids import Id, UtcTimestamp
-from loopx_git.model.record import Line, Record, Token, exact, writing
+from loopx_git.model.record import Line, Record, Token, exact, stored, writing
 from loopx_git.model.run import DeliveryFlags, DeliveryOutcome, drop_flags, flags_schema, with_flags
 
 if TYPE_CHECKING:
@@ -164,7 +164,7 @@ class TodoItem(Record):
         # delivery_outcome came after todos were on branches: a document is compared byte for byte
         # with the fold (`loopx verify`), so a todo without a tier renders exactly as it did before.
         # (No return annotation: pydantic would take it as the serialized shape and lose the fields'.)
-        return with_flags(handler(self), info, stored=bool(info.exclude_none), keep_empty=False)
+        return with_flags(handler(self), info, stored=stored(info), keep_empty=False)
 
     @classmethod
     def __get_pydantic_json_schema__(cls, core_schema: CoreSchema, handler: GetJsonSchemaHandler) -> dict[str, Any]:

@@ -6,7 +6,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any, cast
 
 from loopx_git.model.event import EventHead, GateEvent, HandoffEntityEvent, LedgerEvent, RewardAdd, RollbackPlan
-from loopx_git.model.record import Record
+from loopx_git.model.record import STORED, Record
 from loopx_git.model.state import GoalState, State
 from loopx_git.store import layout
 from loopx_git.store.yaml_doc import render
@@ -51,7 +51,7 @@ def touched(events: Iterable[EventHead]) -> set[Entity]:
 
 
 def _dump(record: Record) -> dict[str, Any]:
-    return record.model_dump(mode="json")
+    return record.model_dump(mode="json", context=STORED)  # the stored form: derived fields left out
 
 
 def root_document(state: State, layout_version: int | None = None) -> dict[str, object]:

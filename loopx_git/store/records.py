@@ -9,7 +9,7 @@ import pydantic
 from loopx_git.errors import FormatError, LoopxError, ValidationError
 from loopx_git.model.canonical import pretty_json
 from loopx_git.model.event import EVENT_ADAPTER, EVENT_KINDS, EventBase, EventHead
-from loopx_git.model.record import first_error
+from loopx_git.model.record import STORED, first_error
 from loopx_git.model.run import RunRecord
 from loopx_git.store import layout
 
@@ -18,7 +18,7 @@ UPGRADE_HINT = "this branch was written by a newer loopx-git; upgrade with `pip 
 
 def encode(record: pydantic.BaseModel) -> bytes:
     """Sorted keys, 2-space indent, trailing newline; absent optional fields are left out."""
-    return pretty_json(record.model_dump(mode="json", exclude_none=True))
+    return pretty_json(record.model_dump(mode="json", exclude_none=True, context=STORED))
 
 
 def parse_event(data: bytes, path: str) -> EventBase:

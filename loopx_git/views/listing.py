@@ -7,7 +7,7 @@ import re
 from pydantic import Field
 
 from loopx_git.errors import ValidationError
-from loopx_git.model.event import EVENT_KINDS, EventBase, event_order_key
+from loopx_git.model.event import LISTED_KINDS, EventBase, event_order_key
 from loopx_git.model.ids import TIMESTAMP_RE
 from loopx_git.model.run import RunRecord, run_order_key
 from loopx_git.model.state import State, require_goal
@@ -85,8 +85,8 @@ def list_events(
     limit: int | None = None,
 ) -> list[EventBase]:
     """Events in fold order; ``since`` skips older hour shards unread; ``limit`` keeps the newest N."""
-    if kind is not None and kind not in EVENT_KINDS:
-        raise ValidationError(f"field 'kind': {kind!r} is not one of {', '.join(EVENT_KINDS)}", code="invalid-field")
+    if kind is not None and kind not in LISTED_KINDS:
+        raise ValidationError(f"field 'kind': {kind!r} is not one of {', '.join(LISTED_KINDS)}", code="invalid-field")
     require_goal(state, goal_id)
     shard = _since_shard(since)
     keys = {"agent_id": agent_id, "todo_id": todo_id, "run_id": run_id, "case_id": case_id}

@@ -8,8 +8,10 @@ from __future__ import annotations
 
 from typing import Final, Literal
 
+from loopx_git.model.event import event_order_key
 from loopx_git.model.record import Record
 from loopx_git.model.state import GoalState, State, require_agent, require_goal
+from loopx_git.views.budget import fit
 from loopx_git.views.status import (
     GateCard,
     HandoffCard,
@@ -77,7 +79,10 @@ class ReviewPacket(Record):
     handoffs: list[HandoffCard]
     handoffs_omitted: int
     recent_evidence: list[EvidenceItem]
+    recent_evidence_omitted: int = 0
+    """Of the goal's latest events: the evidence among them left out (the packet stays under 16 KiB)."""
     latest_rewards: list[RewardDigest]
+    latest_rewards_omitted: int = 0
     rollback_candidates: list[RollbackCandidate]
     rollback_candidates_omitted: int
 
@@ -139,7 +144,9 @@ def review_packet(
     shown_handoffs, handoffs_omitted = _cut(handoffs)
     shown_candidates, candidates_omitted = _cut([] if handoff_only else candidates)
     outcome = gs.latest_outcome_run
-    return ReviewPacket(
+    shown_evidence, evidence_omitted = _cut([] if handoff_only else evidence)
+    shown_rewards, rewards_omitted = _cut([] if handoff_only else [RewardDigest.of(r) for r in rewards], 3)
+    packet = ReviewPacket(
         goal_id=goal_id,
         objective=gs.goal.objective,
         goal_status=gs.goal.status,
@@ -153,11 +160,14 @@ def review_packet(
         open_gates_omitted=gates_omitted,
         handoffs=shown_handoffs,
         handoffs_omitted=handoffs_omitted,
-        recent_evidence=[] if handoff_only else evidence[:SHOWN],
-        latest_rewards=[] if handoff_only else [RewardDigest.of(r) for r in rewards[:3]],
+        recent_evidence=shown_evidence,
+        recent_evidence_omitted=evidence_omitted,
+        latest_rewards=shown_rewards,
+        latest_rewards_omitted=rewards_omitted,
         rollback_candidates=shown_candidates,
         rollback_candidates_omitted=candidates_omitted,
     )
+    return fit(packet)
 
 
 # --- the todo index across goals ---------------------------------------------------------------
@@ -173,6 +183,8 @@ class IndexedTodo(Record):
     text: str
     runnable: bool
     held_by_gates: list[str]
+    source_event_id: str | None = None
+    """The last event that wrote the todo."""
 
 
 class GoalTodos(Record):
@@ -221,13 +233,14 @@ def todo_index(state: State) -> TodoIndex:
                         text=t.text,
                         runnable=gs.is_runnable(t),
                         held_by_gates=[g.gate_id for g in gs.holding_gates(t.todo_id)],
+                        source_event_id=gs.sources.get(f"todo:{t.todo_id}"),
                     )
                     for t in live[:INDEX_PER_GOAL]
                 ],
                 todos_omitted=max(0, len(live) - INDEX_PER_GOAL),
             )
         )
-    return TodoIndex(goals=out, goals_omitted=max(0, len(goals) - INDEX_GOALS))
+    return fit(TodoIndex(goals=out, goals_omitted=max(0, len(goals) - INDEX_GOALS)))
 
 
 # --- the global manager command ----------------------------------------------------------------
@@ -249,6 +262,8 @@ class GoalProgress(Record):
     risks_omitted: int
     next_actions: list[NextAction]
     next_actions_omitted: int
+    latest_event_id: str | None = None
+    """The goal's latest event: where its progress was last written."""
 
 
 class ManagerCommand(Record):
@@ -285,6 +300,7 @@ def manager(state: State) -> ManagerCommand:
                 objective=gs.goal.objective,
                 status=gs.goal.status,
                 latest_delivery_outcome=outcome.delivery_outcome if outcome else None,
+                latest_event_id=max(gs.recent, key=event_order_key).event_id if gs.recent else None,
                 todos_open=len(live),
                 todos_done=gs.closed["done"],
                 gates_holding=shown_gates,
@@ -297,4 +313,4 @@ def manager(state: State) -> ManagerCommand:
                 next_actions_omitted=actions_omitted,
             )
         )
-    return ManagerCommand(goals=out, goals_omitted=max(0, len(goals) - MANAGER_GOALS))
+    return fit(ManagerCommand(goals=out, goals_omitted=max(0, len(goals) - MANAGER_GOALS)))

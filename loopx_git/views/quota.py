@@ -15,6 +15,7 @@ from pydantic import Field
 
 from loopx_git.model.record import Record
 from loopx_git.model.state import GoalState, State, require_agent, require_goal
+from loopx_git.views.budget import fit
 from loopx_git.views.status import GateCard, gate_cards, next_actions, todo_order
 
 SHOULD_RUN_SCHEMA: Final = "loopx_should_run_v0"
@@ -270,12 +271,14 @@ def should_run(
         cli_channel=CliChannel(writeback_command=writeback),
     )
     decision = "run" if must_attempt else ("wait_for_user" if user.action_required else "idle")
-    return ShouldRun(
-        goal_id=goal_id,
-        agent_id=agent_id,
-        turn_instance_id=turn_instance_id,
-        decision=decision,
-        interaction_contract=contract,
-        agent_lane_next_action=lane,
-        agent_workspace_guard=guard,
+    return fit(
+        ShouldRun(
+            goal_id=goal_id,
+            agent_id=agent_id,
+            turn_instance_id=turn_instance_id,
+            decision=decision,
+            interaction_contract=contract,
+            agent_lane_next_action=lane,
+            agent_workspace_guard=guard,
+        )
     )

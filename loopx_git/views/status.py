@@ -10,9 +10,10 @@ from loopx_git.model.event import event_order_key
 from loopx_git.model.goal import Goal
 from loopx_git.model.record import Record
 from loopx_git.model.reward import HumanReward
-from loopx_git.model.run import RunRecord
+from loopx_git.model.run import DeliveryFlags, RunRecord
 from loopx_git.model.state import Conflict, EventDigest, GoalState, State, digest, require_agent, require_goal
 from loopx_git.model.todo import TodoItem
+from loopx_git.views.budget import fit
 
 STATUS_SCHEMA = "status_contract_v2"
 """The seed's status envelope; it was ``loopx_status_v0`` (``loopx schema loopx_status_v0`` still
@@ -84,6 +85,8 @@ class GateCard(Record):
     unblocks: list[str]
     next_safe_action: str | None = None
     reason: str | None = None
+    source_event_id: str | None = None
+    """The last event that wrote the gate (its opening or its decision)."""
 
 
 class RewardDigest(Record):
@@ -113,6 +116,8 @@ class HandoffCard(Record):
     evidence_refs: list[str]
     review_required: bool
     self_merge_allowed: bool
+    source_event_id: str | None = None
+    """The event that prepared it."""
 
 
 REWARDS_SHOWN = 3
@@ -220,29 +225,68 @@ class GoalChannelProjection(Record):
     """The first agent's next runnable todo (every agent's: ``next_actions`` on the card)."""
 
 
+class CompletionOutcome(Record):
+    """The result tier the newest tiered completion reported (``todo complete --delivery-outcome``)."""
+
+    todo_id: str
+    delivery_outcome: str
+    delivery_flags: DeliveryFlags | None = None
+    completed_at: str | None = None
+    source_event_id: str | None = None
+
+
+def completion_outcome(gs: GoalState) -> CompletionOutcome | None:
+    """The newest tiered completion, while its todo is still done with that tier (a rollback that
+    reopened it takes it off the card)."""
+    if gs.latest_tiered_completion is None:
+        return None
+    todo = gs.todos.get(gs.latest_tiered_completion[1])
+    if todo is None or todo.status != "done" or todo.delivery_outcome is None:
+        return None
+    return CompletionOutcome(
+        todo_id=todo.todo_id,
+        delivery_outcome=todo.delivery_outcome,
+        delivery_flags=DeliveryFlags.of(todo.delivery_outcome),
+        completed_at=todo.completed_at,
+        source_event_id=gs.sources.get(f"todo:{todo.todo_id}"),
+    )
+
+
 class GoalCard(Record):
     schema_version: str = STATUS_SCHEMA
     projection_is_writable: bool = False
     projection_truth: ProjectionTruth = Field(default_factory=ProjectionTruth)
     goal_channel_projection: GoalChannelProjection | None = None
     goal: Goal
+    latest_delivery_outcome: RunRecord | None = None
+    """The result tier first, before any activity count: the newest run that reported one."""
+    latest_completion_outcome: CompletionOutcome | None = None
+    """And the newest completion that reported one."""
     agent_id: str | None = None
     open_gates: list[GateCard] = Field(default_factory=list)
     """First on the card: the decisions work waits for."""
+    open_gates_omitted: int = 0
     waiting_handoffs: list[HandoffCard] = Field(default_factory=list)
     """Handoffs prepared and not yet adopted (with an agent: those it gives or is to take)."""
+    waiting_handoffs_omitted: int = 0
     counts: TodoCounts
     user_todos: list[TodoItem]
+    user_todos_omitted: int = 0
     agent_todos: list[TodoItem]
+    agent_todos_omitted: int = 0
     active_claims: list[Claim]
+    active_claims_omitted: int = 0
     next_actions: list[NextAction]
     latest_events: list[EventDigest]
-    latest_delivery_outcome: RunRecord | None = None
+    latest_events_omitted: int = 0
     latest_rewards: list[RewardDigest] = Field(default_factory=list)
     """The last few human judgments, newest first (compact: the history has them beside their runs)."""
     conflicts: list[Conflict]
+    conflicts_omitted: int = 0
     open_rollbacks: list[OpenRollback] = Field(default_factory=list)
+    open_rollbacks_omitted: int = 0
     ledger_attention: list[LedgerAttention] = Field(default_factory=list)
+    ledger_attention_omitted: int = 0
     last_fire: LastFire | None = None
     event_count: int
     run_count: int
@@ -312,7 +356,8 @@ def gate_cards(gs: GoalState) -> list[GateCard]:
                     "reason",
                 },
                 mode="json",
-            )
+            ),
+            source_event_id=gs.sources.get(f"gate:{g.gate_id}"),
         )
         for g in sorted(gs.gates.values(), key=lambda g: (g.created_at, g.gate_id))
         if g.holds
@@ -322,7 +367,10 @@ def gate_cards(gs: GoalState) -> list[GateCard]:
 def handoff_cards(gs: GoalState, agent_id: str | None = None) -> list[HandoffCard]:
     """The handoffs not yet adopted, oldest first (with ``agent_id``: those it gives or is to take)."""
     return [
-        HandoffCard(**h.model_dump(include=set(HandoffCard.model_fields), mode="json"))
+        HandoffCard(
+            **h.model_dump(include=set(HandoffCard.model_fields), mode="json"),
+            source_event_id=gs.sources.get(f"handoff:{h.handoff_id}"),
+        )
         for h in sorted(gs.handoffs.values(), key=lambda h: (h.prepared_at, h.handoff_id))
         if h.waiting and (agent_id is None or agent_id in (h.from_agent_id, h.to_agent_id))
     ]
@@ -350,39 +398,56 @@ def goal_card(state: State, goal_id: str, agent_id: str | None = None) -> GoalCa
     ]
     assert gs.goal is not None
     actions = next_actions(gs, agents, live)
-    return GoalCard(
+    users = [t for t in scoped if t.role == "user"]
+    agent_todos = [t for t in scoped if t.role == "agent"]
+    gates = gate_cards(gs)
+    handoffs = handoff_cards(gs, agent_id)
+    rollbacks = [
+        OpenRollback(
+            packet_id=p.packet_id,
+            trigger=p.trigger.kind,
+            summary=p.trigger.summary,
+            pending_steps=[f"{st.step_id} ({st.kind})" for st in p.pending_steps],
+        )
+        for p in sorted(gs.rollbacks.values(), key=lambda p: p.created_at)
+        if p.is_open
+    ]
+    attention = [
+        LedgerAttention(entry_id=e.id, verdict=e.verdict, next=e.next, question=e.question)
+        for e in sorted(gs.ledger.values(), key=lambda e: e.created_at)
+        if e.stops_the_loop
+    ]
+    n = SECTION_LIMIT
+    card = GoalCard(
         goal_channel_projection=channel_projection(gs, scoped, claims, actions),
         goal=gs.goal,
         agent_id=agent_id,
-        open_gates=gate_cards(gs),
-        waiting_handoffs=handoff_cards(gs, agent_id),
+        open_gates=gates[:n],
+        open_gates_omitted=max(0, len(gates) - n),
+        waiting_handoffs=handoffs[:n],
+        waiting_handoffs_omitted=max(0, len(handoffs) - n),
         counts=_counts(gs, live),
-        user_todos=[t for t in scoped if t.role == "user"][:SECTION_LIMIT],
-        agent_todos=[t for t in scoped if t.role == "agent"][:SECTION_LIMIT],
-        active_claims=claims,
+        user_todos=users[:n],
+        user_todos_omitted=max(0, len(users) - n),
+        agent_todos=agent_todos[:n],
+        agent_todos_omitted=max(0, len(agent_todos) - n),
+        active_claims=claims[:n],
+        active_claims_omitted=max(0, len(claims) - n),
         next_actions=actions,
-        latest_events=recent[:SECTION_LIMIT],
+        latest_events=recent[:n],
+        latest_events_omitted=max(0, len(recent) - n),
         latest_delivery_outcome=gs.latest_outcome_run,
+        latest_completion_outcome=completion_outcome(gs),
         latest_rewards=[
             RewardDigest.of(r)
             for r in sorted(gs.rewards.values(), key=lambda r: (r.judged_at, r.reward_id), reverse=True)[:REWARDS_SHOWN]
         ],
-        conflicts=conflicts,
-        open_rollbacks=[
-            OpenRollback(
-                packet_id=p.packet_id,
-                trigger=p.trigger.kind,
-                summary=p.trigger.summary,
-                pending_steps=[f"{st.step_id} ({st.kind})" for st in p.pending_steps],
-            )
-            for p in sorted(gs.rollbacks.values(), key=lambda p: p.created_at)
-            if p.is_open
-        ],
-        ledger_attention=[
-            LedgerAttention(entry_id=e.id, verdict=e.verdict, next=e.next, question=e.question)
-            for e in sorted(gs.ledger.values(), key=lambda e: e.created_at)
-            if e.stops_the_loop
-        ],
+        conflicts=conflicts[-n:],  # the latest ones
+        conflicts_omitted=max(0, len(conflicts) - n),
+        open_rollbacks=rollbacks[:n],
+        open_rollbacks_omitted=max(0, len(rollbacks) - n),
+        ledger_attention=attention[:n],
+        ledger_attention_omitted=max(0, len(attention) - n),
         last_fire=LastFire(
             **gs.last_fire.model_dump(
                 include={"fire_id", "terminal_status", "stop_condition", "iterations_run", "ended_at"}, mode="json"
@@ -393,6 +458,7 @@ def goal_card(state: State, goal_id: str, agent_id: str | None = None) -> GoalCa
         event_count=gs.event_count,
         run_count=gs.run_count,
     )
+    return fit(card)
 
 
 def _channel_todo(gs: GoalState, todo: TodoItem) -> ChannelTodo:

@@ -200,3 +200,27 @@ def test_demo_runs_clean(capsys):
     assert "won" in out and "woke todo-docs" in out and "woke todo-release" in out and "ok:" in out
     assert "offered to no agent while the gate is open: True" in out and "gate-release" in out
     assert "handoff-docs: 1 claim(s) to" in out
+
+
+def test_protocol_check_passes_on_the_demo_goal(monkeypatch, tmp_path):
+    """Issue 13's acceptance: seed 003's checks pass on the demo goal (its gate, handoff, reward and
+    spend included), each one applicable."""
+    import shutil
+
+    import loopx_git
+    from loopx_git.cli.demo import GOAL as DEMO_GOAL
+    from loopx_git.cli.demo import run_demo
+
+    monkeypatch.setenv("TMPDIR", str(tmp_path))  # the demo's folder, kept, lands in this test's own
+    import tempfile
+
+    monkeypatch.setattr(tempfile, "tempdir", None)
+    report = run_demo(keep=True, live=False)
+    assert report.ok and report.kept is not None and report.kept.startswith(str(tmp_path))
+    try:
+        with loopx_git.open(report.kept) as repo:
+            check = repo.protocol_check(DEMO_GOAL)
+        assert check.ok, [c for c in check.checks if not c.ok]
+        assert {c.check_id for c in check.checks if not c.applicable} == set()
+    finally:
+        shutil.rmtree(report.kept, ignore_errors=True)

@@ -138,7 +138,7 @@ def test_invalid_utf8_is_refused_by_line(cli, tmp_path):
 
 
 def test_a_secret_on_a_late_line_refuses_the_whole_file_before_any_chunk(repo, git_repo, tmp_path):
-    token = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"  # a placeholder built from parts
+    token = "gh" + "p_" + "aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3z5A"  # assembled: the allowlisted fake token
     lines = [_line(event_id=f"ok{i}") for i in range(7)] + [_line(event_id="leak", summary=f"token {token}")]
     path = tmp_path / "leak.jsonl"
     path.write_text("\n".join(lines) + "\n")
@@ -247,7 +247,7 @@ def test_events_alone_still_lists_on_both_parsers(cli):
 
 
 def test_with_redact_a_secret_that_cannot_be_redacted_refuses_before_any_chunk(repo, git_repo, tmp_path):
-    token = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"  # a placeholder built from parts
+    token = "gh" + "p_" + "aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3z5A"  # assembled: the allowlisted fake token
     lines = [_line(event_id=f"ok{i}") for i in range(5)] + [_line(event_id="leak", todo_id=token)]
     path = tmp_path / "leak.jsonl"
     path.write_text("\n".join(lines) + "\n")
@@ -274,3 +274,11 @@ def test_imported_history_is_not_the_latest_activity_and_the_cache_agrees_with_a
 
     shutil.rmtree(git_repo / ".git" / "loopx", ignore_errors=True)  # no cache at all
     assert [e.summary for e in loopx_git.open(git_repo).status(GOAL).latest_events] == warm
+
+
+def test_events_kind_takes_an_upstream_only_kind(cli, tmp_path):
+    path = _write(tmp_path / "case.jsonl", _line(event_id="cr1", event_kind="compact_case_result"))
+    assert cli.json("events", "import", "-g", GOAL, path)["imported"] == 1
+    found = cli.json("events", "-g", GOAL, "--kind", "compact_case_result")
+    assert [e["origin"]["event_id"] for e in found] == ["cr1"]
+    assert cli("events", "-g", GOAL, "--kind", "made_up").code == 2

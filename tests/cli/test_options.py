@@ -285,6 +285,10 @@ def test_the_choices_are_the_models_sets():
     assert list(get_args(choices.AgentRole)) == values(goal.AgentRole)
     assert list(get_args(choices.AppendableKind)) == list(APPENDABLE_KINDS)
     assert list(get_args(choices.EventKind)) == list(EVENT_KINDS)
+    from loopx_git.model.event import LISTED_KINDS
+
+    listed = [v for arg in get_args(choices.ListedKind) for v in (get_args(arg) or (arg,))]
+    assert listed == list(LISTED_KINDS)
     assert list(get_args(choices.DeliveryOutcome)) == values(run.DeliveryOutcome)
     assert set(get_args(choices.LedgerWriteBack)) == set(values(ledger.EntryStatus)) - {"active"}
     assert list(get_args(choices.Verdict)) == values(ledger.Verdict)

@@ -220,8 +220,14 @@ def test_complete_records_the_tier_on_the_todo_and_the_event(seeded, git_repo):
     assert event["details"] == {"delivery_outcome": "outcome_gap"}
     assert [c["field"] for c in event["changes"] if c["field"].startswith("delivery")] == ["delivery_outcome"]
     doc = git(git_repo, "show", f"refs/heads/loopx/state:{layout.todo_document(GOAL, 't1')}")
-    assert "delivery_outcome: outcome_gap\ndelivery_flags:\n  material: true\n" in doc
+    # the document on the branch holds the tier; its flags are derived whenever it is shown, never stored
+    assert "delivery_outcome: outcome_gap\n" in doc and "delivery_flags" not in doc
     verified(git_repo)
+    card = cli.json("status", "-g", GOAL)
+    assert card["latest_completion_outcome"]["todo_id"] == "t1"
+    assert card["latest_completion_outcome"]["delivery_flags"] == FLAGS["outcome_gap"]
+    text = cli("status", "-g", GOAL).out
+    assert "latest completion outcome: outcome_gap (todo t1; material, follow through required)" in text
 
 
 def test_a_todo_without_a_tier_renders_as_before(seeded, git_repo):
@@ -434,3 +440,14 @@ def test_redacting_a_run_or_a_completion_with_a_tier_keeps_its_flags(seeded, git
     assert done["record"]["delivery_flags"] == FLAGS["surface_only"] and secret not in json.dumps(done)
     conforms_each("todo_item_v0", cli.json("todo", "list", "-g", GOAL, "--status", "done"))
     verified(git_repo)
+
+
+def test_a_tier_this_version_does_not_know_is_shown_without_flags_not_a_crash():
+    """The fold applies field changes without validating them: a hand-made or newer change may carry a
+    tier this version does not know. Reading it never fails (exit 3); `verify` reports the record."""
+    todo = TodoItem(todo_id="t1", text="x", updated_at=NOW, delivery_outcome="outcome_gap")
+    odd = todo.model_copy(update={"delivery_outcome": "great"})
+    shown = odd.model_dump(mode="json")
+    assert shown["delivery_outcome"] == "great" and shown["delivery_flags"] is None
+    assert DeliveryFlags.of("great") is None
+    assert "delivery_flags" not in json.loads(encode(odd))

@@ -102,7 +102,7 @@ def test_one_line_imported_into_two_goals_on_two_clones_syncs(pair, log):
 
 
 def test_a_redacted_line_is_the_same_record_on_every_clone(pair, tmp_path):
-    token = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"  # a placeholder built from parts
+    token = "gh" + "p_" + "aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3z5A"  # assembled: the allowlisted fake token
     line = {**LINES[0], "summary": f"used {token}"}
     path = tmp_path / "secret.jsonl"
     path.write_text(json.dumps(line) + "\n")
