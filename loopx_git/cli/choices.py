@@ -72,6 +72,8 @@ ListedKind = Literal[
     "todo_archive_completed",
 ]
 """What ``events --kind`` takes: loopx's kinds, and those of upstream LoopX's log (an imported line's)."""
+ProgressResultClass = Literal["advanced", "unchanged", "blocked", "exploration_exhausted", "no_followup"]
+"""typed_progress_observation_v0's result classes (terminal: the last three)."""
 DeliveryOutcome = Literal["surface_only", "outcome_gap", "outcome_progress", "primary_goal_outcome"]
 ResourceSetup = Literal["success", "partial_success", "failed"]
 LedgerWriteBack = Literal["pending", "blocked", "done"]

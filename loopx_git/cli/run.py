@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from loopx_git.cli import context, render
-from loopx_git.cli.choices import MAX_BATCH_SCALE, DeliveryOutcome, ResourceSetup
+from loopx_git.cli.choices import MAX_BATCH_SCALE, DeliveryOutcome, ProgressResultClass, ResourceSetup
 from loopx_git.cli.context import AGENT_FILTER, AGENT_ID, GOAL_ID, LIMIT, TODO_REF
 from loopx_git.cli.params import Context, Group, Option
 
@@ -34,11 +34,31 @@ def register(root: Group) -> None:
             "--usable-resource",
             help="A usable resource the setup left: a relative ref or opaque id (repeatable, at most 12).",
         ),
+        progress_result_class: ProgressResultClass | None = Option(
+            None, "--progress-result-class", help="Typed progress: what the run's work came to."
+        ),
+        progress_work_item_id: str | None = Option(None, "--progress-work-item-id", help="The work item (a todo id)."),
+        progress_surface_id: str | None = Option(None, "--progress-surface-id", help="The surface it worked on."),
+        progress_hypothesis_id: str | None = Option(None, "--progress-hypothesis-id", help="The hypothesis tried."),
+        progress_probe_kind: str | None = Option(None, "--progress-probe-kind", help="The kind of probe used."),
+        progress_blocker_id: str | None = Option(None, "--progress-blocker-id", help="The concrete blocker met."),
+        progress_coverage_scope_id: str | None = Option(
+            None, "--progress-coverage-scope-id", help="The coverage scope a terminal result closes."
+        ),
+        progress_evidence_id: list[str] = Option(
+            [], "--progress-evidence-id", help="An evidence id behind the result (repeatable, at most 12)."
+        ),
+        progress_coverage_complete: bool = Option(
+            False, "--progress-coverage-complete", help="The coverage scope is covered completely."
+        ),
         redact: bool = context.REDACT,
     ) -> None:
-        """Record one run in the run history.
+        """Record one run in the run history, with its typed progress (typed_progress_observation_v0).
 
-        Example: loopx refresh-state -g parser --classification progress --delivery-outcome outcome_progress -a alice
+        Examples:
+          loopx refresh-state -g parser --classification progress --delivery-outcome outcome_progress -a alice
+          loopx refresh-state -g parser -a alice --classification no_change --progress-result-class unchanged \\
+            --progress-work-item-id todo-tok --progress-surface-id tokenizer --progress-evidence-id ci-1234
         """
         c = context.get(ctx)
         with c.session(redact=redact) as repo:
@@ -56,6 +76,15 @@ def register(root: Group) -> None:
                 run_id=run_id,
                 resource_setup=resource_setup,
                 usable_resources=usable_resource,
+                progress_result_class=progress_result_class,
+                progress_work_item_id=progress_work_item_id,
+                progress_surface_id=progress_surface_id,
+                progress_hypothesis_id=progress_hypothesis_id,
+                progress_probe_kind=progress_probe_kind,
+                progress_blocker_id=progress_blocker_id,
+                progress_coverage_scope_id=progress_coverage_scope_id,
+                progress_evidence_ids=progress_evidence_id,
+                progress_coverage_complete=progress_coverage_complete,
             )
 
         def said(r) -> None:
@@ -64,6 +93,8 @@ def register(root: Group) -> None:
                 f"recorded run {run.run_id}: {run.classification}"
                 + (f" ({run.delivery_outcome})" if run.delivery_outcome else "")
             )
+            if run.progress is not None:
+                render.line(f"  typed progress: {run.progress.result_class} (fingerprint {run.progress.fingerprint})")
             if run.resource_setup is None:
                 return
             usable = ", ".join(run.usable_resources)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from loopx_git.domain.progress import progress_observation
 from loopx_git.domain.todo import delivery_tier, require_agent, require_todo
 from loopx_git.domain.write import EventMaker, Write, build, given, many
 from loopx_git.errors import RuleError, ValidationError
@@ -30,6 +31,15 @@ def refresh_state(
     run_id: str | None = None,
     resource_setup: str | None = None,
     usable_resources: Sequence[str] = (),
+    progress_result_class: str | None = None,
+    progress_work_item_id: str | None = None,
+    progress_surface_id: str | None = None,
+    progress_hypothesis_id: str | None = None,
+    progress_probe_kind: str | None = None,
+    progress_blocker_id: str | None = None,
+    progress_coverage_scope_id: str | None = None,
+    progress_evidence_ids: Sequence[str] = (),
+    progress_coverage_complete: bool = False,
     now: str,
 ) -> Write:
     """``resource_setup`` (success | partial_success | failed) with ``usable_resources``: how setting
@@ -37,6 +47,17 @@ def refresh_state(
     recorded as partial_success (seed 003); a partial success names what is usable."""
     gs = require_goal(state, goal_id)
     given(agent_id=agent_id, todo_id=todo_id, run_id=run_id, recommended_action=recommended_action)
+    progress = progress_observation(
+        result_class=progress_result_class,
+        work_item_id=progress_work_item_id,
+        surface_id=progress_surface_id,
+        hypothesis_id=progress_hypothesis_id,
+        probe_kind=progress_probe_kind,
+        blocker_id=progress_blocker_id,
+        coverage_scope_id=progress_coverage_scope_id,
+        evidence_ids=progress_evidence_ids,
+        coverage_complete=progress_coverage_complete,
+    )
     many(evidence=evidence, usable_resources=usable_resources)
     delivery_outcome = delivery_tier(delivery_outcome)
     resources: list[str] = []
@@ -75,12 +96,16 @@ def refresh_state(
             "evidence": list(evidence),
             "resource_setup": setup,
             "usable_resources": resources,
+            "progress": progress.model_dump(mode="json") if progress is not None else None,
         },
         what="run",
     )
     details: dict[str, JsonScalar] = {"classification": classification}
     if delivery_outcome:
         details["delivery_outcome"] = run.delivery_outcome
+    if progress is not None:  # the event joins the run's typed progress by fingerprint
+        details["progress_result_class"] = progress.result_class
+        details["progress_fingerprint"] = progress.fingerprint
     if setup is not None:
         details["resource_setup"] = setup
         if setup != reported:  # what the run reported, beside what was recorded

@@ -19,6 +19,7 @@ from pydantic_core import CoreSchema
 
 from loopx_git.model.event import RelativeRef
 from loopx_git.model.ids import Id, UtcTimestamp
+from loopx_git.model.progress import ProgressObservation
 from loopx_git.model.record import Line, Record, Token, stored, writing
 
 RUN_SCHEMA = "loopx_run_record_v0"
@@ -177,6 +178,8 @@ class RunRecord(Record):
     recorded as ``partial_success`` (seed 003: a usable resource is not a failure)."""
     usable_resources: list[RelativeRef] = Field(default_factory=list, max_length=MAX_USABLE_RESOURCES)
     """The usable resources the setup left, as relative refs or opaque ids."""
+    progress: ProgressObservation | None = None
+    """typed_progress_observation_v0 the write-back gave (``refresh-state --progress-*``), fingerprinted."""
 
     @model_validator(mode="before")
     @classmethod

@@ -98,6 +98,9 @@ OUTPUTS: dict[str, Output] = {
     "task_graph_projection_v0": Output(
         "loopx_git.views.derived", "TaskGraph", "view ... --include-task-graph (its task_graph)"
     ),
+    "typed_progress_observation_v0": Output(
+        "loopx_git.model.progress", "ProgressObservation", "history [...] and refresh-state (a run's progress)"
+    ),
     "loopx_events_import_v0": Output("loopx_git.domain.interop", "EventsImport", "events import"),
 }
 
