@@ -403,6 +403,7 @@ class StateRepo:
             guarded = guard(write, self.policy, redact=self.redact)
             write = guarded.write
             after = state.copy_for({write.goal_id})
+            exact = after.runs_in_order(write.runs)  # a run dated before the latest: the next read refolds
             fold(write.events, write.runs, after)
             txn = transaction.Transaction(
                 write.verb, write.summary, write.goal_id, write.agent_id, [e.event_id for e in write.events]
@@ -415,7 +416,8 @@ class StateRepo:
             if self.tip != tip:  # lost already: retry before writing objects a lost race leaves behind
                 raise RefMoved(f"{self.ref} moved while the write was prepared")
             commit = transaction.commit(self.git, self.ref, tip, txn)
-            self.reader.remember(commit, after, added=len(write.events) + len(write.runs))
+            if exact:
+                self.reader.remember(commit, after, added=len(write.events) + len(write.runs))
             self.note(self._integrity.built(commit, tip))
             return WriteResult(commit, write, tuple(guarded.redactions), tuple(guarded.warnings))
 

@@ -51,6 +51,11 @@ def register(root: Group) -> None:
         progress_coverage_complete: bool = Option(
             False, "--progress-coverage-complete", help="The coverage scope is covered completely."
         ),
+        replan_obligation_id: str | None = Option(
+            None,
+            "--replan-obligation-id",
+            help="The open replan obligation this write-back settles (quota should-run names it); not with -t.",
+        ),
         redact: bool = context.REDACT,
     ) -> None:
         """Record one run in the run history, with its typed progress (typed_progress_observation_v0).
@@ -85,6 +90,7 @@ def register(root: Group) -> None:
                 progress_coverage_scope_id=progress_coverage_scope_id,
                 progress_evidence_ids=progress_evidence_id,
                 progress_coverage_complete=progress_coverage_complete,
+                replan_obligation_id=replan_obligation_id,
             )
 
         def said(r) -> None:

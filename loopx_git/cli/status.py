@@ -45,6 +45,21 @@ def show_card(card) -> None:
             title="Gates holding work",
         )
         _more(card, "open_gates", "loopx gate list")
+    if card.replan_obligations:
+        render.table(
+            ["obligation", "agent", "triggers", "settle with one of"],
+            [
+                (
+                    o.obligation_id,
+                    o.agent_id,
+                    ", ".join(t.kind for t in o.triggers),
+                    ", ".join(o.uncovered_frontier.required_any_of),
+                )
+                for o in card.replan_obligations
+            ],
+            title="Replan obligations",
+        )
+        _more(card, "replan_obligations", "loopx quota should-run -a AGENT")
     outcome = card.latest_delivery_outcome
     render.line(
         "latest delivery outcome: "

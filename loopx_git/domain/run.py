@@ -9,10 +9,12 @@ from loopx_git.domain.todo import delivery_tier, require_agent, require_todo
 from loopx_git.domain.write import EventMaker, Write, build, given, many
 from loopx_git.errors import RuleError, ValidationError
 from loopx_git.model.event import RefreshState
+from loopx_git.model.frontier import delta_outcomes, required_any_of, why_not
 from loopx_git.model.ids import new_id
+from loopx_git.model.progress import ProgressObservation
 from loopx_git.model.record import JsonScalar
 from loopx_git.model.run import MAX_USABLE_RESOURCES, ResourceSetup, RunRecord
-from loopx_git.model.state import State, require_goal
+from loopx_git.model.state import GoalState, State, require_goal
 
 MAX_BATCH_SCALE = 2**53 - 1
 
@@ -40,6 +42,7 @@ def refresh_state(
     progress_coverage_scope_id: str | None = None,
     progress_evidence_ids: Sequence[str] = (),
     progress_coverage_complete: bool = False,
+    replan_obligation_id: str | None = None,
     now: str,
 ) -> Write:
     """``resource_setup`` (success | partial_success | failed) with ``usable_resources``: how setting
@@ -74,6 +77,7 @@ def refresh_state(
         )
     if agent_id is not None:
         require_agent(gs, agent_id, field="agent_id")
+    _write_gate(gs, agent_id, todo_id, replan_obligation_id, progress)
     if todo_id is not None:
         require_todo(gs, todo_id)
     if run_id is not None and run_id in gs.run_ids:
@@ -97,6 +101,7 @@ def refresh_state(
             "resource_setup": setup,
             "usable_resources": resources,
             "progress": progress.model_dump(mode="json") if progress is not None else None,
+            "replan_obligation_id": replan_obligation_id,
         },
         what="run",
     )
@@ -153,3 +158,50 @@ def _resource_setup(reported: object, resources: list[str]) -> str | None:
             code="usable-resource-required",
         )
     return reported
+
+
+def _write_gate(
+    gs: GoalState,
+    agent_id: str | None,
+    todo_id: str | None,
+    obligation: str | None,
+    progress: ProgressObservation | None,
+) -> None:
+    """While the agent has an open replan obligation, only a typed semantic delta is written back,
+    bound to one settlement identity: ``--todo-id`` when a selected todo owns the receipt, else
+    ``--replan-obligation-id`` (seed 000). Everything else is refused, naming what is missing."""
+    given(replan_obligation_id=obligation)
+    frontier = gs.frontiers.get(agent_id) if agent_id is not None else None
+    open_ = frontier.open if frontier is not None else None
+    if obligation is not None:
+        if todo_id is not None:
+            raise ValidationError(
+                "field 'replan_obligation_id': given with --todo-id; rule: one settlement identity, --todo-id "
+                "when a selected todo owns the receipt, else --replan-obligation-id, never both",
+                code="settlement-identity",
+            )
+        if open_ is None or open_.obligation_id != obligation:
+            current = f"the open one is {open_.obligation_id}" if open_ is not None else "none is open"
+            raise RuleError(
+                f"field 'replan_obligation_id': {obligation!r} is not an open replan obligation of agent "
+                f"{agent_id or '(none)'} ({current}); rule: a write-back settles the agent's current obligation",
+                code="unknown-obligation",
+                hint=f"`loopx quota should-run -g {gs.goal_id} -a AGENT` names the current one",
+            )
+    if open_ is None or frontier is None:
+        return
+    if not delta_outcomes(frontier, progress):
+        raise RuleError(
+            f"field 'progress': {why_not(frontier, progress)}; rule: while replan obligation "
+            f"{open_.obligation_id} is open, a write-back by {agent_id} is one of "
+            f"{', '.join(required_any_of(open_))}; nothing was written",
+            code="not-a-semantic-delta",
+            hint=f"`loopx quota should-run -g {gs.goal_id} -a {agent_id}` shows the uncovered frontier",
+        )
+    if obligation is None and todo_id is None:
+        raise ValidationError(
+            f"field 'replan_obligation_id': missing; rule: a write-back that settles obligation "
+            f"{open_.obligation_id} names it (--replan-obligation-id {open_.obligation_id}), or the selected "
+            "todo that owns the receipt (--todo-id)",
+            code="settlement-identity",
+        )

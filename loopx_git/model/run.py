@@ -180,6 +180,8 @@ class RunRecord(Record):
     """The usable resources the setup left, as relative refs or opaque ids."""
     progress: ProgressObservation | None = None
     """typed_progress_observation_v0 the write-back gave (``refresh-state --progress-*``), fingerprinted."""
+    replan_obligation_id: Id | None = None
+    """The replan obligation this write-back settles (``--replan-obligation-id``)."""
 
     @model_validator(mode="before")
     @classmethod

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field, replace
 from typing import cast
 
 from loopx_git.errors import NotFoundError
+from loopx_git.model import frontier as frontier_family
 from loopx_git.model import gate as gate_family
 from loopx_git.model import goal as goal_family
 from loopx_git.model import handoff as handoff_family
@@ -36,6 +37,7 @@ from loopx_git.model.event import (
     event_order_key,
 )
 from loopx_git.model.fire import FireSummary
+from loopx_git.model.frontier import AgentFrontier
 from loopx_git.model.gate import OperatorGate
 from loopx_git.model.goal import Agent, Goal
 from loopx_git.model.handoff import AgentHandoff
@@ -49,7 +51,7 @@ from loopx_git.model.table import IdSet, RecordTable
 from loopx_git.model.todo import ResumeCondition, SuggestedTodo, TodoItem, TodoStatus
 
 RECENT_EVENTS = 20
-FOLD_VERSION = "16"  # bump when the fold's meaning changes: cached folds of older versions are dropped
+FOLD_VERSION = "17"  # bump when the fold's meaning changes: cached folds of older versions are dropped
 
 
 class Conflict(Record):
@@ -124,6 +126,8 @@ class GoalState:
     """``todo:<id>``, ``gate:<id>``, ``handoff:<id>`` -> the last event that wrote it (a claim too):
     the source event id a projection row names."""
     imported: set[str] = field(default_factory=set)
+    frontiers: dict[str, AgentFrontier] = field(default_factory=dict)
+    """Each agent's goal frontier, folded from its own runs in time order (model/frontier.py)."""
     latest_tiered_completion: tuple[tuple[int, str, str], str] | None = None
     """(fold key, todo id) of the newest ``todo complete --delivery-outcome``: the card's result tier
     of a completion (shown while that todo stays done with its tier)."""
@@ -161,6 +165,7 @@ class GoalState:
             dropped=set(self.dropped),
             sources=dict(self.sources),
             imported=set(self.imported),
+            frontiers={agent: f.copy() for agent, f in self.frontiers.items()},
             recent=deque(self.recent, maxlen=RECENT_EVENTS),
             event_ids=self.event_ids.copy(),
             run_ids=self.run_ids.copy(),
@@ -257,6 +262,16 @@ class State:
             if goal_id in goals:
                 goals[goal_id] = goals[goal_id].copy()
         return State(goals=goals)
+
+    def runs_in_order(self, runs: Iterable[RunRecord]) -> bool:
+        """True when every agent's run sorts after its goal's latest run: folding them onto this state
+        gives the frontiers a cold fold gives (it folds runs in time order)."""
+        for run in runs:
+            folded = self.goals.get(run.goal_id)
+            newest = folded.latest_run if folded is not None else None
+            if run.agent_id is not None and newest is not None and run_order_key(run) <= run_order_key(newest):
+                return False
+        return True
 
     def accepts_in_order(self, events: Iterable[EventHead]) -> bool:
         """True when every event sorts after what its goal already folded (incremental apply is exact)."""
@@ -442,6 +457,10 @@ def apply_run(state: State, run: RunRecord) -> None:
     latest = goal_state.latest_outcome_run
     if run.delivery_outcome and (latest is None or run_order_key(run) > run_order_key(latest)):
         goal_state.latest_outcome_run = run
+    if run.agent_id is not None:  # an agent's own history only: unattributed runs never count
+        todo = goal_state.todos.get(run.todo_id) if run.todo_id else None
+        monitor = todo is not None and todo.task_class == "continuous_monitor"
+        frontier_family.step(goal_state.frontiers.setdefault(run.agent_id, AgentFrontier()), run, monitor=monitor)
 
 
 def fold(events: Iterable[EventHead], runs: Iterable[RunRecord] = (), state: State | None = None) -> State:
@@ -449,7 +468,7 @@ def fold(events: Iterable[EventHead], runs: Iterable[RunRecord] = (), state: Sta
     state = state if state is not None else State()
     for event in sorted(events, key=event_order_key):
         apply_event(state, event)
-    for run in runs:
+    for run in sorted(runs, key=run_order_key):  # an agent's frontier is folded in time order
         apply_run(state, run)
     return state
 
@@ -465,6 +484,8 @@ def extend(state: State, events: list[EventHead], runs: list[RunRecord]) -> bool
     recent events are re-picked by fold order. An interleaving event whose payload the fold reads
     (a todo's change, a claim) may change what the events after it meant: only a full fold is
     exact then."""
+    if not state.runs_in_order(runs):  # an agent's frontier folds its runs in time order: refold
+        return False
     late: dict[str, list[EventHead]] = {}
     for event in events:
         folded = state.goals.get(event.goal_id)

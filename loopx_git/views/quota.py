@@ -16,6 +16,7 @@ from pydantic import Field
 from loopx_git.model.record import Record
 from loopx_git.model.state import GoalState, State, require_agent, require_goal
 from loopx_git.views.budget import fit
+from loopx_git.views.replan import ReplanActionPacket, replan_packet
 from loopx_git.views.status import GateCard, gate_cards, next_actions, todo_order
 
 SHOULD_RUN_SCHEMA: Final = "loopx_should_run_v0"
@@ -116,7 +117,9 @@ class ShouldRun(Record):
     goal_id: str
     agent_id: str
     turn_instance_id: str | None = None
-    decision: Literal["run", "wait_for_user", "idle"]
+    decision: Literal["run", "wait_for_user", "idle", "replan_required"]
+    replan_action_packet: ReplanActionPacket | None = None
+    """Present when the agent has an open replan obligation: then the one thing its turn does."""
     interaction_contract: InteractionContract
     agent_lane_next_action: LaneNextAction
     agent_workspace_guard: WorkspaceGuard | None = None
@@ -227,8 +230,14 @@ def should_run(
     require_agent(gs, agent_id, rule="should-run answers for an agent registered on the goal")
     lane = _lane(gs, agent_id)
     user = _user_channel(gs)
-    must_attempt = lane.basis in ("gate", "claimed", "runnable", "handoff")
-    if lane.basis == "gate":
+    replan = replan_packet(gs, agent_id)
+    must_attempt = replan is not None or lane.basis in ("gate", "claimed", "runnable", "handoff")
+    if replan is not None:
+        primary = (
+            f"replan: obligation {replan.obligation_id} needs a semantic delta, one of "
+            f"{', '.join(replan.uncovered_frontier.required_any_of)}: {replan.writeback_contract.command_template}"
+        )
+    elif lane.basis == "gate":
         primary = (
             f"decide gate {lane.gate_id}: loopx gate decide -g {goal_id} --gate-id {lane.gate_id} "
             f"--decision approve|reject|defer --reason TEXT --decided-by-class agent -a {agent_id}"
@@ -250,7 +259,9 @@ def should_run(
     else:
         mode = "user_required" if user.action_required else "idle"
     writeback = (
-        f"loopx refresh-state -g {goal_id} -a {agent_id}"
+        replan.writeback_contract.command_template
+        if replan is not None
+        else f"loopx refresh-state -g {goal_id} -a {agent_id}"
         + (f" -t {lane.todo_id}" if lane.todo_id else "")
         + " --classification <progress|blocked|no_op> --delivery-outcome <tier> --evidence <ref>"
     )
@@ -270,13 +281,20 @@ def should_run(
         ),
         cli_channel=CliChannel(writeback_command=writeback),
     )
-    decision = "run" if must_attempt else ("wait_for_user" if user.action_required else "idle")
+    decision = (
+        "replan_required"
+        if replan is not None
+        else "run"
+        if must_attempt
+        else ("wait_for_user" if user.action_required else "idle")
+    )
     return fit(
         ShouldRun(
             goal_id=goal_id,
             agent_id=agent_id,
             turn_instance_id=turn_instance_id,
             decision=decision,
+            replan_action_packet=replan,
             interaction_contract=contract,
             agent_lane_next_action=lane,
             agent_workspace_guard=guard,

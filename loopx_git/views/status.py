@@ -14,6 +14,7 @@ from loopx_git.model.run import DeliveryFlags, RunRecord
 from loopx_git.model.state import Conflict, EventDigest, GoalState, State, digest, require_agent, require_goal
 from loopx_git.model.todo import TodoItem
 from loopx_git.views.budget import fit
+from loopx_git.views.replan import ReplanActionPacket, open_packets
 
 STATUS_SCHEMA = "status_contract_v2"
 """The seed's status envelope; it was ``loopx_status_v0`` (``loopx schema loopx_status_v0`` still
@@ -262,6 +263,9 @@ class GoalCard(Record):
     """The result tier first, before any activity count: the newest run that reported one."""
     latest_completion_outcome: CompletionOutcome | None = None
     """And the newest completion that reported one."""
+    replan_obligations: list[ReplanActionPacket] = Field(default_factory=list)
+    """Open replan obligations (with an agent: its own), folded from each agent's run history."""
+    replan_obligations_omitted: int = 0
     agent_id: str | None = None
     open_gates: list[GateCard] = Field(default_factory=list)
     """First on the card: the decisions work waits for."""
@@ -417,6 +421,7 @@ def goal_card(state: State, goal_id: str, agent_id: str | None = None) -> GoalCa
         for e in sorted(gs.ledger.values(), key=lambda e: e.created_at)
         if e.stops_the_loop
     ]
+    obligations = open_packets(gs, agent_id)
     n = SECTION_LIMIT
     card = GoalCard(
         goal_channel_projection=channel_projection(gs, scoped, claims, actions),
@@ -438,6 +443,8 @@ def goal_card(state: State, goal_id: str, agent_id: str | None = None) -> GoalCa
         latest_events_omitted=max(0, len(recent) - n),
         latest_delivery_outcome=gs.latest_outcome_run,
         latest_completion_outcome=completion_outcome(gs),
+        replan_obligations=obligations[:n],
+        replan_obligations_omitted=max(0, len(obligations) - n),
         latest_rewards=[
             RewardDigest.of(r)
             for r in sorted(gs.rewards.values(), key=lambda r: (r.judged_at, r.reward_id), reverse=True)[:REWARDS_SHOWN]

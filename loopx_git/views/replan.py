@@ -1,0 +1,104 @@
+"""The replan action packet (seed 000): what an agent with an open replan obligation is told by
+``quota should-run``, and what ``status`` lists. Read-only: obligations are folded from the runs
+(model/frontier.py), never written."""
+
+from __future__ import annotations
+
+from typing import Final, Literal
+
+from loopx_git.model.frontier import OpenObligation, required_any_of
+from loopx_git.model.progress import PROGRESS_SCHEMA
+from loopx_git.model.record import Record
+from loopx_git.model.state import GoalState
+
+ALLOWED_TERMINAL: Final = ("exploration_exhausted", "blocked", "no_followup")
+
+
+class FrontierBaseline(Record):
+    """The agent's latest typed progress when the obligation opened: a delta is measured against it."""
+
+    work_item_id: str | None = None
+    surface_id: str | None = None
+    hypothesis_id: str | None = None
+    probe_kind: str | None = None
+    result_class: str
+    fingerprint: str
+
+
+class UncoveredFrontier(Record):
+    baseline: FrontierBaseline | None = None
+    required_any_of: list[str]
+
+
+class WritebackContract(Record):
+    schema_version: Literal["typed_progress_observation_v0"] = PROGRESS_SCHEMA
+    transport: Literal["loopx_refresh_state"] = "loopx_refresh_state"
+    command_template: str
+
+
+class TriggerCard(Record):
+    kind: str
+    """repeated_progress | periodic_review | dead_monitor | monitor_no_change"""
+    run_ids: list[str]
+
+
+class ReplanActionPacket(Record):
+    decision: Literal["replan_required"] = "replan_required"
+    obligation_id: str
+    agent_id: str
+    triggers: list[TriggerCard]
+    opened_at: str
+    uncovered_frontier: UncoveredFrontier
+    required_outcome: Literal["semantic_delta"] = "semantic_delta"
+    writeback_contract: WritebackContract
+    allowed_terminal: list[str]
+
+
+def _baseline(obligation: OpenObligation) -> FrontierBaseline | None:
+    base = obligation.baseline
+    if base is None:
+        return None
+    return FrontierBaseline(
+        work_item_id=base.work_item_id,
+        surface_id=base.surface_id,
+        hypothesis_id=base.hypothesis_id,
+        probe_kind=base.probe_kind,
+        result_class=base.result_class,
+        fingerprint=base.fingerprint,
+    )
+
+
+def command_template(goal_id: str, agent_id: str, obligation_id: str) -> str:
+    return (
+        f"loopx refresh-state -g {goal_id} -a {agent_id} --replan-obligation-id {obligation_id} "
+        "--classification <slug> --progress-result-class <typed-class> --progress-evidence-id <evidence-id> "
+        "<typed-dimension-options: --progress-surface-id, --progress-hypothesis-id, --progress-probe-kind, "
+        "--progress-blocker-id, --progress-coverage-scope-id, --progress-coverage-complete>"
+    )
+
+
+def replan_packet(gs: GoalState, agent_id: str) -> ReplanActionPacket | None:
+    """The packet of the agent's open obligation, or None when it has none."""
+    frontier = gs.frontiers.get(agent_id)
+    obligation = frontier.open if frontier is not None else None
+    if obligation is None:
+        return None
+    return ReplanActionPacket(
+        obligation_id=obligation.obligation_id,
+        agent_id=agent_id,
+        triggers=[TriggerCard(kind=t.kind, run_ids=list(t.run_ids)) for t in obligation.triggers],
+        opened_at=obligation.opened_at,
+        uncovered_frontier=UncoveredFrontier(
+            baseline=_baseline(obligation), required_any_of=required_any_of(obligation)
+        ),
+        writeback_contract=WritebackContract(
+            command_template=command_template(gs.goal_id, agent_id, obligation.obligation_id)
+        ),
+        allowed_terminal=list(ALLOWED_TERMINAL),
+    )
+
+
+def open_packets(gs: GoalState, agent_id: str | None = None) -> list[ReplanActionPacket]:
+    """Every agent's open obligation (or one agent's), by agent id."""
+    agents = [agent_id] if agent_id is not None else sorted(gs.frontiers)
+    return [p for a in agents if (p := replan_packet(gs, a)) is not None]
