@@ -908,7 +908,28 @@ class StateRepo:
         with ``agent_workspace_guard_v1`` against the branch this work tree has checked out."""
         from loopx_git.views.quota import should_run
 
-        return should_run(self.state(), goal_id, agent_id, turn_instance_id, branch=self.git.current_branch())
+        state = self.state()
+        return should_run(
+            state,
+            goal_id,
+            agent_id,
+            turn_instance_id,
+            branch=self.git.current_branch(),
+            runs=self._agent_runs(state, goal_id, agent_id),
+        )
+
+    def _agent_runs(self, state: State, goal_id: str, agent_id: str) -> list | None:
+        """The agent's own run records, read only when it has an open replan obligation (its context
+        is built from all of them: ``from_full_index``); None otherwise."""
+        import re
+
+        gs = state.goals.get(goal_id)
+        frontier = gs.frontiers.get(agent_id) if gs is not None else None
+        if frontier is None or frontier.open is None:
+            return None
+        keep = re.compile(rb'"agent_id"\s*:\s*"%s"' % re.escape(agent_id.encode()))
+        runs = self.reader.read_runs(self.reader.goal_files(self.tip, goal_id, "runs"), keep=keep)
+        return [r for r in runs if r.agent_id == agent_id]
 
     def spend_slot(self, goal_id: str, agent_id: str, run_id: str, *, now: str | None = None) -> WriteResult:
         """Spend a compute slot after run ``run_id``, which must be this agent's compact write-back."""
@@ -1104,7 +1125,9 @@ class StateRepo:
         """The operator's packet for one goal: attention items, gates, handoffs, evidence, rollback candidates."""
         from loopx_git.views.packets import review_packet
 
-        return review_packet(self.state(), goal_id, agent_id, handoff_only=handoff_only)
+        state = self.state()
+        runs = self._agent_runs(state, goal_id, agent_id) if agent_id and not handoff_only else None
+        return review_packet(state, goal_id, agent_id, handoff_only=handoff_only, runs=runs)
 
     def todo_index(self):
         """todo_index_v0: the live todos of every goal, best first, bounded."""
@@ -1129,9 +1152,13 @@ class StateRepo:
             from loopx_git.views import packets, quota
 
             if name == "should-run":  # (goal, agent, the work tree's branch)
-                return quota.should_run(state, args[0] or "", args[1] or "", branch=args[2]).model_dump(mode="json")
+                goal, agent = args[0] or "", args[1] or ""
+                runs = self._agent_runs(state, goal, agent)
+                return quota.should_run(state, goal, agent, branch=args[2], runs=runs).model_dump(mode="json")
             if name == "review-packet":
-                found = packets.review_packet(state, args[0] or "", args[1], handoff_only=bool(args[2]))
+                scope, handoff_only = args[1], bool(args[2])
+                runs = self._agent_runs(state, args[0] or "", scope) if scope and not handoff_only else None
+                found = packets.review_packet(state, args[0] or "", scope, handoff_only=handoff_only, runs=runs)
                 return found.model_dump(mode="json")
             if name == "todo-index":
                 return packets.todo_index(state).model_dump(mode="json")

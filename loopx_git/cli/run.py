@@ -120,11 +120,19 @@ def register(root: Group) -> None:
         goal_id: str | None = GOAL_ID,
         agent_id: str | None = AGENT_FILTER,
         limit: int | None = LIMIT,
+        evidence_ref: str | None = Option(
+            None, "--evidence-ref", help="Exactly the run a replan context's evidence_ref names (with -a)."
+        ),
     ) -> None:
-        """Run history, newest first. Example: loopx history -g parser -a alice -n 5"""
+        """Run history, newest first.
+
+        Examples:
+          loopx history -g parser -a alice -n 5
+          loopx --format json history --goal-id parser --agent-id alice --evidence-ref evr:run_01...:0123456789abcdef
+        """
         c = context.get(ctx)
         with c.session() as repo:
-            runs = repo.history(c.goal(repo, goal_id), agent_id=agent_id, limit=limit)
+            runs = repo.history(c.goal(repo, goal_id), agent_id=agent_id, limit=limit, evidence_ref=evidence_ref)
         render.emit(
             c,
             runs,

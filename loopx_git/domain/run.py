@@ -160,6 +160,14 @@ def _resource_setup(reported: object, resources: list[str]) -> str | None:
     return reported
 
 
+def _owned(gs: GoalState, agent_id: str) -> list[str]:
+    """The runnable todos the agent holds and has not handed on: a selected todo owns the receipt."""
+    handed = {t for h in gs.handoffs.values() if h.waiting and h.from_agent_id == agent_id for t in h.todo_ids}
+    return sorted(
+        t.todo_id for t in gs.live_todos() if t.claimed_by == agent_id and t.todo_id not in handed and gs.is_runnable(t)
+    )
+
+
 def _write_gate(
     gs: GoalState,
     agent_id: str | None,
@@ -168,8 +176,9 @@ def _write_gate(
     progress: ProgressObservation | None,
 ) -> None:
     """While the agent has an open replan obligation, only a typed semantic delta is written back,
-    bound to one settlement identity: ``--todo-id`` when a selected todo owns the receipt, else
-    ``--replan-obligation-id`` (seed 000). Everything else is refused, naming what is missing."""
+    bound to one settlement identity: ``--todo-id`` when a selected todo (one the agent holds) owns
+    the receipt, else ``--replan-obligation-id`` (seed 000). Everything else is refused, naming what
+    is missing."""
     given(replan_obligation_id=obligation)
     frontier = gs.frontiers.get(agent_id) if agent_id is not None else None
     open_ = frontier.open if frontier is not None else None
@@ -188,20 +197,32 @@ def _write_gate(
                 code="unknown-obligation",
                 hint=f"`loopx quota should-run -g {gs.goal_id} -a AGENT` names the current one",
             )
-    if open_ is None or frontier is None:
+    if open_ is None or frontier is None or agent_id is None:
         return
     if not delta_outcomes(frontier, progress):
+        accepted = ", ".join(required_any_of(open_))
+        terminal = "coverage-backed exploration_exhausted or no_followup, a new concrete blocker with evidence"
         raise RuleError(
             f"field 'progress': {why_not(frontier, progress)}; rule: while replan obligation "
-            f"{open_.obligation_id} is open, a write-back by {agent_id} is one of "
-            f"{', '.join(required_any_of(open_))}; nothing was written",
+            f"{open_.obligation_id} is open, a write-back by {agent_id} is a semantic delta ({accepted}; "
+            f"or, to end the line, {terminal}); nothing was written",
             code="not-a-semantic-delta",
             hint=f"`loopx quota should-run -g {gs.goal_id} -a {agent_id}` shows the uncovered frontier",
         )
-    if obligation is None and todo_id is None:
+    owned = _owned(gs, agent_id)
+    if owned:  # a selected todo owns the receipt: --todo-id only, and one of the agent's own
+        if todo_id not in owned:
+            raise ValidationError(
+                f"field 'todo_id': {'missing' if todo_id is None else repr(todo_id)}; rule: agent {agent_id} "
+                f"holds {', '.join(owned)}, so its write-back settling obligation {open_.obligation_id} is "
+                f"bound with --todo-id {owned[0]} (a selected todo owns the receipt)",
+                code="settlement-identity",
+            )
+    elif obligation is None:
+        named = f"; {todo_id!r} is not a todo agent {agent_id} holds" if todo_id is not None else ""
         raise ValidationError(
-            f"field 'replan_obligation_id': missing; rule: a write-back that settles obligation "
-            f"{open_.obligation_id} names it (--replan-obligation-id {open_.obligation_id}), or the selected "
-            "todo that owns the receipt (--todo-id)",
+            f"field 'replan_obligation_id': missing{named}; rule: a write-back that settles obligation "
+            f"{open_.obligation_id} names it (--replan-obligation-id {open_.obligation_id}) when no selected "
+            "todo owns the receipt",
             code="settlement-identity",
         )

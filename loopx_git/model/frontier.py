@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from typing import Final
 
 from loopx_git.model.progress import ProgressObservation
-from loopx_git.model.run import RunRecord
+from loopx_git.model.run import RunRecord, run_order_key
 
 REPEATS: Final = 2
 REVIEW_EVERY: Final = 20
@@ -77,10 +77,14 @@ class AgentFrontier:
     hypotheses: set[str] = field(default_factory=set)
     probes: set[str] = field(default_factory=set)
     blockers: set[str] = field(default_factory=set)
+    coverages: set[tuple[str, str]] = field(default_factory=set)
+    """(result class, coverage scope) of every coverage claim made: the same claim again is no delta."""
     latest_progress: ProgressObservation | None = None
     open: OpenObligation | None = None
     settled: int = 0
     """Obligations settled so far (a count, for status)."""
+    last_run: tuple[str, str] | None = None
+    """The run order key of the agent's latest run folded: a run sorting before it needs a refold."""
 
     def copy(self) -> AgentFrontier:
         return AgentFrontier(
@@ -94,9 +98,11 @@ class AgentFrontier:
             set(self.hypotheses),
             set(self.probes),
             set(self.blockers),
+            set(self.coverages),
             self.latest_progress,
             self.open,
             self.settled,
+            self.last_run,
         )
 
 
@@ -116,6 +122,8 @@ def delta_outcomes(frontier: AgentFrontier, progress: ProgressObservation | None
     elif cls == "blocked":
         if progress.blocker_id and progress.evidence_ids and progress.blocker_id not in frontier.blockers:
             found.append("new_concrete_blocker")
+    elif (cls, progress.coverage_scope_id or "") in frontier.coverages:
+        return []  # the same coverage claim as before: an equivalent observation
     elif cls == "exploration_exhausted":
         if progress.coverage_complete and progress.coverage_scope_id and progress.evidence_ids:
             found.append("coverage_backed_exploration_exhausted")
@@ -142,6 +150,8 @@ def why_not(frontier: AgentFrontier, progress: ProgressObservation | None) -> st
         if not progress.blocker_id or not progress.evidence_ids:
             return "a blocker without its id and evidence (--progress-blocker-id, --progress-evidence-id)"
         return f"blocker {progress.blocker_id} was reported before: not a new concrete blocker"
+    if (cls, progress.coverage_scope_id or "") in frontier.coverages:
+        return f"{cls} of scope {progress.coverage_scope_id} was claimed before (an equivalent observation)"
     return f"{cls} without evidence for its coverage scope (--progress-evidence-id)"
 
 
@@ -166,6 +176,8 @@ def _remember(frontier: AgentFrontier, progress: ProgressObservation) -> None:
     ):
         if value:
             seen.add(value)
+    if progress.result_class in ("exploration_exhausted", "no_followup") and progress.coverage_scope_id:
+        frontier.coverages.add((progress.result_class, progress.coverage_scope_id))
     frontier.latest_progress = progress
 
 
@@ -206,6 +218,7 @@ def _reset(frontier: AgentFrontier) -> None:
 
 def step(frontier: AgentFrontier, run: RunRecord, *, monitor: bool) -> None:
     """Fold one of the agent's runs (in time order) into its frontier."""
+    frontier.last_run = run_order_key(run)
     if frontier.open is not None and delta_outcomes(frontier, run.progress):
         frontier.open = None  # settled by this run's delta
         frontier.settled += 1
@@ -236,4 +249,9 @@ def required_any_of(obligation: OpenObligation) -> list[str]:
     base = obligation.baseline
     if base is not None and base.result_class in ("unchanged", "advanced"):
         return ["new_surface", "new_hypothesis", "new_probe_family"]
-    return [o for o in OUTCOMES if o != "new_runnable_successor"]
+    return list(SETTLING)
+
+
+SETTLING: Final = tuple(o for o in OUTCOMES if o != "new_runnable_successor")
+"""Every outcome the write gate accepts today (a runnable successor bound to the obligation is not
+built yet: ``todo add --replan-obligation-id``)."""

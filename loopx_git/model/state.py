@@ -264,12 +264,13 @@ class State:
         return State(goals=goals)
 
     def runs_in_order(self, runs: Iterable[RunRecord]) -> bool:
-        """True when every agent's run sorts after its goal's latest run: folding them onto this state
-        gives the frontiers a cold fold gives (it folds runs in time order)."""
+        """True when every agent's run sorts after that agent's latest run: folding them onto this state
+        gives the frontiers a cold fold gives (it folds each agent's runs in time order; the rest of
+        what runs fold is a maximum, the same in any order)."""
         for run in runs:
             folded = self.goals.get(run.goal_id)
-            newest = folded.latest_run if folded is not None else None
-            if run.agent_id is not None and newest is not None and run_order_key(run) <= run_order_key(newest):
+            agent = folded.frontiers.get(run.agent_id) if folded is not None and run.agent_id else None
+            if agent is not None and agent.last_run is not None and run_order_key(run) <= agent.last_run:
                 return False
         return True
 

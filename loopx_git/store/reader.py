@@ -163,5 +163,9 @@ class StateReader:
         """A record's stored bytes, for a reader that looks before it parses (``views.derived``)."""
         return self._git.read_blob(oid)
 
-    def read_runs(self, files: Iterable[tuple[str, str]]) -> list[RunRecord]:
-        return [parse_run(self._git.read_blob(oid), path) for path, oid in files]
+    def read_runs(self, files: Iterable[tuple[str, str]], keep: re.Pattern[bytes] | None = None) -> list[RunRecord]:
+        """The run records of ``files``; with ``keep``, only those whose stored bytes it finds."""
+        if keep is None:
+            return [parse_run(self._git.read_blob(oid), path) for path, oid in files]
+        blobs = ((path, self._git.read_blob(oid)) for path, oid in files)
+        return [parse_run(data, path) for path, data in blobs if keep.search(data)]

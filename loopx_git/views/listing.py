@@ -128,14 +128,19 @@ def run_history(
     *,
     agent_id: str | None = None,
     limit: int | None = None,
+    evidence_ref: str | None = None,
 ) -> list[RunRecord]:
-    """Run records, newest first, each with the human rewards given for it beside it."""
+    """Run records, newest first, each with the human rewards given for it beside it; with
+    ``evidence_ref`` (and ``agent_id``), exactly the one record it names, or a refusal."""
     gs = require_goal(state, goal_id)
-    runs = [
-        r
-        for r in reader.read_runs(reader.goal_files(tip, goal_id, "runs"))
-        if agent_id is None or r.agent_id == agent_id
-    ]
+    if evidence_ref is not None:
+        runs = [resolve_evidence_ref(reader, tip, state, goal_id, agent_id, evidence_ref)]
+    else:
+        runs = [
+            r
+            for r in reader.read_runs(reader.goal_files(tip, goal_id, "runs"))
+            if agent_id is None or r.agent_id == agent_id
+        ]
     runs.sort(key=run_order_key, reverse=True)
     runs = runs[:limit] if limit else runs
     by_run: dict[str, list[RewardDigest]] = {}
@@ -158,3 +163,67 @@ class HistoryEntry(RunRecord):
     rewards: list[RewardDigest] = Field(default_factory=list)
     slot_spent_at: str | None = None
     """When a compute slot was spent after this run (``quota spend-slot``), else null."""
+
+
+EVIDENCE_REF_RE = re.compile(r"evr:(?P<run>[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}):(?P<digest>[0-9a-f]{16})")
+REFRESH = "refresh the context: `loopx quota should-run --goal-id {goal} --agent-id {agent}` projects current refs"
+
+
+def resolve_evidence_ref(
+    reader: StateReader, tip: str | None, state: State, goal_id: str, agent_id: str | None, ref: str
+) -> RunRecord:
+    """The one run record of ``goal_id`` and ``agent_id`` that ``ref`` (a replan context's
+    ``evidence_ref``) names. Never a fallback: an unknown, stale, wrong-goal or wrong-agent ref is
+    refused with its own code, and nothing is written (no read receipt)."""
+    from loopx_git.errors import NotFoundError, RuleError
+    from loopx_git.views.replan_context import evidence_ref as ref_of
+
+    hint = REFRESH.format(goal=goal_id, agent=agent_id or "AGENT")
+    if agent_id is None:
+        raise ValidationError(
+            "field 'agent_id': missing with --evidence-ref; rule: an evidence ref resolves within one agent's "
+            "history (--agent-id)",
+            code="agent-required",
+        )
+    match = EVIDENCE_REF_RE.fullmatch(ref)
+    if match is None:
+        raise ValidationError(
+            f"field 'evidence_ref': {ref[:60]!r} is not an evidence ref; rule: evr:<run id>:<16 hex digits>, "
+            "as a replan context gives it",
+            code="invalid-evidence-ref",
+            hint=hint,
+        )
+    run_id = match.group("run")
+    files = reader.goal_files(tip, goal_id, "runs")
+    found = [r for r in reader.read_runs(f for f in files if f[0].endswith(f"/{run_id}.json")) if r.run_id == run_id]
+    if not found:
+        elsewhere = sorted(g for g, gs in state.goals.items() if g != goal_id and run_id in gs.run_ids)
+        if elsewhere:
+            raise RuleError(
+                f"field 'evidence_ref': {ref!r} names a run of goal {elsewhere[0]!r}, not of {goal_id!r}; rule: "
+                "an evidence ref resolves in the goal it was projected for",
+                code="evidence-ref-wrong-goal",
+                hint=hint,
+            )
+        raise NotFoundError(
+            f"field 'evidence_ref': {ref!r} names no run of goal {goal_id!r}; rule: an evidence ref names a "
+            "run of the goal's history",
+            code="unknown-evidence-ref",
+            hint=hint,
+        )
+    run = found[0]
+    if run.agent_id != agent_id:
+        raise RuleError(
+            f"field 'evidence_ref': {ref!r} names a run of agent {run.agent_id or '(none)'}, not of "
+            f"{agent_id}; rule: an agent's evidence comes from its own history only",
+            code="evidence-ref-wrong-agent",
+            hint=hint,
+        )
+    if ref_of(run) != ref:
+        raise RuleError(
+            f"field 'evidence_ref': {ref!r} does not match run {run_id} as it is now (its content digest "
+            "differs); rule: a ref is bound to the content it was projected from",
+            code="stale-evidence-ref",
+            hint=hint,
+        )
+    return run

@@ -6,12 +6,16 @@ it left out, so none grows with the branch: at 10k todos and 100k events each st
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Final, Literal
 
 from loopx_git.model.event import event_order_key
 from loopx_git.model.record import Record
+from loopx_git.model.run import RunRecord
 from loopx_git.model.state import GoalState, State, require_agent, require_goal
-from loopx_git.views.budget import fit
+from loopx_git.views.budget import BUDGET, fit, printed_size
+from loopx_git.views.replan import replan_packet
+from loopx_git.views.replan_context import ReplanContext, replan_context
 from loopx_git.views.status import (
     GateCard,
     HandoffCard,
@@ -85,6 +89,8 @@ class ReviewPacket(Record):
     latest_rewards_omitted: int = 0
     rollback_candidates: list[RollbackCandidate]
     rollback_candidates_omitted: int
+    replan_context: ReplanContext | None = None
+    """With --agent-id, when that agent has an open replan obligation (never with --handoff-only)."""
 
 
 def _cut(items: list, limit: int = SHOWN) -> tuple[list, int]:
@@ -115,8 +121,15 @@ def _attention(gs: GoalState, gates: list[GateCard], handoffs: list[HandoffCard]
 
 
 def review_packet(
-    state: State, goal_id: str, agent_id: str | None = None, *, handoff_only: bool = False
+    state: State,
+    goal_id: str,
+    agent_id: str | None = None,
+    *,
+    handoff_only: bool = False,
+    runs: Sequence[RunRecord] | None = None,
 ) -> ReviewPacket:
+    """``runs``: the agent's run records, when it has an open replan obligation: the packet then
+    embeds its replan context (the same read model quota should-run delivers; not --handoff-only)."""
     gs = require_goal(state, goal_id)
     if agent_id is not None:
         require_agent(gs, agent_id, rule="a review packet is scoped to an agent registered on the goal")
@@ -167,6 +180,11 @@ def review_packet(
         rollback_candidates=shown_candidates,
         rollback_candidates_omitted=candidates_omitted,
     )
+    replan = replan_packet(gs, agent_id) if agent_id is not None and not handoff_only else None
+    if replan is not None and runs is not None:  # its share of the 16 KiB: what the rest leaves
+        spare = BUDGET - printed_size(packet.model_dump(mode="json")) - 64
+        context = replan_context(gs, replan, runs, budget=max(spare, 2048))
+        packet = packet.model_copy(update={"replan_context": context})
     return fit(packet)
 
 

@@ -9,14 +9,17 @@ claim first, then the best unclaimed runnable todo, and no todo is offered to tw
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Final, Literal
 
 from pydantic import Field
 
 from loopx_git.model.record import Record
+from loopx_git.model.run import RunRecord
 from loopx_git.model.state import GoalState, State, require_agent, require_goal
 from loopx_git.views.budget import fit
 from loopx_git.views.replan import ReplanActionPacket, replan_packet
+from loopx_git.views.replan_context import ReplanContext, replan_context
 from loopx_git.views.status import GateCard, gate_cards, next_actions, todo_order
 
 SHOULD_RUN_SCHEMA: Final = "loopx_should_run_v0"
@@ -52,10 +55,23 @@ class AgentChannel(Record):
     delivery_blocked_reason: str | None = None
     quiet_noop_allowed: bool
     primary_action: str
+    required_reads: list[str] = Field(default_factory=list)
+    """The goal-state read every admitted turn receives (reading it grants nothing)."""
+
+
+class SettlementContract(Record):
+    """The one causal binding that settles the open replan obligation (seed 000)."""
+
+    obligation_id: str
+    settlement_bound: bool
+    """False when a selected todo owns the receipt: the delta is written with --todo-id only."""
+    identity_option: str
+    """``--replan-obligation-id <id>`` or ``--todo-id <todo>``: never both."""
 
 
 class CliChannel(Record):
     writeback_command: str
+    replan_settlement_contract: SettlementContract | None = None
 
 
 class InteractionContract(Record):
@@ -120,6 +136,8 @@ class ShouldRun(Record):
     decision: Literal["run", "wait_for_user", "idle", "replan_required"]
     replan_action_packet: ReplanActionPacket | None = None
     """Present when the agent has an open replan obligation: then the one thing its turn does."""
+    replan_context: ReplanContext | None = None
+    """replan_context_v0: the agent's own evidence, coverage ledger and uncovered frontier, with it."""
     interaction_contract: InteractionContract
     agent_lane_next_action: LaneNextAction
     agent_workspace_guard: WorkspaceGuard | None = None
@@ -222,10 +240,16 @@ def _lane(gs: GoalState, agent_id: str) -> LaneNextAction:
 
 
 def should_run(
-    state: State, goal_id: str, agent_id: str, turn_instance_id: str | None = None, branch: str | None = None
+    state: State,
+    goal_id: str,
+    agent_id: str,
+    turn_instance_id: str | None = None,
+    branch: str | None = None,
+    runs: Sequence[RunRecord] | None = None,
 ) -> ShouldRun:
     """``branch``: the branch the agent's work tree has checked out (None: none), which the goal's
-    delivery branch policy, when it names one, is checked against."""
+    delivery branch policy, when it names one, is checked against. ``runs``: the goal's run records,
+    from which the replan context of an open obligation is built (None: the packet alone)."""
     gs = require_goal(state, goal_id)
     require_agent(gs, agent_id, rule="should-run answers for an agent registered on the goal")
     lane = _lane(gs, agent_id)
@@ -278,8 +302,9 @@ def should_run(
             # work held by a gate is reported, never passed over in silence
             quiet_noop_allowed=not must_attempt and not user.action_required and not lane.held_by_gates,
             primary_action=primary,
+            required_reads=[f"loopx --format json status --goal-id {goal_id} --agent-id {agent_id}"],
         ),
-        cli_channel=CliChannel(writeback_command=writeback),
+        cli_channel=CliChannel(writeback_command=writeback, replan_settlement_contract=_settlement(replan, lane)),
     )
     decision = (
         "replan_required"
@@ -295,8 +320,29 @@ def should_run(
             turn_instance_id=turn_instance_id,
             decision=decision,
             replan_action_packet=replan,
+            replan_context=replan_context(gs, replan, runs, budget=CONTEXT_BUDGET)
+            if replan is not None and runs is not None
+            else None,
             interaction_contract=contract,
             agent_lane_next_action=lane,
             agent_workspace_guard=guard,
         )
+    )
+
+
+CONTEXT_BUDGET = 12 * 1024
+"""The replan context's share of should-run's 16 KiB."""
+
+
+def _settlement(replan: ReplanActionPacket | None, lane: LaneNextAction) -> SettlementContract | None:
+    if replan is None:
+        return None
+    if lane.basis == "claimed" and lane.todo_id:  # a selected todo owns the receipt
+        return SettlementContract(
+            obligation_id=replan.obligation_id, settlement_bound=False, identity_option=f"--todo-id {lane.todo_id}"
+        )
+    return SettlementContract(
+        obligation_id=replan.obligation_id,
+        settlement_bound=True,
+        identity_option=f"--replan-obligation-id {replan.obligation_id}",
     )

@@ -101,6 +101,14 @@ OUTPUTS: dict[str, Output] = {
     "typed_progress_observation_v0": Output(
         "loopx_git.model.progress", "ProgressObservation", "history [...] and refresh-state (a run's progress)"
     ),
+    "replan_context_v0": Output(
+        "loopx_git.views.replan_context",
+        "ReplanContext",
+        "quota should-run and review-packet -a A (its replan_context, with an open replan obligation)",
+    ),
+    "replan_context_delivery_receipt_v0": Output(
+        "loopx_git.views.replan_context", "DeliveryReceipt", "replan_context_v0 (its delivery_receipt)"
+    ),
     "loopx_events_import_v0": Output("loopx_git.domain.interop", "EventsImport", "events import"),
 }
 

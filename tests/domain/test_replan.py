@@ -99,10 +99,35 @@ def test_settlement_identity_rules(cli, repo):
     assert neither.code == 1 and "error[settlement-identity]" in neither.err and obligation in neither.err
     stale = _run(cli, "--replan-obligation-id", "replan-0000000000000000", *delta)
     assert stale.code == 1 and "error[unknown-obligation]" in stale.err and f"the open one is {obligation}" in stale.err
-    assert state_tip(cli.path) == tip
-    # a selected todo may own the receipt instead
+    # a todo alice does not hold (bob's) is no settlement identity for her
+    repo.todo_add(GOAL, "Bob's work", todo_id="bobs", now=NOW)
+    repo.todo_claim(GOAL, "bobs", "bob", now=NOW)
+    foreign = _run(cli, "-t", "bobs", *delta)
+    assert foreign.code == 1 and "is not a todo agent alice holds" in foreign.err
+    assert state_tip(cli.path) != tip  # (the claim above moved it)
+    tip = state_tip(cli.path)
+    # once alice holds a todo, it owns the receipt: --todo-id, not the obligation id
+    repo.todo_claim(GOAL, "next", "alice", now=NOW)
+    tip = state_tip(cli.path)
+    settle = cli.json("quota", "should-run", "-g", GOAL, "-a", "alice")["interaction_contract"]["cli_channel"]
+    assert settle["replan_settlement_contract"]["identity_option"] == "--todo-id next"
+    by_id = _run(cli, "--replan-obligation-id", obligation, *delta)
+    assert by_id.code == 1 and "--todo-id next" in by_id.err and state_tip(cli.path) == tip
     assert _run(cli, "-t", "next", *delta).code == 0
     assert cli.json("quota", "should-run", "-g", GOAL, "-a", "alice")["decision"] != "replan_required"
+
+
+def test_the_same_coverage_claim_does_not_settle_twice(cli):
+    obligation = _stalled(cli)["replan_action_packet"]["obligation_id"]
+    claim = ["--progress-result-class", "no_followup", "--progress-coverage-scope-id", "s1"]
+    claim += ["--progress-evidence-id", "e1"]
+    assert _run(cli, "--replan-obligation-id", obligation, *claim).code == 0
+    for _ in range(2):
+        assert _run(cli, *UNCHANGED).code == 0
+    again = cli.json("quota", "should-run", "-g", GOAL, "-a", "alice")["replan_action_packet"]["obligation_id"]
+    tip = state_tip(cli.path)
+    refused = _run(cli, "--replan-obligation-id", again, *claim)
+    assert refused.code == 1 and "was claimed before" in refused.err and state_tip(cli.path) == tip
 
 
 def test_end_to_end_stall_obligation_refused_ack_accepted_delta_gone(cli):
