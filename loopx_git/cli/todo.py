@@ -67,6 +67,11 @@ def add(
     unblocks_todo_id: str | None = Option(None, "--unblocks-todo-id", help="The todo this one unblocks."),
     task_repository: str | None = Option(None, "--task-repository", help="owner/repo or its GitHub URL."),
     todo_id: str | None = NEW_TODO_ID,
+    replan_obligation_id: str | None = Option(
+        None,
+        "--replan-obligation-id",
+        help="Add it as the successor for your open replan obligation (runnable now, by that agent).",
+    ),
     agent_id: str | None = AGENT_ID,
     redact: bool = context.REDACT,
 ) -> None:
@@ -75,6 +80,7 @@ def add(
     Examples:
       loopx todo add -g parser --text 'Write the tokenizer' --priority P1
       loopx todo add -g parser --text 'Document it' --resume-when todo_done:todo-tok
+      loopx todo add -g parser -a alice --text 'Probe the lexer' --replan-obligation-id replan-0123456789abcdef
     """
     c = context.get(ctx)
     with c.session(redact=redact) as repo:
@@ -92,6 +98,7 @@ def add(
             unblocks_todo_id=unblocks_todo_id,
             task_repository=task_repository,
             todo_id=todo_id,
+            replan_obligation_id=replan_obligation_id,
             actor=agent_id,
         )
     render.write_result(c, result, _said("added"))

@@ -199,9 +199,16 @@ def _write_gate(
             )
     if open_ is None or frontier is None or agent_id is None:
         return
-    if not delta_outcomes(frontier, progress):
+    item = progress.work_item_id if progress is not None else None
+    work = gs.todos.get(item) if item else None
+    successor = work is not None and work.replan_obligation_id == open_.obligation_id and gs.is_runnable(work)
+    if not delta_outcomes(frontier, progress, successor=successor):
         accepted = ", ".join(required_any_of(open_))
         terminal = "coverage-backed exploration_exhausted or no_followup, a new concrete blocker with evidence"
+        if work is not None and work.replan_obligation_id == open_.obligation_id and not successor:
+            terminal += f"; successor {item} is not runnable now ({work.status})"
+        elif item and work is not None and work.replan_obligation_id != open_.obligation_id:
+            terminal += f"; {item} was not added for this obligation (todo add --replan-obligation-id)"
         raise RuleError(
             f"field 'progress': {why_not(frontier, progress)}; rule: while replan obligation "
             f"{open_.obligation_id} is open, a write-back by {agent_id} is a semantic delta ({accepted}; "

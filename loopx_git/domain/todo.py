@@ -165,11 +165,17 @@ def add_todo(
     unblocks_todo_id: str | None = None,
     task_repository: str | None = None,
     todo_id: str | None = None,
+    replan_obligation_id: str | None = None,
     actor: str | None,
     now: str,
 ) -> Write:
     gs = require_goal(state, goal_id)
-    given(claimed_by=claimed_by, resume_when=resume_when, unblocks_todo_id=unblocks_todo_id)
+    given(
+        claimed_by=claimed_by,
+        resume_when=resume_when,
+        unblocks_todo_id=unblocks_todo_id,
+        replan_obligation_id=replan_obligation_id,
+    )
     resume_when = _canonical_resume(resume_when)
     check_actor(gs, actor)
     todo_id = _new_todo_id(gs, todo_id)
@@ -203,9 +209,12 @@ def add_todo(
             "claimed_by": claimed_by,
             "resume_when": resume_when,
             "unblocks_todo_id": unblocks_todo_id,
+            "replan_obligation_id": replan_obligation_id,
         },
         what="todo",
     )
+    if replan_obligation_id is not None:
+        _check_successor(gs, todo, replan_obligation_id, actor)
     event = EventMaker(gs, now).make(
         TodoAdd,
         goal_id=goal_id,
@@ -603,3 +612,25 @@ def resume_event(
 def _lane(gs: GoalState, agent_id: str) -> dict | None:
     agent = gs.agents.get(agent_id)
     return {"lane_id": agent.lane} if agent and agent.lane else None
+
+
+def _check_successor(gs: GoalState, todo: TodoItem, obligation: str, actor: str | None) -> None:
+    """A successor todo for a replan obligation: added by the agent whose obligation it is, and
+    runnable now (an agent todo, open, not held by a gate); else refused."""
+    frontier = gs.frontiers.get(actor) if actor is not None else None
+    open_ = frontier.open if frontier is not None else None
+    if open_ is None or open_.obligation_id != obligation:
+        current = f"its open one is {open_.obligation_id}" if open_ is not None else "it has none open"
+        raise RuleError(
+            f"field 'replan_obligation_id': {obligation!r} is not an open replan obligation of "
+            f"{actor or 'the actor (none given: -a AGENT)'} ({current}); rule: a successor is added by the agent "
+            "whose obligation it answers",
+            code="unknown-obligation",
+        )
+    if todo.role != "agent" or todo.status != TodoStatus.open.value or gs.holding_gates(todo.todo_id):
+        raise RuleError(
+            f"field 'replan_obligation_id': todo {todo.todo_id} would be {todo.status}"
+            f"{' (a user todo)' if todo.role != 'agent' else ''}; rule: a replan successor is an agent todo "
+            "runnable now (not deferred, blocked or held by a gate)",
+            code="successor-not-runnable",
+        )

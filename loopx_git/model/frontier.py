@@ -106,12 +106,18 @@ class AgentFrontier:
         )
 
 
-def delta_outcomes(frontier: AgentFrontier, progress: ProgressObservation | None) -> list[str]:
-    """What ``progress`` achieves against everything the agent tried before (empty: no delta)."""
+def delta_outcomes(
+    frontier: AgentFrontier, progress: ProgressObservation | None, *, successor: bool = False
+) -> list[str]:
+    """What ``progress`` achieves against everything the agent tried before (empty: no delta).
+    ``successor``: its work item is a todo added for the open obligation (``todo add
+    --replan-obligation-id``), runnable when the write gate checked it."""
     if progress is None:
         return []
     found = []
     cls = progress.result_class
+    if cls == "advanced" and successor and progress.work_item_id:
+        found.append("new_runnable_successor")
     if cls == "advanced":
         if progress.surface_id and progress.surface_id not in frontier.surfaces:
             found.append("new_surface")
@@ -216,10 +222,12 @@ def _reset(frontier: AgentFrontier) -> None:
     frontier.dead_monitor_runs, frontier.unchanged_monitor_runs, frontier.review_start = [], [], None
 
 
-def step(frontier: AgentFrontier, run: RunRecord, *, monitor: bool) -> None:
-    """Fold one of the agent's runs (in time order) into its frontier."""
+def step(frontier: AgentFrontier, run: RunRecord, *, monitor: bool, successor_of: str | None = None) -> None:
+    """Fold one of the agent's runs (in time order) into its frontier. ``successor_of``: the obligation
+    the run's work item was added as a successor for, if any (a todo's binding never changes)."""
     frontier.last_run = run_order_key(run)
-    if frontier.open is not None and delta_outcomes(frontier, run.progress):
+    successor = frontier.open is not None and successor_of == frontier.open.obligation_id
+    if frontier.open is not None and delta_outcomes(frontier, run.progress, successor=successor):
         frontier.open = None  # settled by this run's delta
         frontier.settled += 1
         _reset(frontier)
@@ -248,10 +256,5 @@ def required_any_of(obligation: OpenObligation) -> list[str]:
     any semantic delta."""
     base = obligation.baseline
     if base is not None and base.result_class in ("unchanged", "advanced"):
-        return ["new_surface", "new_hypothesis", "new_probe_family"]
-    return list(SETTLING)
-
-
-SETTLING: Final = tuple(o for o in OUTCOMES if o != "new_runnable_successor")
-"""Every outcome the write gate accepts today (a runnable successor bound to the obligation is not
-built yet: ``todo add --replan-obligation-id``)."""
+        return ["new_surface", "new_hypothesis", "new_probe_family", "new_runnable_successor"]
+    return list(OUTCOMES)

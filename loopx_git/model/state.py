@@ -461,7 +461,14 @@ def apply_run(state: State, run: RunRecord) -> None:
     if run.agent_id is not None:  # an agent's own history only: unattributed runs never count
         todo = goal_state.todos.get(run.todo_id) if run.todo_id else None
         monitor = todo is not None and todo.task_class == "continuous_monitor"
-        frontier_family.step(goal_state.frontiers.setdefault(run.agent_id, AgentFrontier()), run, monitor=monitor)
+        item = run.progress.work_item_id if run.progress is not None else None
+        work = goal_state.todos.get(item) if item else None
+        frontier_family.step(
+            goal_state.frontiers.setdefault(run.agent_id, AgentFrontier()),
+            run,
+            monitor=monitor,
+            successor_of=work.replan_obligation_id if work is not None else None,
+        )
 
 
 def fold(events: Iterable[EventHead], runs: Iterable[RunRecord] = (), state: State | None = None) -> State:

@@ -150,6 +150,8 @@ class TodoItem(Record):
     created_at: UtcTimestamp | None = None
     completed_at: UtcTimestamp | None = None
     updated_at: UtcTimestamp
+    replan_obligation_id: Id | None = None
+    """The replan obligation this todo was added as a successor for (``todo add --replan-obligation-id``)."""
     delivery_outcome: DeliveryOutcome | None = None
     """The result tier the completion reported (``todo complete --delivery-outcome``); shown with
     its ``delivery_flags``. Both are left out of a todo without one."""
@@ -164,7 +166,10 @@ class TodoItem(Record):
         # delivery_outcome came after todos were on branches: a document is compared byte for byte
         # with the fold (`loopx verify`), so a todo without a tier renders exactly as it did before.
         # (No return annotation: pydantic would take it as the serialized shape and lose the fields'.)
-        return with_flags(handler(self), info, stored=stored(info), keep_empty=False)
+        data = handler(self)
+        if data.get("replan_obligation_id", "") is None:  # came later too: a todo without one renders as before
+            data.pop("replan_obligation_id")
+        return with_flags(data, info, stored=stored(info), keep_empty=False)
 
     @classmethod
     def __get_pydantic_json_schema__(cls, core_schema: CoreSchema, handler: GetJsonSchemaHandler) -> dict[str, Any]:

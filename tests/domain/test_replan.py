@@ -38,7 +38,12 @@ def test_two_identical_unchanged_runs_open_one_obligation_seen_alike_everywhere(
     assert packet["obligation_id"].startswith("replan-") and len(packet["obligation_id"]) == len("replan-") + 16
     assert [t["kind"] for t in packet["triggers"]] == ["repeated_progress"]
     assert packet["uncovered_frontier"]["baseline"]["surface_id"] == "auth"
-    assert packet["uncovered_frontier"]["required_any_of"] == ["new_surface", "new_hypothesis", "new_probe_family"]
+    assert packet["uncovered_frontier"]["required_any_of"] == [
+        "new_surface",
+        "new_hypothesis",
+        "new_probe_family",
+        "new_runnable_successor",
+    ]
     assert packet["required_outcome"] == "semantic_delta" and packet["allowed_terminal"] == [
         "exploration_exhausted",
         "blocked",
@@ -224,3 +229,57 @@ def test_the_obligation_id_is_the_same_on_two_clones_after_a_sync(tmp_path):
         theirs = b.should_run(GOAL, "alice").replan_action_packet
     assert ours is not None and theirs is not None
     assert json.dumps(ours.model_dump(mode="json")) == json.dumps(theirs.model_dump(mode="json"))
+
+
+def test_a_runnable_successor_added_for_the_obligation_settles_it(cli, repo):
+    obligation = _stalled(cli)["replan_action_packet"]["obligation_id"]
+    tip = state_tip(cli.path)
+    add = ["todo", "add", "-g", GOAL, "-a", "alice", "--text", "Probe the lexer instead"]
+    stale = cli(*add, "--todo-id", "lex", "--replan-obligation-id", "replan-0000000000000000")
+    assert stale.code == 1 and "error[unknown-obligation]" in stale.err and state_tip(cli.path) == tip
+    bobs = cli("todo", "add", "-g", GOAL, "-a", "bob", "--text", "x", "--replan-obligation-id", obligation)
+    assert bobs.code == 1 and "error[unknown-obligation]" in bobs.err  # alice's obligation, not bob's
+    deferred = cli(*add, "--todo-id", "later", "--resume-when", "todo_done:nope", "--replan-obligation-id", obligation)
+    assert deferred.code == 1 and state_tip(cli.path) == tip
+    added = cli.json(*add, "--todo-id", "lex", "--replan-obligation-id", obligation)
+    assert added["record"]["replan_obligation_id"] == obligation
+    required = cli.json("quota", "should-run", "-g", GOAL, "-a", "alice")["replan_action_packet"]
+    assert "new_runnable_successor" in required["uncovered_frontier"]["required_any_of"]
+    # advanced on the successor (the same surface as before: the successor is what is new)
+    delta = ["--progress-result-class", "advanced", "--progress-work-item-id", "lex", "--progress-surface-id", "auth"]
+    assert _run(cli, "--replan-obligation-id", obligation, *delta).code == 0
+    assert cli.json("quota", "should-run", "-g", GOAL, "-a", "alice")["replan_action_packet"] is None
+    assert cli.json("verify")["ok"] is True
+    plain = cli.json("todo", "add", "-g", GOAL, "--text", "An ordinary todo")["record"]
+    assert "replan_obligation_id" not in plain  # a todo without one renders as before
+
+
+def test_an_unbound_or_unrunnable_work_item_is_no_successor(cli, repo):
+    obligation = _stalled(cli)["replan_action_packet"]["obligation_id"]
+    repo.todo_add(GOAL, "Unrelated", todo_id="plain", now=NOW)
+    tip = state_tip(cli.path)
+    delta = ["--progress-result-class", "advanced", "--progress-work-item-id", "plain", "--progress-surface-id", "auth"]
+    refused = _run(cli, "--replan-obligation-id", obligation, *delta)
+    assert refused.code == 1 and "was not added for this obligation" in refused.err and state_tip(cli.path) == tip
+    assert (
+        cli.json(
+            "todo",
+            "add",
+            "-g",
+            GOAL,
+            "-a",
+            "alice",
+            "--text",
+            "S",
+            "--todo-id",
+            "succ",
+            "--replan-obligation-id",
+            obligation,
+        )["record"]["todo_id"]
+        == "succ"
+    )
+    repo.todo_update(GOAL, "succ", status="blocked", reason="waits for CI", now=NOW)
+    tip = state_tip(cli.path)
+    blocked = _run(cli, "--replan-obligation-id", obligation, *[a if a != "plain" else "succ" for a in delta])
+    assert blocked.code == 1 and "successor succ is not runnable now (blocked)" in blocked.err
+    assert state_tip(cli.path) == tip
