@@ -181,11 +181,17 @@ def review_packet(
         rollback_candidates_omitted=candidates_omitted,
     )
     replan = replan_packet(gs, agent_id) if agent_id is not None and not handoff_only else None
+    packet = fit(packet)
     if replan is not None and runs is not None:  # its share of the 16 KiB: what the rest leaves
-        spare = BUDGET - printed_size(packet.model_dump(mode="json")) - 64
-        context = replan_context(gs, replan, runs, budget=max(spare, 2048))
-        packet = packet.model_copy(update={"replan_context": context})
-    return fit(packet)
+        spare = BUDGET - printed_size(packet.model_dump(mode="json")) - 256
+        while True:  # measured in place: nested, it prints a little longer than alone
+            context = replan_context(gs, replan, runs, budget=max(spare, 2048))
+            whole = packet.model_copy(update={"replan_context": context})
+            over = printed_size(whole.model_dump(mode="json")) - BUDGET
+            if over <= 0 or spare <= 2048:
+                return whole
+            spare -= over + 256
+    return packet
 
 
 # --- the todo index across goals ---------------------------------------------------------------

@@ -17,7 +17,7 @@ from pydantic import Field
 from loopx_git.model.record import Record
 from loopx_git.model.run import RunRecord
 from loopx_git.model.state import GoalState, State, require_agent, require_goal
-from loopx_git.views.budget import fit
+from loopx_git.views.budget import BUDGET, fit, printed_size
 from loopx_git.views.replan import ReplanActionPacket, replan_packet
 from loopx_git.views.replan_context import ReplanContext, replan_context
 from loopx_git.views.status import GateCard, gate_cards, next_actions, todo_order
@@ -313,25 +313,34 @@ def should_run(
         if must_attempt
         else ("wait_for_user" if user.action_required else "idle")
     )
-    return fit(
+    answer = fit(
         ShouldRun(
             goal_id=goal_id,
             agent_id=agent_id,
             turn_instance_id=turn_instance_id,
             decision=decision,
             replan_action_packet=replan,
-            replan_context=replan_context(gs, replan, runs, budget=CONTEXT_BUDGET)
-            if replan is not None and runs is not None
-            else None,
             interaction_contract=contract,
             agent_lane_next_action=lane,
             agent_workspace_guard=guard,
         )
     )
+    if replan is None or runs is None:
+        return answer
+    # the context gets what the rest of the answer leaves of the 16 KiB
+    spare = BUDGET - printed_size(answer.model_dump(mode="json")) - CONTEXT_MARGIN
+    while True:  # nested one level deeper, the context prints a little longer than alone: measure the whole
+        context = replan_context(gs, replan, runs, budget=max(spare, CONTEXT_FLOOR))
+        whole = answer.model_copy(update={"replan_context": context})
+        over = printed_size(whole.model_dump(mode="json")) - BUDGET
+        if over <= 0 or spare <= CONTEXT_FLOOR:
+            return whole
+        spare -= over + CONTEXT_MARGIN
 
 
-CONTEXT_BUDGET = 12 * 1024
-"""The replan context's share of should-run's 16 KiB."""
+CONTEXT_MARGIN = 256
+"""Bytes kept free beside the context: its key and the indentation it is printed with."""
+CONTEXT_FLOOR = 2048
 
 
 def _settlement(replan: ReplanActionPacket | None, lane: LaneNextAction) -> SettlementContract | None:

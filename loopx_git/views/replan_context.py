@@ -146,18 +146,18 @@ def _observation(run: RunRecord) -> tuple:
     )
 
 
-def collapse(runs: Sequence[RunRecord]) -> list[tuple[RunRecord, RunRecord, int]]:
+def collapse(runs: Sequence[RunRecord], *, ordered: bool = False) -> list[tuple[RunRecord, RunRecord, int]]:
     """(first, latest, count) per distinct observation, by time of the latest: exact replays (the same
-    observation at the same time) dropped, repeats counted."""
-    groups: dict[tuple, list[RunRecord]] = {}
-    seen: set[tuple] = set()
-    for run in sorted(runs, key=run_order_key):
+    observation at the same time) dropped, repeats counted. ``ordered``: ``runs`` are in time order."""
+    groups: dict[tuple, list] = {}  # observation -> [first, latest, count, latest time]
+    for run in runs if ordered else sorted(runs, key=run_order_key):
         key = _observation(run)
-        if (key, run.generated_at) in seen:  # an exact replay
-            continue
-        seen.add((key, run.generated_at))
-        groups.setdefault(key, []).append(run)
-    rows = [(group[0], group[-1], len(group)) for group in groups.values()]
+        group = groups.get(key)
+        if group is None:
+            groups[key] = [run, run, 1]
+        elif group[1].generated_at != run.generated_at:  # the same time again: an exact replay
+            group[1], group[2] = run, group[2] + 1
+    rows = [(first, latest, count) for first, latest, count in groups.values()]
     return sorted(rows, key=lambda r: run_order_key(r[1]))
 
 
@@ -165,23 +165,34 @@ def select(rows: Sequence[tuple[RunRecord, RunRecord, int]], limit: int = ROWS) 
     """Indexes into ``rows`` (time order), best first: one per observed result class (its latest), then
     one per distinct (surface, hypothesis, probe) route (its latest), then the most recent."""
     chosen: list[int] = []
+    taken: set[int] = set()
     classes: set[str] = set()
     routes: set[tuple] = set()
-    newest_first = list(range(len(rows) - 1, -1, -1))
+    newest_first = range(len(rows) - 1, -1, -1)
+
+    def take(i: int) -> None:
+        if i not in taken and len(chosen) < limit:
+            taken.add(i)
+            chosen.append(i)
+
     for i in newest_first:
         p = rows[i][1].progress
         if p is not None and p.result_class not in classes:
             classes.add(p.result_class)
-            chosen.append(i)
+            take(i)
     for i in newest_first:
+        if len(chosen) >= limit:
+            break
         p = rows[i][1].progress
         route = (p.surface_id, p.hypothesis_id, p.probe_kind) if p is not None else None
         if route is not None and route not in routes and any(route):
             routes.add(route)
-            if i not in chosen:
-                chosen.append(i)
-    chosen += [i for i in newest_first if i not in chosen]
-    return chosen[:limit]
+            take(i)
+    for i in newest_first:
+        if len(chosen) >= limit:
+            break
+        take(i)
+    return chosen
 
 
 def _row(first: RunRecord, latest: RunRecord, count: int) -> EvidenceRow:
@@ -207,9 +218,10 @@ def _row(first: RunRecord, latest: RunRecord, count: int) -> EvidenceRow:
 
 
 def _observations(runs: Sequence[RunRecord]) -> list[tuple[str, RunRecord, int]]:
-    """(fingerprint, its latest run, count) of every distinct typed observation, the most recent first."""
+    """(fingerprint, its latest run, count) of every distinct typed observation, the most recent first
+    (``runs`` in time order)."""
     by_fp: dict[str, tuple[RunRecord, int]] = {}
-    for run in sorted(runs, key=run_order_key):
+    for run in runs:
         if run.progress is not None:
             _, count = by_fp.get(run.progress.fingerprint, (run, 0))
             by_fp[run.progress.fingerprint] = (run, count + 1)
@@ -248,12 +260,15 @@ def replan_context(
     """The context of ``packet``'s obligation from ``runs`` (the goal's run records: those of other
     agents, or of none, are left out here, whatever the caller passed)."""
     agent = packet.agent_id
-    own = [r for r in runs if r.agent_id == agent and r.goal_id == gs.goal_id]
+    own = sorted((r for r in runs if r.agent_id == agent and r.goal_id == gs.goal_id), key=run_order_key)
     goal = gs.goal
     objective = goal.objective if goal is not None else None
-    collapsed = collapse(own)
+    collapsed = collapse(own, ordered=True)
     order = select(collapsed)
     observations = _observations(own)
+    # the omitted rows' time bounds: the earliest first and the latest latest not shown (few are)
+    by_first = sorted(range(len(collapsed)), key=lambda i: collapsed[i][0].generated_at)
+    by_latest = sorted(range(len(collapsed)), key=lambda i: collapsed[i][1].generated_at, reverse=True)
     read = f"loopx --format json history --goal-id {gs.goal_id} --agent-id {agent}"
     template = READ_TEMPLATE.format(goal=gs.goal_id, agent=agent)
 
@@ -261,7 +276,8 @@ def replan_context(
         rows = [_row(*collapsed[i]) for i in sorted(indexes)]  # shown in time order
         ledger = _ledger(observations[:ledger_size], rows)
         shown = set(indexes)
-        left = [collapsed[i] for i in range(len(collapsed)) if i not in shown]
+        first = next((collapsed[i][0].generated_at for i in by_first if i not in shown), None)
+        latest = next((collapsed[i][1].generated_at for i in by_latest if i not in shown), None)
         core = CoreGoal(objective=objective, source="goal", missing=objective is None)
         digest_body = json.dumps(
             {
@@ -289,9 +305,9 @@ def replan_context(
             coverage_ledger=ledger,
             uncovered_frontier=packet.uncovered_frontier,
             omitted=Omitted(
-                rows=len(left),
-                first_at=min((f.generated_at for f, _, _ in left), default=None),
-                latest_at=max((latest.generated_at for _, latest, _ in left), default=None),
+                rows=len(collapsed) - len(shown),
+                first_at=first,
+                latest_at=latest,
                 ledger_entries=len(observations) - len(ledger),
                 read=read,
             ),
@@ -308,10 +324,13 @@ def replan_context(
     # in turn, the ledger kept no longer than the rows, until it fits
     indexes, ledger_size = list(order), min(LEDGER, len(observations))
     context = build(indexes, ledger_size)
-    while printed_size(context.model_dump(mode="json")) > budget and (indexes or ledger_size):
-        if ledger_size > max(1, len(indexes)) or (ledger_size and len(indexes) <= 1):
-            ledger_size -= 1
-        else:
-            indexes.pop()
+    while (size := printed_size(context.model_dump(mode="json"))) > budget and (indexes or ledger_size):
+        # several at once when far over: what one row or entry costs on average, against the overshoot
+        per_item = max(1, (size - 2048) // max(1, len(indexes) + ledger_size))
+        for _ in range(max(1, (size - budget) // per_item // 2)):
+            if ledger_size > max(1, len(indexes)) or (ledger_size and len(indexes) <= 1):
+                ledger_size -= 1
+            elif indexes:
+                indexes.pop()
         context = build(indexes, ledger_size)
     return context
