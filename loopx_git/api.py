@@ -921,14 +921,15 @@ class StateRepo:
     def _agent_runs(self, state: State, goal_id: str, agent_id: str) -> list | None:
         """The agent's own run records, read only when it has an open replan obligation (its context
         is built from all of them: ``from_full_index``); None otherwise."""
-        import re
+        from loopx_git.store.records import holding
 
         gs = state.goals.get(goal_id)
         frontier = gs.frontiers.get(agent_id) if gs is not None else None
         if frontier is None or frontier.open is None:
             return None
-        keep = re.compile(rb'"agent_id"\s*:\s*"%s"' % re.escape(agent_id.encode()))
-        runs = self.reader.read_runs(self.reader.goal_files(self.tip, goal_id, "runs"), keep=keep)
+        runs = self.reader.read_runs(
+            self.reader.goal_files(self.tip, goal_id, "runs"), keep=holding("agent_id", agent_id)
+        )
         return [r for r in runs if r.agent_id == agent_id]
 
     def spend_slot(self, goal_id: str, agent_id: str, run_id: str, *, now: str | None = None) -> WriteResult:

@@ -162,7 +162,7 @@ def _resource_setup(reported: object, resources: list[str]) -> str | None:
 
 def _owned(gs: GoalState, agent_id: str) -> list[str]:
     """The runnable todos the agent holds and has not handed on: a selected todo owns the receipt."""
-    handed = {t for h in gs.handoffs.values() if h.waiting and h.from_agent_id == agent_id for t in h.todo_ids}
+    handed = gs.handed_on(agent_id)
     return sorted(
         t.todo_id for t in gs.live_todos() if t.claimed_by == agent_id and t.todo_id not in handed and gs.is_runnable(t)
     )

@@ -224,6 +224,10 @@ class GoalState:
             return condition.repository is not None and (condition.repository, condition.pr_number) in self.merged_prs
         return condition.capacity in self.capacities
 
+    def handed_on(self, agent_id: str) -> set[str]:
+        """The todos ``agent_id`` has offered in a handoff not yet adopted: the target's work now."""
+        return {t for h in self.handoffs.values() if h.waiting and h.from_agent_id == agent_id for t in h.todo_ids}
+
     def holding_gates(self, todo_id: str) -> list[OperatorGate]:
         """The gates that block ``todo_id`` now: open, rejected, deferred or cancelled ones naming it,
         opened after the last approved gate that names it (a new gate asks again: its approval lifts

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Collection
 
 import pydantic
@@ -14,6 +15,13 @@ from loopx_git.model.run import RunRecord
 from loopx_git.store import layout
 
 UPGRADE_HINT = "this branch was written by a newer loopx-git; upgrade with `pip install -U loopx-git`"
+
+
+def holding(field: str, value: str) -> re.Pattern[bytes]:
+    """Finds ``"field": "value"`` in a record's stored bytes: a cheap look before parsing, for a read
+    that wants few records of many (what it finds is checked again once parsed: a value nested deeper
+    matches too). Ids are ASCII and stored unescaped, so a record holding the value is never missed."""
+    return re.compile(rb'"%s"\s*:\s*"%s"' % (re.escape(field.encode()), re.escape(value.encode())))
 
 
 def encode(record: pydantic.BaseModel) -> bytes:

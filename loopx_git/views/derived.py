@@ -23,12 +23,20 @@ from loopx_git.errors import NotFoundError
 from loopx_git.model.event import EventBase, event_order_key
 from loopx_git.model.record import Record
 from loopx_git.model.state import GoalState
-from loopx_git.store.records import parse_event
+from loopx_git.store.records import holding, parse_event
 
 VIEW_SCHEMA: Final = "loopx_derived_view_v0"
 GRAPH_SCHEMA: Final = "task_graph_projection_v0"
 ViewKind = Literal["agent", "todo", "case", "benchmark", "run"]
 VIEW_KINDS: tuple[str, ...] = ("agent", "todo", "case", "benchmark", "run")
+JOIN_FIELD: Final = {
+    "agent": "agent_id",
+    "todo": "todo_id",
+    "case": "case_id",
+    "benchmark": "benchmark_id",
+    "run": "run_id",
+}
+"""The join key each view filters by."""
 EVENTS_SHOWN = 30
 BRIDGES_SHOWN = 20
 EDGES_SHOWN = 40
@@ -156,7 +164,7 @@ def _filter(gs: GoalState, kind: str, subject: str) -> tuple[dict[str, str], obj
         return keys, lambda e: e.agent_id == subject and (lane is None or _lane(e) in (None, lane))
     if kind == "todo":
         return {"todo_id": subject}, lambda e: e.todo_id == subject
-    field = {"case": "case_id", "benchmark": "benchmark_id", "run": "run_id"}[kind]
+    field = JOIN_FIELD[kind]
     return {field: subject}, lambda e: getattr(e, field) == subject and _kind(e) in RESULT_KINDS
 
 
@@ -288,18 +296,13 @@ _CITE = re.compile(rb'"(?:source_event_id|caused_by)"\s*:\s*"([^"]+)"')
 _IDS = re.compile(rb'"event_id"\s*:\s*"([^"]+)"')  # a record's own id, and an imported line's
 
 
-def _key_pattern(kind: str, subject: str) -> re.Pattern[bytes]:
-    field = {"agent": "agent_id", "todo": "todo_id", "case": "case_id", "benchmark": "benchmark_id", "run": "run_id"}
-    return re.compile(rb'"%s"\s*:\s*"%s"' % (field[kind].encode(), re.escape(subject.encode())))
-
-
 def _scan(
     source: RecordSource, files: Sequence[tuple[str, str]], kind: str, subject: str
 ) -> tuple[list[EventBase], list[EventBase]]:
     """The events whose stored bytes name ``subject`` in the view's field, and the events linked to
     them by a cause (either way), reading every file once and parsing only those: a view of one todo
     of 100k events parses a handful of records, not all of them."""
-    key = _key_pattern(kind, subject)
+    key = holding(JOIN_FIELD[kind], subject)
     candidates: list[EventBase] = []
     where: dict[str, int] = {}  # event id (own, and an imported line's) -> its file
     citing: dict[str, list[int]] = {}  # cited id -> the files that cite it
@@ -335,8 +338,7 @@ def derived_view(
     keys, wanted = _filter(gs, kind, subject)
     candidates, neighbours = _scan(source, files, kind, subject)
     candidates.sort(key=event_order_key)
-    field = {"agent": "agent_id", "todo": "todo_id", "case": "case_id", "benchmark": "benchmark_id", "run": "run_id"}
-    carrying = [e for e in candidates if getattr(e, field[kind]) == subject]
+    carrying = [e for e in candidates if getattr(e, JOIN_FIELD[kind]) == subject]
     selected = [e for e in carrying if wanted(e)]  # type: ignore[operator]  # the predicate _filter made
     if not selected and not _known(gs, carrying, kind, subject):
         raise NotFoundError(

@@ -13,6 +13,7 @@ from loopx_git.model.run import RunRecord, run_order_key
 from loopx_git.model.state import State, require_goal
 from loopx_git.model.todo import SuggestedTodo, TodoItem, TodoStatus
 from loopx_git.store.reader import StateReader
+from loopx_git.store.records import holding
 from loopx_git.views.status import RewardDigest, todo_order
 
 LIST_STATUSES = (*(s.value for s in TodoStatus), "superseded")
@@ -93,7 +94,7 @@ def list_events(
     keys["benchmark_id"] = benchmark_id
     named = next(((k, v) for k, v in keys.items() if v is not None), None)
     # a join key names few events of many: records that do not hold it in their bytes are not parsed
-    keep = re.compile(rb'"%s"\s*:\s*"%s"' % (named[0].encode(), re.escape(named[1].encode()))) if named else None
+    keep = holding(*named) if named else None
     events = reader.read_events(reader.goal_files(tip, goal_id, "events", shard), keep=keep)
     wanted = [
         e

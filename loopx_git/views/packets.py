@@ -13,9 +13,9 @@ from loopx_git.model.event import event_order_key
 from loopx_git.model.record import Record
 from loopx_git.model.run import RunRecord
 from loopx_git.model.state import GoalState, State, require_agent, require_goal
-from loopx_git.views.budget import BUDGET, fit, printed_size
+from loopx_git.views.budget import fit
 from loopx_git.views.replan import replan_packet
-from loopx_git.views.replan_context import ReplanContext, replan_context
+from loopx_git.views.replan_context import ReplanContext, with_context
 from loopx_git.views.status import (
     GateCard,
     HandoffCard,
@@ -182,16 +182,7 @@ def review_packet(
     )
     replan = replan_packet(gs, agent_id) if agent_id is not None and not handoff_only else None
     packet = fit(packet)
-    if replan is not None and runs is not None:  # its share of the 16 KiB: what the rest leaves
-        spare = BUDGET - printed_size(packet.model_dump(mode="json")) - 256
-        while True:  # measured in place: nested, it prints a little longer than alone
-            context = replan_context(gs, replan, runs, budget=max(spare, 2048))
-            whole = packet.model_copy(update={"replan_context": context})
-            over = printed_size(whole.model_dump(mode="json")) - BUDGET
-            if over <= 0 or spare <= 2048:
-                return whole
-            spare -= over + 256
-    return packet
+    return with_context(packet, gs, replan, runs) if replan is not None and runs is not None else packet
 
 
 # --- the todo index across goals ---------------------------------------------------------------

@@ -17,9 +17,9 @@ from pydantic import Field
 from loopx_git.model.record import Record
 from loopx_git.model.run import RunRecord
 from loopx_git.model.state import GoalState, State, require_agent, require_goal
-from loopx_git.views.budget import BUDGET, fit, printed_size
+from loopx_git.views.budget import fit
 from loopx_git.views.replan import ReplanActionPacket, replan_packet
-from loopx_git.views.replan_context import ReplanContext, replan_context
+from loopx_git.views.replan_context import ReplanContext, with_context
 from loopx_git.views.status import GateCard, gate_cards, next_actions, todo_order
 
 SHOULD_RUN_SCHEMA: Final = "loopx_should_run_v0"
@@ -327,20 +327,7 @@ def should_run(
     )
     if replan is None or runs is None:
         return answer
-    # the context gets what the rest of the answer leaves of the 16 KiB
-    spare = BUDGET - printed_size(answer.model_dump(mode="json")) - CONTEXT_MARGIN
-    while True:  # nested one level deeper, the context prints a little longer than alone: measure the whole
-        context = replan_context(gs, replan, runs, budget=max(spare, CONTEXT_FLOOR))
-        whole = answer.model_copy(update={"replan_context": context})
-        over = printed_size(whole.model_dump(mode="json")) - BUDGET
-        if over <= 0 or spare <= CONTEXT_FLOOR:
-            return whole
-        spare -= over + CONTEXT_MARGIN
-
-
-CONTEXT_MARGIN = 256
-"""Bytes kept free beside the context: its key and the indentation it is printed with."""
-CONTEXT_FLOOR = 2048
+    return with_context(answer, gs, replan, runs)
 
 
 def _settlement(replan: ReplanActionPacket | None, lane: LaneNextAction) -> SettlementContract | None:

@@ -20,7 +20,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Sequence
-from typing import Final, Literal
+from typing import Final, Literal, TypeVar
 
 from loopx_git.model.record import Record
 from loopx_git.model.run import RunRecord, run_order_key
@@ -334,3 +334,23 @@ def replan_context(
                 indexes.pop()
         context = build(indexes, ledger_size)
     return context
+
+
+R = TypeVar("R", bound=Record)
+CONTEXT_MARGIN: Final = 256
+"""Bytes kept free beside the context: its key and the indentation it is printed with."""
+CONTEXT_FLOOR: Final = 2048
+
+
+def with_context(answer: R, gs: GoalState, packet: ReplanActionPacket, runs: Sequence[RunRecord]) -> R:
+    """``answer`` (should-run or a review packet) with the replan context in its ``replan_context``,
+    given what the rest leaves of the 16 KiB. Measured in place: nested one level deeper, the context
+    prints a little longer than alone."""
+    spare = BUDGET - printed_size(answer.model_dump(mode="json")) - CONTEXT_MARGIN
+    while True:
+        context = replan_context(gs, packet, runs, budget=max(spare, CONTEXT_FLOOR))
+        whole = answer.model_copy(update={"replan_context": context})
+        over = printed_size(whole.model_dump(mode="json")) - BUDGET
+        if over <= 0 or spare <= CONTEXT_FLOOR:
+            return whole
+        spare -= over + CONTEXT_MARGIN

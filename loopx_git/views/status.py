@@ -319,13 +319,11 @@ def next_actions(gs: GoalState, agent_ids: list[str], live: list[TodoItem]) -> l
     runnable = [t for t in live if t.role == "agent" and gs.is_runnable(t)]
     taken: set[str] = set()
     out = []
-    handing = {  # todos an agent has offered in a handoff: the target's work now, not the giver's
-        (h.from_agent_id, todo_id) for h in gs.handoffs.values() if h.waiting for todo_id in h.todo_ids
-    }
     for agent_id in agent_ids:
         agent = gs.agents.get(agent_id)
         lane = agent.lane if agent else None
-        pick = next((t for t in runnable if t.claimed_by == agent_id and (agent_id, t.todo_id) not in handing), None)
+        handed = gs.handed_on(agent_id)  # offered in a handoff: the target's work now, not the giver's
+        pick = next((t for t in runnable if t.claimed_by == agent_id and t.todo_id not in handed), None)
         basis = "claimed"
         if pick is None:
             pick = next((t for t in runnable if not t.claimed_by and t.todo_id not in taken), None)
