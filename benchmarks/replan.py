@@ -10,8 +10,11 @@ medians:
 
 - warm: ``status`` and ``quota should-run -a A`` asked again at an unchanged tip (the target: should-run
   with its replan context at most twice status in the same run);
-- cold: the first ask after a write by another agent (a note appended before each sample), when the
-  context is built from all of the agent's runs (``from_full_index``).
+- cold: the first ask after a write by another agent (a note appended before each sample): the
+  agent's evidence index kept under .git/loopx/ is extended by what the write added (nothing of the
+  agent's here) and the context reads the runs it shows;
+- rebuild: the same with no index kept (the first ask in a clone, or after an upgrade of loopx): the
+  index is built from all of the agent's runs (``from_full_index``).
 
 Also prints the size of should-run's JSON (target ≤ 16 KiB).
 """
@@ -116,7 +119,15 @@ def main() -> None:
         cold[name] = startup.sample({"write": write, name: cmd}, repo, max(3, n // 2))[name]
     print(f"\ncold (first ask after another agent's write), median of {max(3, n // 2)}: wall / CPU ms")
     for name, (wall, cpu) in cold.items():
-        print(f"  {name:12} {wall:7.0f} / {cpu:6.0f}   x{cpu / cold['status'][1]:5.2f}")
+        print(f"  {name:12} {wall:7.0f} / {cpu:6.0f}   x{cpu / cold['status'][1]:5.2f} of cold status")
+    forget = [
+        "sh",
+        "-c",
+        f"rm -f .git/loopx/evidence-*.pickle && {loopx} event append --kind note -a other-agent --summary 'x {{i}}'",
+    ]
+    wall, cpu = startup.sample({"forget": forget, "should-run": cases["should-run"]}, repo, 3)["should-run"]
+    print("\nrebuild (no index kept: the first ask in a clone), median of 3: wall / CPU ms")
+    print(f"  should-run   {wall:7.0f} / {cpu:6.0f}   x{cpu / cold['status'][1]:5.2f} of cold status")
 
 
 if __name__ == "__main__":

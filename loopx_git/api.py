@@ -8,7 +8,7 @@ import pickle
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from loopx_git import defaults
 from loopx_git.errors import LoopxError, Notice, ValidationError
@@ -19,9 +19,12 @@ from loopx_git.store.git import GitRepo
 
 if TYPE_CHECKING:
     from loopx_git.domain.write import Write
+    from loopx_git.evidence import EvidenceIndexes
     from loopx_git.model.state import State
     from loopx_git.safety.policy import Policy
     from loopx_git.store.reader import StateReader
+
+_T = TypeVar("_T")
 
 ANSWERS_VERSION = "1"
 """Part of the key of cached answers: raise it when what an answer holds changes shape."""
@@ -120,6 +123,8 @@ class StateRepo:
         self._policy: Policy | None = None
         self._answers: tuple[str, dict[str, Any]] | None = None
         self._answers_dirty = False
+        self._evidence: EvidenceIndexes | None = None
+        """Each agent's evidence index, made on first use (a replan context)."""
 
     def _new_reader(self) -> StateReader:
         from loopx_git.views.folded import state_reader
@@ -182,6 +187,8 @@ class StateRepo:
     def _flush_caches(self) -> None:
         if self._reader is not None:
             self._reader.flush()
+        if self._evidence is not None:
+            self._evidence.flush()
         if self._answers_dirty and self._answers is not None and self._answers[0] == self.tip:
             self._answers_store().save(*self._answers)  # answers of a tip a write has since left are not kept
         self._answers_dirty = False
@@ -909,28 +916,35 @@ class StateRepo:
         from loopx_git.views.quota import should_run
 
         state = self.state()
-        return should_run(
+        branch = self.git.current_branch()
+        return self._with_evidence(
             state,
             goal_id,
             agent_id,
-            turn_instance_id,
-            branch=self.git.current_branch(),
-            runs=self._agent_runs(state, goal_id, agent_id),
+            lambda evidence: should_run(
+                state, goal_id, agent_id, turn_instance_id, branch=branch, agent_evidence=evidence
+            ),
         )
 
-    def _agent_runs(self, state: State, goal_id: str, agent_id: str) -> list | None:
-        """The agent's own run records, read only when it has an open replan obligation (its context
-        is built from all of them: ``from_full_index``); None otherwise."""
-        from loopx_git.store.records import holding
+    def _with_evidence(self, state: State, goal_id: str, agent_id: str | None, read: Callable[[Any], _T]) -> _T:
+        """``read(evidence)``: the agent's evidence index at the tip when it has an open replan
+        obligation (its context is selected from all of its runs: ``from_full_index``), else None.
+        A kept index that names a run the branch does not hold is rebuilt, and read once more."""
+        from loopx_git.views.evidence_index import MissingRuns
 
         gs = state.goals.get(goal_id)
-        frontier = gs.frontiers.get(agent_id) if gs is not None else None
-        if frontier is None or frontier.open is None:
-            return None
-        runs = self.reader.read_runs(
-            self.reader.goal_files(self.tip, goal_id, "runs"), keep=holding("agent_id", agent_id)
-        )
-        return [r for r in runs if r.agent_id == agent_id]
+        frontier = gs.frontiers.get(agent_id) if gs is not None and agent_id is not None else None
+        tip = self.tip
+        if agent_id is None or frontier is None or frontier.open is None or tip is None:
+            return read(None)
+        if self._evidence is None or self._evidence.ref != self.ref:
+            from loopx_git.evidence import EvidenceIndexes
+
+            self._evidence = EvidenceIndexes(self.git, self.ref, _code_stamp())
+        try:
+            return read(self._evidence.at(tip, goal_id, agent_id))
+        except MissingRuns:
+            return read(self._evidence.rebuilt(tip, goal_id, agent_id))
 
     def spend_slot(self, goal_id: str, agent_id: str, run_id: str, *, now: str | None = None) -> WriteResult:
         """Spend a compute slot after run ``run_id``, which must be this agent's compact write-back."""
@@ -1127,8 +1141,14 @@ class StateRepo:
         from loopx_git.views.packets import review_packet
 
         state = self.state()
-        runs = self._agent_runs(state, goal_id, agent_id) if agent_id and not handoff_only else None
-        return review_packet(state, goal_id, agent_id, handoff_only=handoff_only, runs=runs)
+        return self._with_evidence(
+            state,
+            goal_id,
+            None if handoff_only else agent_id,
+            lambda evidence: review_packet(
+                state, goal_id, agent_id, handoff_only=handoff_only, agent_evidence=evidence
+            ),
+        )
 
     def todo_index(self):
         """todo_index_v0: the live todos of every goal, best first, bounded."""
@@ -1154,12 +1174,22 @@ class StateRepo:
 
             if name == "should-run":  # (goal, agent, the work tree's branch)
                 goal, agent = args[0] or "", args[1] or ""
-                runs = self._agent_runs(state, goal, agent)
-                return quota.should_run(state, goal, agent, branch=args[2], runs=runs).model_dump(mode="json")
+                return self._with_evidence(
+                    state,
+                    goal,
+                    agent,
+                    lambda evidence: quota.should_run(state, goal, agent, branch=args[2], agent_evidence=evidence),
+                ).model_dump(mode="json")
             if name == "review-packet":
                 scope, handoff_only = args[1], bool(args[2])
-                runs = self._agent_runs(state, args[0] or "", scope) if scope and not handoff_only else None
-                found = packets.review_packet(state, args[0] or "", scope, handoff_only=handoff_only, runs=runs)
+                found = self._with_evidence(
+                    state,
+                    args[0] or "",
+                    None if handoff_only else scope,
+                    lambda evidence: packets.review_packet(
+                        state, args[0] or "", scope, handoff_only=handoff_only, agent_evidence=evidence
+                    ),
+                )
                 return found.model_dump(mode="json")
             if name == "todo-index":
                 return packets.todo_index(state).model_dump(mode="json")

@@ -7,12 +7,18 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 import loopx_git
 from loopx_git.cli.main import run_cli
 
 GOAL = "g1"
 NOW = "2026-03-01T10:00:00Z"
+
+# property tests draw the same examples on every run (a failure in CI is one anybody can replay) and
+# keep no example database in the checkout
+settings.register_profile("loopx", derandomize=True, database=None, deadline=None)
+settings.load_profile("loopx")
 
 
 @pytest.fixture(autouse=True)

@@ -21,9 +21,12 @@ none of its files is trusted here, and it finds none of ours (it verifies, and r
 
 
 class FoldCache:
-    def __init__(self, git_dir: Path, ref: str, fold_version: str):
-        digest = hashlib.sha1(ref.encode()).hexdigest()[:12]
-        self.path = git_dir / "loopx" / f"fold-{CACHE_FORMAT}-{digest}.pickle"
+    """``kind`` and ``key`` name what is folded: the state of the branch (``fold``), or another fold
+    of its records kept beside it (``evidence`` of one goal's agent, keyed by both)."""
+
+    def __init__(self, git_dir: Path, ref: str, fold_version: str, *, kind: str = "fold", key: str = ""):
+        digest = hashlib.sha1(ref.encode() + (b"\0" + key.encode() if key else b"")).hexdigest()[:12]
+        self.path = git_dir / "loopx" / f"{kind}-{CACHE_FORMAT}-{digest}.pickle"
         self._version = (CACHE_FORMAT, fold_version)
 
     def load(self) -> tuple[str, Any] | None:

@@ -6,14 +6,13 @@ it left out, so none grows with the branch: at 10k todos and 100k events each st
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Final, Literal
 
 from loopx_git.model.event import event_order_key
 from loopx_git.model.record import Record
-from loopx_git.model.run import RunRecord
 from loopx_git.model.state import GoalState, State, require_agent, require_goal
 from loopx_git.views.budget import fit
+from loopx_git.views.evidence_index import AgentEvidence
 from loopx_git.views.replan import replan_packet
 from loopx_git.views.replan_context import ReplanContext, with_context
 from loopx_git.views.status import (
@@ -126,9 +125,9 @@ def review_packet(
     agent_id: str | None = None,
     *,
     handoff_only: bool = False,
-    runs: Sequence[RunRecord] | None = None,
+    agent_evidence: AgentEvidence | None = None,
 ) -> ReviewPacket:
-    """``runs``: the agent's run records, when it has an open replan obligation: the packet then
+    """``agent_evidence``: the agent's evidence index, when it has an open replan obligation: the packet then
     embeds its replan context (the same read model quota should-run delivers; not --handoff-only)."""
     gs = require_goal(state, goal_id)
     if agent_id is not None:
@@ -182,7 +181,11 @@ def review_packet(
     )
     replan = replan_packet(gs, agent_id) if agent_id is not None and not handoff_only else None
     packet = fit(packet)
-    return with_context(packet, gs, replan, runs) if replan is not None and runs is not None else packet
+    return (
+        with_context(packet, gs, replan, agent_evidence)
+        if replan is not None and agent_evidence is not None
+        else packet
+    )
 
 
 # --- the todo index across goals ---------------------------------------------------------------

@@ -9,15 +9,14 @@ claim first, then the best unclaimed runnable todo, and no todo is offered to tw
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Final, Literal
 
 from pydantic import Field
 
 from loopx_git.model.record import Record
-from loopx_git.model.run import RunRecord
 from loopx_git.model.state import GoalState, State, require_agent, require_goal
 from loopx_git.views.budget import fit
+from loopx_git.views.evidence_index import AgentEvidence
 from loopx_git.views.replan import ReplanActionPacket, replan_packet
 from loopx_git.views.replan_context import ReplanContext, with_context
 from loopx_git.views.status import GateCard, gate_cards, next_actions, todo_order
@@ -245,11 +244,12 @@ def should_run(
     agent_id: str,
     turn_instance_id: str | None = None,
     branch: str | None = None,
-    runs: Sequence[RunRecord] | None = None,
+    agent_evidence: AgentEvidence | None = None,
 ) -> ShouldRun:
     """``branch``: the branch the agent's work tree has checked out (None: none), which the goal's
-    delivery branch policy, when it names one, is checked against. ``runs``: the goal's run records,
-    from which the replan context of an open obligation is built (None: the packet alone)."""
+    delivery branch policy, when it names one, is checked against. ``agent_evidence``: the agent's
+    evidence index, from which the replan context of an open obligation is built (None: the packet
+    alone)."""
     gs = require_goal(state, goal_id)
     require_agent(gs, agent_id, rule="should-run answers for an agent registered on the goal")
     lane = _lane(gs, agent_id)
@@ -325,9 +325,9 @@ def should_run(
             agent_workspace_guard=guard,
         )
     )
-    if replan is None or runs is None:
+    if replan is None or agent_evidence is None:
         return answer
-    return with_context(answer, gs, replan, runs)
+    return with_context(answer, gs, replan, agent_evidence)
 
 
 def _settlement(replan: ReplanActionPacket | None, lane: LaneNextAction) -> SettlementContract | None:

@@ -20,12 +20,14 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Final, Literal, TypeVar
 
 from loopx_git.model.record import Record
-from loopx_git.model.run import RunRecord, run_order_key
+from loopx_git.model.run import RunRecord
 from loopx_git.model.state import GoalState
 from loopx_git.views.budget import BUDGET, printed_size
+from loopx_git.views.evidence_index import AgentEvidence, MissingRuns, Observation, Row, Selection, select
 from loopx_git.views.replan import ReplanActionPacket, UncoveredFrontier
 
 CONTEXT_SCHEMA: Final = "replan_context_v0"
@@ -46,6 +48,10 @@ def evidence_ref(run: RunRecord) -> str:
 class CoreGoal(Record):
     objective: str | None
     source: Literal["goal", "registered"]
+    """Where the objective comes from: the goal's current document (``goal``), or, upstream, the
+    objective registered for it when the active state has none (``registered``). A loopx goal always
+    has a current objective (``goal update`` replaces it, never clears it), so this is ``goal`` here;
+    the other value is kept so the schema reads upstream contexts too."""
     missing: bool
 
 
@@ -133,76 +139,14 @@ class ReplanContext(Record):
     delivery_receipt: DeliveryReceipt
 
 
-def _observation(run: RunRecord) -> tuple:
-    """What a run observed, apart from when and under which id: runs alike in it collapse."""
-    p = run.progress
-    return (
-        run.classification,
-        run.recommended_action,
-        tuple(run.evidence),
-        run.delivery_outcome,
-        run.todo_id,
-        p.fingerprint if p is not None else None,
-    )
-
-
-def collapse(runs: Sequence[RunRecord], *, ordered: bool = False) -> list[tuple[RunRecord, RunRecord, int]]:
-    """(first, latest, count) per distinct observation, by time of the latest: exact replays (the same
-    observation at the same time) dropped, repeats counted. ``ordered``: ``runs`` are in time order."""
-    groups: dict[tuple, list] = {}  # observation -> [first, latest, count, latest time]
-    for run in runs if ordered else sorted(runs, key=run_order_key):
-        key = _observation(run)
-        group = groups.get(key)
-        if group is None:
-            groups[key] = [run, run, 1]
-        elif group[1].generated_at != run.generated_at:  # the same time again: an exact replay
-            group[1], group[2] = run, group[2] + 1
-    rows = [(first, latest, count) for first, latest, count in groups.values()]
-    return sorted(rows, key=lambda r: run_order_key(r[1]))
-
-
-def select(rows: Sequence[tuple[RunRecord, RunRecord, int]], limit: int = ROWS) -> list[int]:
-    """Indexes into ``rows`` (time order), best first: one per observed result class (its latest), then
-    one per distinct (surface, hypothesis, probe) route (its latest), then the most recent."""
-    chosen: list[int] = []
-    taken: set[int] = set()
-    classes: set[str] = set()
-    routes: set[tuple] = set()
-    newest_first = range(len(rows) - 1, -1, -1)
-
-    def take(i: int) -> None:
-        if i not in taken and len(chosen) < limit:
-            taken.add(i)
-            chosen.append(i)
-
-    for i in newest_first:
-        p = rows[i][1].progress
-        if p is not None and p.result_class not in classes:
-            classes.add(p.result_class)
-            take(i)
-    for i in newest_first:
-        if len(chosen) >= limit:
-            break
-        p = rows[i][1].progress
-        route = (p.surface_id, p.hypothesis_id, p.probe_kind) if p is not None else None
-        if route is not None and route not in routes and any(route):
-            routes.add(route)
-            take(i)
-    for i in newest_first:
-        if len(chosen) >= limit:
-            break
-        take(i)
-    return chosen
-
-
-def _row(first: RunRecord, latest: RunRecord, count: int) -> EvidenceRow:
+def _row(row: Row, latest: RunRecord) -> EvidenceRow:
     p = latest.progress
     return EvidenceRow(
         evidence_ref=evidence_ref(latest),
         run_id=latest.run_id,
-        first_at=first.generated_at,
-        latest_at=latest.generated_at,
-        count=count,
+        first_at=row.first_at,
+        latest_at=row.latest_at,
+        count=row.times,
         classification=latest.classification,
         recommended_action=latest.recommended_action,
         evidence=list(latest.evidence),
@@ -217,27 +161,17 @@ def _row(first: RunRecord, latest: RunRecord, count: int) -> EvidenceRow:
     )
 
 
-def _observations(runs: Sequence[RunRecord]) -> list[tuple[str, RunRecord, int]]:
-    """(fingerprint, its latest run, count) of every distinct typed observation, the most recent first
-    (``runs`` in time order)."""
-    by_fp: dict[str, tuple[RunRecord, int]] = {}
-    for run in runs:
-        if run.progress is not None:
-            _, count = by_fp.get(run.progress.fingerprint, (run, 0))
-            by_fp[run.progress.fingerprint] = (run, count + 1)
-    ranked = sorted(by_fp.items(), key=lambda item: run_order_key(item[1][0]), reverse=True)
-    return [(fp, run, count) for fp, (run, count) in ranked]
-
-
-def _ledger(observations: Sequence[tuple[str, RunRecord, int]], rows: Sequence[EvidenceRow]) -> list[LedgerEntry]:
+def _ledger(
+    observations: Sequence[Observation], runs: dict[str, RunRecord], rows: Sequence[EvidenceRow]
+) -> list[LedgerEntry]:
     """The coverage ledger, each entry linked to the rows that carry its fingerprint."""
     entries = []
-    for fp, run, count in observations:
-        p = run.progress
-        assert p is not None
+    for seen in observations:
+        p = runs[seen.latest_id].progress
+        assert p is not None and p.fingerprint == seen.fingerprint
         entries.append(
             LedgerEntry(
-                fingerprint=fp,
+                fingerprint=seen.fingerprint,
                 result_class=p.result_class,
                 work_item_id=p.work_item_id,
                 surface_id=p.surface_id,
@@ -247,37 +181,59 @@ def _ledger(observations: Sequence[tuple[str, RunRecord, int]], rows: Sequence[E
                 coverage_scope_id=p.coverage_scope_id,
                 coverage_complete=p.coverage_complete,
                 evidence_ids=sorted(p.evidence_ids),
-                count=count,
-                rows=[r.evidence_ref for r in rows if r.fingerprint == fp],
+                count=seen.times,
+                rows=[r.evidence_ref for r in rows if r.fingerprint == seen.fingerprint],
             )
         )
     return entries
 
 
+@dataclass(frozen=True)
+class _Source:
+    """What a context is cut from, read once however often the budget has it built: the selection
+    and the runs its rows and ledger entries show."""
+
+    selection: Selection
+    runs: dict[str, RunRecord]
+
+
+def _source(gs: GoalState, agent: str, evidence: AgentEvidence) -> _Source:
+    if (evidence.index.goal_id, evidence.index.agent_id) != (gs.goal_id, agent):
+        raise ValueError(
+            f"the evidence of {evidence.index.agent_id!r} on {evidence.index.goal_id!r} is not {agent!r}'s"
+        )
+    selection = select(evidence.index, ROWS, LEDGER)
+    # the runs the rows and ledger entries may show: the few dozen read, of all the agent's runs
+    wanted = [(r.latest_at, r.latest_id) for r in selection.rows]
+    wanted += [(o.latest_at, o.latest_id) for o in selection.observations]
+    runs = evidence.load(wanted)
+    missing = sorted({run_id for _, run_id in wanted} - runs.keys())
+    if missing:  # the index names runs the branch does not hold: it was not built from this tip
+        raise MissingRuns(f"the evidence index names runs that are not on the branch: {', '.join(missing[:3])}")
+    return _Source(selection, runs)
+
+
 def replan_context(
-    gs: GoalState, packet: ReplanActionPacket, runs: Sequence[RunRecord], *, budget: int = BUDGET
+    gs: GoalState, packet: ReplanActionPacket, evidence: AgentEvidence, *, budget: int = BUDGET
 ) -> ReplanContext:
-    """The context of ``packet``'s obligation from ``runs`` (the goal's run records: those of other
-    agents, or of none, are left out here, whatever the caller passed)."""
+    """The context of ``packet``'s obligation from the agent's evidence index (built from its own
+    runs on this goal only: other agents' and unattributed runs never supply proof)."""
+    return _fitted(gs, packet, _source(gs, packet.agent_id, evidence), budget)
+
+
+def _fitted(gs: GoalState, packet: ReplanActionPacket, source: _Source, budget: int) -> ReplanContext:
     agent = packet.agent_id
-    own = sorted((r for r in runs if r.agent_id == agent and r.goal_id == gs.goal_id), key=run_order_key)
     goal = gs.goal
     objective = goal.objective if goal is not None else None
-    collapsed = collapse(own, ordered=True)
-    order = select(collapsed)
-    observations = _observations(own)
-    # the omitted rows' time bounds: the earliest first and the latest latest not shown (few are)
-    by_first = sorted(range(len(collapsed)), key=lambda i: collapsed[i][0].generated_at)
-    by_latest = sorted(range(len(collapsed)), key=lambda i: collapsed[i][1].generated_at, reverse=True)
+    selection, runs = source.selection, source.runs
     read = f"loopx --format json history --goal-id {gs.goal_id} --agent-id {agent}"
     template = READ_TEMPLATE.format(goal=gs.goal_id, agent=agent)
 
-    def build(indexes: list[int], ledger_size: int) -> ReplanContext:
-        rows = [_row(*collapsed[i]) for i in sorted(indexes)]  # shown in time order
-        ledger = _ledger(observations[:ledger_size], rows)
-        shown = set(indexes)
-        first = next((collapsed[i][0].generated_at for i in by_first if i not in shown), None)
-        latest = next((collapsed[i][1].generated_at for i in by_latest if i not in shown), None)
+    def build(count: int, ledger_size: int) -> ReplanContext:
+        chosen = sorted(selection.rows[:count], key=lambda r: (r.latest_at, r.latest_id))  # shown in time order
+        rows = [_row(row, runs[row.latest_id]) for row in chosen]
+        ledger = _ledger(selection.observations[:ledger_size], runs, rows)
+        first, latest = selection.omitted_bounds({row.latest_id for row in chosen})
         core = CoreGoal(objective=objective, source="goal", missing=objective is None)
         digest_body = json.dumps(
             {
@@ -305,10 +261,10 @@ def replan_context(
             coverage_ledger=ledger,
             uncovered_frontier=packet.uncovered_frontier,
             omitted=Omitted(
-                rows=len(collapsed) - len(shown),
+                rows=selection.total_rows - len(rows),
                 first_at=first,
                 latest_at=latest,
-                ledger_entries=len(observations) - len(ledger),
+                ledger_entries=selection.total_observations - len(ledger),
                 read=read,
             ),
             delivery_receipt=DeliveryReceipt(
@@ -322,17 +278,17 @@ def replan_context(
 
     # the budget: rows (the lowest in the selection first) and ledger entries (the oldest first) leave
     # in turn, the ledger kept no longer than the rows, until it fits
-    indexes, ledger_size = list(order), min(LEDGER, len(observations))
-    context = build(indexes, ledger_size)
-    while (size := printed_size(context.model_dump(mode="json"))) > budget and (indexes or ledger_size):
+    count, ledger_size = len(selection.rows), len(selection.observations)
+    context = build(count, ledger_size)
+    while (size := printed_size(context.model_dump(mode="json"))) > budget and (count or ledger_size):
         # several at once when far over: what one row or entry costs on average, against the overshoot
-        per_item = max(1, (size - 2048) // max(1, len(indexes) + ledger_size))
+        per_item = max(1, (size - 2048) // max(1, count + ledger_size))
         for _ in range(max(1, (size - budget) // per_item // 2)):
-            if ledger_size > max(1, len(indexes)) or (ledger_size and len(indexes) <= 1):
+            if ledger_size > max(1, count) or (ledger_size and count <= 1):
                 ledger_size -= 1
-            elif indexes:
-                indexes.pop()
-        context = build(indexes, ledger_size)
+            elif count:
+                count -= 1
+        context = build(count, ledger_size)
     return context
 
 
@@ -342,13 +298,14 @@ CONTEXT_MARGIN: Final = 256
 CONTEXT_FLOOR: Final = 2048
 
 
-def with_context(answer: R, gs: GoalState, packet: ReplanActionPacket, runs: Sequence[RunRecord]) -> R:
+def with_context(answer: R, gs: GoalState, packet: ReplanActionPacket, evidence: AgentEvidence) -> R:
     """``answer`` (should-run or a review packet) with the replan context in its ``replan_context``,
     given what the rest leaves of the 16 KiB. Measured in place: nested one level deeper, the context
     prints a little longer than alone."""
     spare = BUDGET - printed_size(answer.model_dump(mode="json")) - CONTEXT_MARGIN
+    source = _source(gs, packet.agent_id, evidence)
     while True:
-        context = replan_context(gs, packet, runs, budget=max(spare, CONTEXT_FLOOR))
+        context = _fitted(gs, packet, source, max(spare, CONTEXT_FLOOR))
         whole = answer.model_copy(update={"replan_context": context})
         over = printed_size(whole.model_dump(mode="json")) - BUDGET
         if over <= 0 or spare <= CONTEXT_FLOOR:

@@ -6,13 +6,9 @@ ledger linked by fingerprint; deterministic and under 16 KiB; each row's evidenc
 from __future__ import annotations
 
 import json
-import random
 
 import pytest
 
-from loopx_git.model.progress import ProgressObservation
-from loopx_git.model.run import RunRecord
-from loopx_git.views.replan_context import ROWS, collapse, select
 from tests.cli.test_schemas import conforms
 from tests.conftest import GOAL, NOW, state_tip
 
@@ -122,71 +118,6 @@ def test_each_bad_ref_fails_with_its_own_code_and_writes_nothing(refs):
         if code != "agent-required":
             assert "refresh the context" in result.err
     assert state_tip(cli.path) == tip
-
-
-def _run(n: int, progress: dict | None = None, *, at: int | None = None, action: str = "a") -> RunRecord:
-    t = n if at is None else at
-    return RunRecord(
-        run_id=f"r{n:04d}",
-        generated_at=f"2026-03-01T{t // 3600:02d}:{t // 60 % 60:02d}:{t % 60:02d}Z",
-        goal_id=GOAL,
-        agent_id="alice",
-        classification="probe",
-        recommended_action=action,
-        progress=ProgressObservation(**progress) if progress else None,
-    )
-
-
-def test_replays_are_dropped_and_repeats_collapse_with_count_and_times():
-    runs = [
-        _run(1, {"result_class": "unchanged", "surface_id": "s"}, at=10),
-        _run(2, {"result_class": "unchanged", "surface_id": "s"}, at=10),  # the same observation, same time
-        _run(3, {"result_class": "unchanged", "surface_id": "s"}, at=20),
-        _run(4, {"result_class": "advanced", "surface_id": "t"}, at=30),
-    ]
-    rows = collapse(list(reversed(runs)))  # arrival order does not matter
-    assert [(f.run_id, latest.run_id, count) for f, latest, count in rows] == [
-        ("r0001", "r0003", 2),
-        ("r0004", "r0004", 1),
-    ]
-
-
-def test_selection_keeps_classes_then_routes_then_recency_and_caps_at_24():
-    classes = ["advanced", "unchanged", "blocked"]
-    runs = [_run(n, {"result_class": "unchanged", "surface_id": f"s{n % 40}"}, action=f"a{n}") for n in range(100)]
-    runs[5] = _run(5, {"result_class": "blocked", "blocker_id": "b", "evidence_ids": ["e"]}, action="old blocker")
-    runs[7] = _run(7, {"result_class": "advanced", "surface_id": "rare"}, action="old advance")
-    rows = collapse(runs)
-    chosen = select(rows)
-    assert len(chosen) == ROWS
-    picked = [rows[i][1] for i in chosen]
-    assert {p.progress.result_class for p in picked[:3]} == set(classes)  # one per class first, old ones too
-    assert picked[0].recommended_action == "a99"  # the newest of its class
-    routes = [(p.progress.surface_id, p.progress.hypothesis_id, p.progress.probe_kind) for p in picked]
-    assert len(set(routes)) == len(routes)  # then one per distinct route
-
-
-def test_selection_is_a_deterministic_function_of_the_history():
-    rng = random.Random(7)
-    for _ in range(30):
-        runs = [
-            _run(
-                n,
-                {"result_class": rng.choice(["advanced", "unchanged"]), "surface_id": f"s{rng.randrange(5)}"}
-                if rng.random() < 0.8
-                else None,
-                at=rng.randrange(50),
-                action=f"a{rng.randrange(8)}",
-            )
-            for n in range(rng.randrange(1, 60))
-        ]
-        shuffled = runs[:]
-        rng.shuffle(shuffled)
-        one, two = collapse(runs), collapse(shuffled)
-        assert [(a.run_id, b.run_id, c) for a, b, c in one] == [(a.run_id, b.run_id, c) for a, b, c in two]
-        assert select(one) == select(two)
-        assert sum(c for _, _, c in one) <= len(runs)  # replays dropped, nothing invented
-        assert len(select(one)) == min(ROWS, len(one))
 
 
 def test_long_texts_keep_the_context_under_16_kib_and_count_what_it_leaves_out(cli, repo):
