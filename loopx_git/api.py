@@ -32,7 +32,7 @@ ANSWERS_VERSION = "1"
 
 def _code_stamp() -> str:
     """What computed the cached answers: loopx's version and the files of the code that computes
-    them (the models, the views, this module), by size and modification time. An upgrade or an edit
+    them (the models, the views, the store, the modules beside this one), by size and modification time. An upgrade or an edit
     of any of them leaves earlier answers unused, with no version to remember to raise; it costs a
     few dozen ``stat`` calls, not an import."""
     import hashlib
@@ -43,13 +43,11 @@ def _code_stamp() -> str:
     root = Path(__file__).parent
     digest = hashlib.sha1(f"{ANSWERS_VERSION}:{__version__}".encode())
     try:
-        for folder in (root / "model", root / "views", root / "store"):
+        for folder in (root / "model", root / "views", root / "store", root):
             for entry in sorted(os.scandir(folder), key=lambda e: e.name):
                 if entry.name.endswith(".py"):
                     info = entry.stat()
                     digest.update(f"{folder.name}/{entry.name}:{info.st_size}:{info.st_mtime_ns};".encode())
-        info = os.stat(__file__)
-        digest.update(f"api:{info.st_size}:{info.st_mtime_ns}".encode())
     except OSError:  # not files on a disk (a zip archive): what is installed changes only with the version
         digest.update(b"unlisted")
     return digest.hexdigest()[:16]
@@ -125,6 +123,7 @@ class StateRepo:
         self._answers_dirty = False
         self._evidence: EvidenceIndexes | None = None
         """Each agent's evidence index, made on first use (a replan context)."""
+        self._state_tip: str | None = None
 
     def _new_reader(self) -> StateReader:
         from loopx_git.views.folded import state_reader
@@ -166,7 +165,7 @@ class StateRepo:
         command must not write twice. What could not be done comes back as notices (also kept in
         ``notices``)."""
         upkeep = (
-            ("save the fold cache under .git/loopx/", self._flush_caches),
+            ("save the caches under .git/loopx/", self._flush_caches),
             ("pack loose objects", lambda: hygiene.maybe_pack(self.git)),
         )
         for what, chore in upkeep:
@@ -198,10 +197,16 @@ class StateRepo:
         return self.git.ref_target(self.ref)
 
     def state(self) -> State:
-        tip = self.tip
+        return self._state_at(self.tip)
+
+    def _state_at(self, tip: str | None) -> State:
+        """The fold at ``tip``, remembered as the tip of the state last handed out (a reader that
+        pairs the state with more of the branch reads it at that tip, whatever wrote since)."""
         if tip is None and self.named:
             raise _no_branch(self.ref)
-        return self.reader.state_at(tip)
+        state = self.reader.state_at(tip)
+        self._state_tip = tip
+        return state
 
     def _goal_state(self, goal_id: str) -> Any:
         """The goal's folded state at the tip (``model.state.GoalState``), or NotFoundError."""
@@ -224,7 +229,7 @@ class StateRepo:
             self._answers = loaded if loaded is not None and loaded[0] == tip else (tip, {})
         answers = self._answers[1]
         if key not in answers:
-            answers[key] = compute(self.state())
+            answers[key] = compute(self._state_at(tip))  # the state of the tip it is kept under
             self._answers_dirty = True
         return answers[key]
 
@@ -934,7 +939,7 @@ class StateRepo:
 
         gs = state.goals.get(goal_id)
         frontier = gs.frontiers.get(agent_id) if gs is not None and agent_id is not None else None
-        tip = self.tip
+        tip = self._state_tip  # the state's own tip: a write since must not pair it with later runs
         if agent_id is None or frontier is None or frontier.open is None or tip is None:
             return read(None)
         if self._evidence is None or self._evidence.ref != self.ref:

@@ -5,9 +5,9 @@ added, or built from all of the agent's runs when nothing kept is usable.
 The replan context is selected from the agent's whole history (``from_full_index``). Built from
 scratch that reads every run file of the goal; kept, the first ask after a write reads the runs the
 write added and the few dozen the context shows. Like the fold cache it is never a source of truth:
-deleting the file changes no answer, and every way the kept index could be wrong (a tip that is not
-an ancestor, a changed or removed run, a run that sorts before the ones indexed, a run it names that
-the branch does not hold) falls back to a rebuild.
+deleting the file changes no answer, and every way the kept index could be wrong (a changed or
+removed run, a run that sorts before the ones indexed, a run it names that the branch does not hold,
+a damaged file) falls back to a rebuild.
 """
 
 from __future__ import annotations
@@ -58,9 +58,7 @@ class EvidenceIndexes:
     def rebuilt(self, tip: str, goal_id: str, agent_id: str) -> AgentEvidence:
         """As ``at``, from all of the agent's runs whatever is kept (a kept index named a run the
         branch does not hold)."""
-        self._memory.pop((goal_id, agent_id), None)
-        self._cache(goal_id, agent_id).clear()
-        tree = self._git.commit(tip).tree
+        tree = self._git.commit(tip).tree  # the kept file is replaced at the end of the command
         self._remember(tip, goal_id, agent_id, self._build(tree, goal_id, agent_id))
         return self.at(tip, goal_id, agent_id)
 
@@ -77,7 +75,7 @@ class EvidenceIndexes:
         if kept is not None and kept[0] == tip:
             self._memory[key] = kept
             return kept[1]
-        extended = self._extended(kept, tip, tree, goal_id, agent_id) if kept is not None else None
+        extended = self._extended(kept, tree, goal_id, agent_id) if kept is not None else None
         if extended is None:
             index = self._build(tree, goal_id, agent_id)
             self._remember(tip, goal_id, agent_id, index)
@@ -104,15 +102,15 @@ class EvidenceIndexes:
         return tip, index
 
     def _extended(
-        self, kept: tuple[str, EvidenceIndex], tip: str, tree: str, goal_id: str, agent_id: str
+        self, kept: tuple[str, EvidenceIndex], tree: str, goal_id: str, agent_id: str
     ) -> tuple[EvidenceIndex, int, int] | None:
         """The kept index extended, in place, by the agent's runs added since its tip, with how many
-        were added and how many run files the diff looked at; None when only a rebuild is exact (the
-        tip is not an ancestor, a run file changed or went, a run sorts before the indexed ones: the
-        index, perhaps part-extended, is then dropped)."""
+        were added and how many run files the diff looked at; None, the index unchanged, when only a
+        rebuild is exact: a run file changed or went, or the added runs sort before the indexed ones
+        (then the first of them does: they are added in time order). The index is a function of the
+        runs a tree holds, so a diff of two trees says what to add whatever lies between them (a
+        reset, a merge): no ancestry is needed."""
         old_tip, index = kept
-        if not self._git.is_ancestor(old_tip, tip):
-            return None
         runs_dir = f"goals/{goal_id}/runs/"
         files = []
         for change in self._git.changes(self._git.commit(old_tip).tree, tree, within=_within(runs_dir)):

@@ -5,6 +5,7 @@ a build from scratch gives, byte for byte, on real repositories."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 
@@ -14,7 +15,7 @@ import loopx_git
 from loopx_git.api import _code_stamp
 from loopx_git.evidence import SAVE_AFTER, EvidenceIndexes
 from loopx_git.views.evidence_index import EvidenceIndex
-from tests.conftest import GOAL, state_tip
+from tests.conftest import GOAL, git, state_tip
 
 UNCHANGED = {"progress_result_class": "unchanged", "progress_surface_id": "auth", "progress_evidence_ids": ["ci-1"]}
 T = "2026-03-01T{:02d}:{:02d}:00Z"
@@ -71,7 +72,7 @@ def stalled(repo, git_repo):
     return repo, git_repo
 
 
-def test_a_kept_index_is_extended_and_answers_as_a_fresh_build(stalled):
+def test_a_kept_index_answers_as_a_fresh_build_after_each_write(stalled):
     repo, path = stalled
     for n in range(1, 6):  # the agent's runs, another agent's, and notes: each a new tip
         repo.refresh_state(GOAL, "probe", agent_id="bob", recommended_action="bob's", now=_at(5 * n))
@@ -83,7 +84,7 @@ def test_a_kept_index_is_extended_and_answers_as_a_fresh_build(stalled):
         _ask(path)  # leave an index kept at this tip for the next round
 
 
-def test_extension_reads_only_what_the_tip_added_and_refuses_what_is_not_an_append(stalled):
+def test_extension_looks_only_at_what_the_tip_added_and_refuses_what_is_not_an_append(stalled):
     repo, _ = stalled
     indexes = EvidenceIndexes(repo.git, repo.ref, _code_stamp())
     old_tip = repo.tip
@@ -91,13 +92,13 @@ def test_extension_reads_only_what_the_tip_added_and_refuses_what_is_not_an_appe
     _cycle(repo, 1, 30)
     tip = repo.tip
     tree = repo.git.commit(tip).tree
-    extended = indexes._extended(kept, tip, tree, GOAL, "alice")
+    extended = indexes._extended(kept, tree, GOAL, "alice")
     assert extended is not None
     index, added, examined = extended
     assert (added, examined) == (3, 3) and index.runs == 5 and index.last[0] == _at(32)
     # a run of the agent that sorts before the ones indexed: only a rebuild is exact
     stale = (old_tip, EvidenceIndex.of(GOAL, "alice", [_run_like(repo, _at(40))]))
-    assert indexes._extended(stale, tip, tree, GOAL, "alice") is None
+    assert indexes._extended(stale, tree, GOAL, "alice") is None
 
 
 def _run_like(repo, at: str):
@@ -126,7 +127,7 @@ def test_a_run_written_with_an_earlier_time_rebuilds(stalled):
     assert "back-dated" in answer and answer == _fresh(path)
 
 
-def test_a_tip_that_is_not_a_descendant_rebuilds(stalled):
+def test_a_branch_reset_under_the_kept_tip_answers_as_a_fresh_build(stalled):
     repo, path = stalled
     base = state_tip(path)
     _cycle(repo, 1, 3, action="on one line")
@@ -134,6 +135,63 @@ def test_a_tip_that_is_not_a_descendant_rebuilds(stalled):
     subprocess.run(["git", "-C", str(path), "update-ref", "refs/heads/loopx/state", base], check=True)
     _cycle(repo, 2, 3, action="on another")
     assert _ask(path) == _fresh(path)
+
+
+def test_a_descendant_that_changed_a_run_file_rebuilds(stalled):
+    """Records are append-only, but a branch can be damaged: a later commit that rewrites a run the
+    index holds must not leave the index counting what the file no longer says."""
+    _, path = stalled
+    assert len(json.loads(_ask(path))["replan_context"]["evidence"]) == 2  # "try 0", then "try 1"
+    runs = sorted(p for p in git(path, "ls-tree", "-r", "--name-only", "loopx/state").split() if "/runs/" in p)
+    first = runs[0]
+    record = json.loads(git(path, "show", f"loopx/state:{first}"))
+    assert record["recommended_action"] == "try 0"
+    record["recommended_action"] = "try 1"  # now the same observation as the later run
+    blob = subprocess.run(
+        ["git", "-C", str(path), "hash-object", "-w", "--stdin"],
+        input=json.dumps(record, indent=2, sort_keys=True) + "\n",
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    _commit_tree_change(path, "change", first, blob)
+    answer = _ask(path)
+    [row] = json.loads(answer)["replan_context"]["evidence"]  # collapsed: one observation, twice
+    assert row["count"] == 2 and row["recommended_action"] == "try 1"
+    assert answer == _fresh(path)
+
+
+def test_a_descendant_that_removed_a_run_the_context_does_not_show_rebuilds(stalled):
+    repo, path = stalled
+    for n in range(1, 14):  # 26 more observations: the oldest ones are left out of the context
+        _cycle(repo, n, 3 * n)
+    context = json.loads(_ask(path))["replan_context"]
+    assert "try 0" not in [r["recommended_action"] for r in context["evidence"]]
+    oldest = min(p for p in git(path, "ls-tree", "-r", "--name-only", "loopx/state").split() if "/runs/" in p)
+    assert json.loads(git(path, "show", f"loopx/state:{oldest}"))["recommended_action"] == "try 0"
+    _commit_tree_change(path, "rm", oldest)
+    answer = json.loads(_ask(path))["replan_context"]
+    assert answer["omitted"]["rows"] == context["omitted"]["rows"] - 1  # it is gone from the counts too
+    assert json.dumps(answer, sort_keys=True) == json.dumps(json.loads(_fresh(path))["replan_context"], sort_keys=True)
+
+
+def _commit_tree_change(path, what: str, file: str, blob: str | None = None) -> None:
+    """A commit on the state branch that removes ``file`` or points it at ``blob``, made with git's
+    plumbing through a scratch index: a damaged branch, as loopx would never write it."""
+    env = {**os.environ, "GIT_INDEX_FILE": str(path / ".git" / "test-index")}
+
+    def run(*args: str) -> str:
+        return subprocess.run(
+            ["git", "-C", str(path), *args], env=env, capture_output=True, text=True, check=True
+        ).stdout
+
+    run("read-tree", "loopx/state")
+    if what == "rm":
+        run("update-index", "--force-remove", file)
+    else:
+        run("update-index", "--cacheinfo", f"100644,{blob},{file}")
+    commit = run("commit-tree", run("write-tree").strip(), "-p", "loopx/state", "-m", f"{what} {file}").strip()
+    run("update-ref", "refs/heads/loopx/state", commit)
 
 
 def test_a_damaged_or_foreign_kept_file_is_only_a_slower_read(stalled):

@@ -23,6 +23,7 @@ RANK = {
     "integrity": 6,
     "upkeep": 6,
     "defaults": 6,
+    "evidence": 6,
     "cli": 7,
 }
 
@@ -61,6 +62,12 @@ def test_layers(path):
             assert not name.startswith(("loopx_git.store.transaction", "loopx_git.domain.todo.add")), (
                 "a view never writes"
             )
+
+
+def test_every_module_has_a_layer():
+    """A module without a rank would escape the checks above, and so would whatever imports it."""
+    tops = {p.relative_to(PACKAGE).parts[0].removesuffix(".py") for p in SOURCES}
+    assert tops - {"__init__", "__main__"} <= RANK.keys()
 
 
 def test_the_hook_path_loads_no_heavy_library():

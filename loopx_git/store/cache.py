@@ -20,6 +20,9 @@ not see: a fold it cached or a tip it marked verified on such a branch is blind 
 none of its files is trusted here, and it finds none of ours (it verifies, and refuses, instead)."""
 
 
+_DIGEST = 16
+
+
 class FoldCache:
     """``kind`` and ``key`` name what is folded: the state of the branch (``fold``), or another fold
     of its records kept beside it (``evidence`` of one goal's agent, keyed by both)."""
@@ -30,16 +33,20 @@ class FoldCache:
         self._version = (CACHE_FORMAT, fold_version)
 
     def load(self) -> tuple[str, Any] | None:
-        """(tip, state) as last saved, or None when missing, stale in format, or unreadable."""
+        """(tip, state) as last saved, or None when missing, stale in format, damaged or unreadable."""
         try:
             data = self.path.read_bytes()
         except OSError:
             return None
+        # a flipped bit can unpickle into a plausible state that answers wrongly: the digest of what
+        # was saved comes first, and a file whose bytes do not match it is not read
+        digest, payload = data[:_DIGEST], data[_DIGEST:]
+        if hashlib.blake2b(payload, digest_size=_DIGEST).digest() != digest:
+            return None
         gc.disable()  # unpickling many small objects is twice as fast without the cyclic GC
         try:
-            version, tip, state = pickle.loads(data)
-        except (pickle.UnpicklingError, EOFError, AttributeError, ImportError, ValueError, TypeError):
-            # a damaged or foreign cache is only a slower read, never an error
+            version, tip, state = pickle.loads(payload)
+        except Exception:  # a damaged or foreign cache is only a slower read, never an error
             return None
         finally:
             gc.enable()
@@ -48,9 +55,9 @@ class FoldCache:
     def save(self, tip: str, state: Any) -> None:
         """Replace the cache atomically; raises OSError (a full disk, a read-only ``.git``) or a
         pickling error, with no temporary file left behind."""
-        _write_atomically(
-            self.path, lambda out: pickle.dump((self._version, tip, state), out, protocol=pickle.HIGHEST_PROTOCOL)
-        )
+        payload = pickle.dumps((self._version, tip, state), protocol=pickle.HIGHEST_PROTOCOL)
+        digest = hashlib.blake2b(payload, digest_size=_DIGEST).digest()
+        _write_atomically(self.path, lambda out: out.write(digest + payload))
 
     def clear(self) -> None:
         self.path.unlink(missing_ok=True)

@@ -137,11 +137,12 @@ class EvidenceIndex:
         return True
 
     def rows(self) -> list[Row]:
-        """Every distinct observation, in the time order of its latest run."""
+        """Every distinct observation, in the time order of its latest run: the whole index, for checks
+        and debugging (a context reads ``select``, which does not build them all)."""
         return sorted((_row(g) for g in self.groups.values()), key=lambda r: (r.latest_at, r.latest_id))
 
     def observations(self) -> list[Observation]:
-        """Every distinct typed observation, the most recent first."""
+        """Every distinct typed observation, the most recent first (the whole index, as ``rows``)."""
         found = [Observation(fp, o[0], o[1], o[2]) for fp, o in self.fingerprints.items()]
         found.sort(key=lambda o: (o.latest_at, o.latest_id), reverse=True)
         return found

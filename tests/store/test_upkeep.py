@@ -43,15 +43,15 @@ def test_a_write_whose_cache_cannot_be_saved_succeeds_with_a_warning(cli, git_re
     envelope = write_json(cli, "todo", "add", "--goal-id", GOAL, "--text", "landed")
     assert envelope["changed"] and envelope["commit"] == state_tip(git_repo) != before
     said = " ".join(w["message"] for w in upkeep(envelope["warnings"]))
-    assert "fold cache" in said and "nothing written was lost" in said
+    assert "could not save the caches under .git/loopx/" in said and "nothing written was lost" in said
     text = cli("todo", "add", "--goal-id", GOAL, "--text", "landed too")
-    assert text.code == 0 and "warning: could not save the fold cache" in text.err
+    assert text.code == 0 and "warning: could not save the caches under .git/loopx/" in text.err
 
 
 def test_a_read_never_fails_because_the_cache_cannot_be_written(cli, git_repo, loopx_dir_is_a_file):
     result = cli("status", "--goal-id", GOAL, fmt="json")
     assert result.code == 0 and json.loads(result.out)["goal"]["goal_id"] == GOAL
-    assert "warning: could not save the fold cache" in result.err
+    assert "warning: could not save the caches under .git/loopx/" in result.err
 
 
 def test_the_api_close_reports_instead_of_raising(repo, git_repo, loopx_dir_is_a_file):
