@@ -52,6 +52,11 @@ EventKind = Literal[
     "handoff_cancel",
     "quota_spend",
     "rollout_import",
+    "explore_node_add",
+    "explore_node_update",
+    "explore_edge_add",
+    "explore_finding_add",
+    "explore_observe",
 ]
 ExportFormat = Literal["jsonl", "json", "yaml"]
 """What ``events export`` writes: JSON Lines (a rollout log), or one list."""
@@ -97,6 +102,11 @@ GateStatus = Literal["open", "approved", "rejected", "deferred", "cancelled"]
 TodoDecisionOutcome = Literal["approve", "reject", "cancel"]
 RewardPolarity = Literal["positive", "negative", "mixed", "neutral"]
 LessonKind = Literal["route", "priority", "benchmark_protocol", "safety_boundary", "operating_rule"]
+NodeKind = Literal["question", "area", "hypothesis", "experiment", "artifact"]
+NodeStatus = Literal["open", "exploring", "blocked", "resolved", "dead_end"]
+EdgeType = Literal["subtopic_of", "depends_on", "answers", "supports", "refutes", "leads_to"]
+FindingState = Literal["tentative", "confirmed", "refuted"]
+GraphFormat = Literal["mermaid", "json", "dot"]
 
 MAX_BATCH_SCALE = 2**53 - 1
 """The largest ``--delivery-batch-scale``: the whole numbers JSON carries exactly (as domain/run.py)."""

@@ -216,14 +216,19 @@ def _read(tokens: list[str], by_decl: dict[str, Param], values: dict[str, Any], 
 
 
 def _path(rest: list[str], root: Group) -> list[str]:
-    """The command's words: ``status``, or a group's name and its command's (``todo add``), or a
-    group's name alone when the group itself runs (``events -g G``)."""
+    """The command's words: ``status``, or a group's name and its command's (``todo add``, and
+    through a sub-group ``explore node add``), or a group's name alone when the group itself runs
+    (``events -g G``)."""
     first = rest[0]
     if any(c.name == first for c in root.commands):
         return [first]
     for name, group in root.groups:
         if name == first:
-            return [first] if _runs_itself(group, rest) else rest[:2]
+            if _runs_itself(group, rest):
+                return [first]
+            if len(rest) >= 2 and any(sub == rest[1] for sub, _ in group.groups):
+                return [first, *_path(rest[1:], group)]
+            return rest[:2]
     raise Unsure
 
 
@@ -249,9 +254,7 @@ def _command(rest: list[str], root: Group) -> Command:
                 return group.callback_func  # type: ignore[return-value]  # _runs_itself saw it
             if group.callback_func is not None or len(rest) < 2:
                 raise Unsure  # a group that runs something of its own, or a group alone (its help)
-            for command in group.commands:
-                if command.name == rest[1]:
-                    return _plain(command)
+            return _command(rest[1:], group)  # its command, or one of a sub-group's
     raise Unsure
 
 

@@ -13,6 +13,7 @@ from typing import Any
 from loopx_git.cli import (
     connect,
     event,
+    explore,
     gate,
     goal,
     handoff,
@@ -106,6 +107,7 @@ app.add_typer(gate.app, name="gate")
 app.add_typer(gate.app, name="operator-gate")  # the seed's name for the same commands
 app.add_typer(reward.app, name="reward")
 app.add_typer(handoff.app, name="handoff")
+app.add_typer(explore.app, name="explore")
 app.add_typer(quota.app, name="quota")
 app.add_typer(protocol.app, name="protocol")
 app.add_typer(view.app, name="view")

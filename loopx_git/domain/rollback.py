@@ -43,6 +43,21 @@ _IRREVERSIBLE = {
         "a prepared handoff is ended by cancelling it; rule: claims move on by a new handoff, not by undoing one",
         "cancel it (`loopx handoff cancel`)",
     ),
+    **{
+        kind: (
+            "the explore graph is append-only: every change is a new revision of a node; rule: a revision is "
+            "answered by a newer one, never undone",
+            "record a new revision (`loopx explore node update`, e.g. --status dead_end with a reason), or a "
+            "fresh observation (`loopx explore observe`)",
+        )
+        for kind in (
+            "explore_node_add",
+            "explore_node_update",
+            "explore_edge_add",
+            "explore_finding_add",
+            "explore_observe",
+        )
+    },
 }
 """Kinds a rollback does not compensate, each with what to do instead."""
 

@@ -13,11 +13,13 @@ from pydantic import AfterValidator, ConfigDict, Field, TypeAdapter, ValidationI
 from pydantic import JsonValue as AnyJson
 
 from loopx_git.model.boundary import Boundary
+from loopx_git.model.explore import ExploreEdge, ExploreFinding
 from loopx_git.model.fire import FireSummary
 from loopx_git.model.github import PR_REF_RE, pr_ref
 from loopx_git.model.ids import Id, UtcTimestamp
 from loopx_git.model.ledger import Evidence
 from loopx_git.model.record import JsonScalar, JsonValue, Line, Record, Token, control_free, exact, writing
+from loopx_git.model.research import FINGERPRINT, ResearchObservation
 from loopx_git.model.reward import HumanReward
 from loopx_git.model.rollback import Rfc3339, RollbackPacket
 
@@ -320,6 +322,43 @@ class HandoffCancel(_HandoffEntityEvent):
     event_kind: Literal["handoff_cancel"] = "handoff_cancel"
 
 
+# --- the explore graph: every event a new revision of one node ---------------------------------------
+
+
+class _ExploreEvent(_Event):
+    node_id: Id
+
+
+class ExploreNodeAdd(_ExploreEvent):
+    """A node of the investigation; its document is goals/<goal>/explore/<node>.yaml."""
+
+    event_kind: Literal["explore_node_add"] = "explore_node_add"
+
+
+class ExploreNodeUpdate(_ExploreEvent):
+    event_kind: Literal["explore_node_update"] = "explore_node_update"
+
+
+class ExploreEdgeAdd(_ExploreEvent):
+    """An edge out of ``node_id``."""
+
+    event_kind: Literal["explore_edge_add"] = "explore_edge_add"
+    edge: ExploreEdge
+
+
+class ExploreFindingAdd(_ExploreEvent):
+    event_kind: Literal["explore_finding_add"] = "explore_finding_add"
+    finding: ExploreFinding
+
+
+class ExploreObserve(_ExploreEvent):
+    """A typed research observation recorded on ``node_id``, with its content fingerprint."""
+
+    event_kind: Literal["explore_observe"] = "explore_observe"
+    observation: ResearchObservation
+    fingerprint: Annotated[str, Field(pattern=FINGERPRINT)]
+
+
 # --- human rewards: a judgment of a run, never an authority ---------------------------------------
 
 
@@ -445,6 +484,11 @@ EVENT_CLASSES: tuple[type[_Event], ...] = (
     HandoffCancel,
     QuotaSpend,
     RolloutImport,
+    ExploreNodeAdd,
+    ExploreNodeUpdate,
+    ExploreEdgeAdd,
+    ExploreFindingAdd,
+    ExploreObserve,
 )
 
 RolloutEvent = Annotated[Union[EVENT_CLASSES], Field(discriminator="event_kind")]  # type: ignore[valid-type]  # noqa: UP007 - a union built from a tuple
@@ -506,7 +550,7 @@ EVENT_ADAPTER = EventAdapter()
 ENTITY_KINDS = frozenset(
     k
     for k in EVENT_KINDS
-    if k.startswith(("goal_", "agent_", "todo_", "rollback_", "ledger_", "gate_", "reward_", "handoff_"))
+    if k.startswith(("goal_", "agent_", "todo_", "rollback_", "ledger_", "gate_", "reward_", "handoff_", "explore_"))
 )
 """Kinds that change a document; only their own commands write them."""
 APPENDABLE_KINDS = tuple(
@@ -551,3 +595,4 @@ TodoEvent = _TodoEvent
 LedgerEvent = _LedgerEvent
 GateEvent = _GateEvent
 HandoffEntityEvent = _HandoffEntityEvent
+ExploreEvent = _ExploreEvent

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field, replace
 from typing import cast
 
 from loopx_git.errors import NotFoundError
+from loopx_git.model import explore as explore_family
 from loopx_git.model import frontier as frontier_family
 from loopx_git.model import gate as gate_family
 from loopx_git.model import goal as goal_family
@@ -24,6 +25,7 @@ from loopx_git.model.event import (
     ENTITY_KINDS,
     EventBase,
     EventHead,
+    ExploreEvent,
     FireRecord,
     GateEvent,
     HandoffEntityEvent,
@@ -36,6 +38,7 @@ from loopx_git.model.event import (
     TodoEvent,
     event_order_key,
 )
+from loopx_git.model.explore import ExploreNode
 from loopx_git.model.fire import FireSummary
 from loopx_git.model.frontier import AgentFrontier
 from loopx_git.model.gate import OperatorGate
@@ -44,6 +47,7 @@ from loopx_git.model.handoff import AgentHandoff
 from loopx_git.model.ids import Id
 from loopx_git.model.ledger import LedgerEntry
 from loopx_git.model.record import Line, Record, Token
+from loopx_git.model.research import ResearchObservation
 from loopx_git.model.reward import HumanReward
 from loopx_git.model.rollback import RollbackPacket
 from loopx_git.model.run import RunRecord, run_order_key
@@ -51,7 +55,7 @@ from loopx_git.model.table import IdSet, RecordTable
 from loopx_git.model.todo import ResumeCondition, SuggestedTodo, TodoItem, TodoStatus
 
 RECENT_EVENTS = 20
-FOLD_VERSION = "17"  # bump when the fold's meaning changes: cached folds of older versions are dropped
+FOLD_VERSION = "18"  # bump when the fold's meaning changes: cached folds of older versions are dropped
 
 
 class Conflict(Record):
@@ -115,6 +119,10 @@ class GoalState:
     gates: dict[str, OperatorGate] = field(default_factory=dict)
     rewards: dict[str, HumanReward] = field(default_factory=dict)
     handoffs: dict[str, AgentHandoff] = field(default_factory=dict)
+    explore: dict[str, ExploreNode] = field(default_factory=dict)
+    """The explore graph's nodes (model/explore.py), with their edges, findings and observation refs."""
+    research: dict[str, ResearchObservation] = field(default_factory=dict)
+    """Every research observation recorded on a node, by its fingerprint (the node names it)."""
     writebacks: dict[str, tuple[str | None, bool]] = field(default_factory=dict)
     """Run id -> (its agent, whether it is a compact write-back: a delivery outcome and evidence)."""
     spends: dict[str, tuple[str, str, str | None]] = field(default_factory=dict)
@@ -160,6 +168,8 @@ class GoalState:
             gates=dict(self.gates),
             rewards=dict(self.rewards),
             handoffs=dict(self.handoffs),
+            explore=dict(self.explore),
+            research=dict(self.research),
             writebacks=dict(self.writebacks),
             spends=dict(self.spends),
             dropped=set(self.dropped),
@@ -406,6 +416,8 @@ def _apply_family(state: GoalState, event: EventHead) -> None:
         handoff_family.apply(state, cast(HandoffEntityEvent, event))
     elif kind == "reward_add":
         reward_family.apply(state, cast(RewardAdd, event))
+    elif kind.startswith("explore_"):
+        explore_family.apply(state, cast(ExploreEvent, event))
     else:
         _apply_fact(state, event)
 
@@ -418,6 +430,8 @@ def _source_key(event: EventHead) -> str | None:
         return f"gate:{cast(GateEvent, event).gate_id}"
     if kind.startswith("handoff_"):
         return f"handoff:{cast(HandoffEntityEvent, event).handoff_id}"
+    if kind.startswith("explore_"):
+        return f"explore:{cast(ExploreEvent, event).node_id}"
     return None
 
 

@@ -5,7 +5,15 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any, cast
 
-from loopx_git.model.event import EventHead, GateEvent, HandoffEntityEvent, LedgerEvent, RewardAdd, RollbackPlan
+from loopx_git.model.event import (
+    EventHead,
+    ExploreEvent,
+    GateEvent,
+    HandoffEntityEvent,
+    LedgerEvent,
+    RewardAdd,
+    RollbackPlan,
+)
 from loopx_git.model.record import STORED, Record
 from loopx_git.model.state import GoalState, State
 from loopx_git.store import layout
@@ -47,6 +55,8 @@ def touched(events: Iterable[EventHead]) -> set[Entity]:
             out.add(("handoff", event.goal_id, cast(HandoffEntityEvent, event).handoff_id))
         elif kind == "reward_add":
             out.add(("reward", event.goal_id, cast(RewardAdd, event).reward.reward_id))
+        elif kind.startswith("explore_"):
+            out.add(("explore", event.goal_id, cast(ExploreEvent, event).node_id))
     return out
 
 
@@ -86,6 +96,8 @@ def render_entity(state: State, entity: Entity, layout_version: int | None = Non
         return layout.handoff_document(goal_id, entity_id), render(_dump(goal_state.handoffs[entity_id]))
     if kind == "reward" and entity_id in goal_state.rewards:
         return layout.reward_document(goal_id, entity_id), render(_dump(goal_state.rewards[entity_id]))
+    if kind == "explore" and entity_id in goal_state.explore:
+        return layout.explore_document(goal_id, entity_id), render(_dump(goal_state.explore[entity_id]))
     return None
 
 
@@ -110,6 +122,7 @@ def all_entities(state: State) -> Iterable[Entity]:
         yield from (("gate", goal_id, g) for g in goal_state.gates)
         yield from (("reward", goal_id, r) for r in goal_state.rewards)
         yield from (("handoff", goal_id, h) for h in goal_state.handoffs)
+        yield from (("explore", goal_id, n) for n in goal_state.explore)
 
 
 def render_all(state: State, layout_version: int | None = None) -> dict[str, bytes]:

@@ -192,6 +192,10 @@ def handoff_document(goal_id: str, handoff_id: str) -> str:
     return f"goals/{goal_id}/handoffs/{handoff_id}.yaml"
 
 
+def explore_document(goal_id: str, node_id: str) -> str:
+    return f"goals/{goal_id}/explore/{node_id}.yaml"
+
+
 def may_hold_records(folder: str) -> bool:
     """Whether a folder (``goals/g1/``, ``goals/g1/events/2026/``) may hold records: the goals, a
     goal's folder, its events and runs. A diff of records never needs to look into the documents."""
@@ -235,7 +239,7 @@ def record_kind(path: str) -> str | None:
 
 
 _DOCUMENT_RE = re.compile(
-    rf"goals/(?P<goal>{_ID})/(?:(?P<goal_doc>goal)|(?P<folder>todos|suggested|agents|rollbacks|ledger|gates|rewards|handoffs)/(?P<id>{_ID}))\.yaml\Z"
+    rf"goals/(?P<goal>{_ID})/(?:(?P<goal_doc>goal)|(?P<folder>todos|suggested|agents|rollbacks|ledger|gates|rewards|handoffs|explore)/(?P<id>{_ID}))\.yaml\Z"
 )
 _FOLDER_KIND = {
     "todos": "todo",
@@ -246,6 +250,7 @@ _FOLDER_KIND = {
     "gates": "gate",
     "rewards": "reward",
     "handoffs": "handoff",
+    "explore": "explore",
 }
 
 

@@ -11,10 +11,12 @@ from typing import Annotated, Any, Literal, Union
 from pydantic import BaseModel, ConfigDict, Field
 
 from loopx_git.model.event import RolloutEvent
+from loopx_git.model.explore import ExploreEdge, ExploreFinding, ExploreNode
 from loopx_git.model.gate import OperatorGate
 from loopx_git.model.goal import Agent, Goal
 from loopx_git.model.handoff import AgentHandoff
 from loopx_git.model.ledger import LedgerEntry
+from loopx_git.model.research import ObserveReceipt
 from loopx_git.model.reward import HumanReward
 from loopx_git.model.rollback import RollbackPacket
 from loopx_git.model.run import RunRecord
@@ -66,6 +68,10 @@ WrittenRecord = Union[  # noqa: UP007 - a union of models, read as a JSON Schema
     OperatorGate,
     HumanReward,
     AgentHandoff,
+    ExploreNode,
+    ExploreEdge,
+    ExploreFinding,
+    ObserveReceipt,
     Repaired,
     RolloutEvent,
 ]
@@ -78,7 +84,8 @@ class WriteResult(Output):
     """The commit on the state branch; null when nothing changed."""
     event_ids: list[str]
     record: WrittenRecord | None
-    """The todo, goal, agent, event, run, packet, ledger entry or gate as it is after the write."""
+    """The todo, goal, agent, event, run, packet, ledger entry, gate or explore node (edge, finding,
+    observation receipt) as it is after the write."""
     redacted: list[SafetyNote]
     warnings: list[SafetyNote | Notice]
 

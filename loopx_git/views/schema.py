@@ -25,7 +25,8 @@ OUTPUTS: dict[str, Output] = {
         "WriteResult",
         "every write: todo add|claim|update|complete|supersede|suggest|promote, goal create|update, agent "
         "register, event append, refresh-state, repair, rollback, rollback record, ledger add|record, "
-        "gate open|decide, reward add, handoff prepare|adopt|cancel, quota spend-slot",
+        "gate open|decide, reward add, handoff prepare|adopt|cancel, quota spend-slot, explore node add|update, "
+        "explore edge add, explore finding add, explore observe",
     ),
     "todo_item_v0": Output("loopx_git.model.todo", "TodoItem", "todo show; todo list [...]"),
     "suggested_todo_v0": Output("loopx_git.model.todo", "SuggestedTodo", "todo list --suggested [...]"),
@@ -65,6 +66,28 @@ OUTPUTS: dict[str, Output] = {
         "loopx_git.model.handoff", "AgentHandoff", "handoff show; handoff list [...]; the record of handoff writes"
     ),
     "todo_suggestion_prompt_v0": Output("loopx_git.views.suggest", "SuggestionPrompt", "todo suggest --prompt"),
+    "explore_node_v0": Output(
+        "loopx_git.model.explore",
+        "ExploreNode",
+        "explore node show; explore node list [...]; the record of explore node add|update",
+    ),
+    "typed_research_observation_v0": Output(
+        "loopx_git.model.research", "ResearchObservation", "explore observe's input (--observation-json)"
+    ),
+    "research_closure_basis_v0": Output(
+        "loopx_git.model.research", "ClosureBasis", "explore observe's input (its closure_basis)"
+    ),
+    "research_execution_lineage_v0": Output(
+        "loopx_git.model.research", "ExecutionLineage", "explore observe's input (its execution_lineage)"
+    ),
+    "research_composition_resolution_v0": Output(
+        "loopx_git.model.research", "CompositionResolution", "explore observe's input (its composition_resolution)"
+    ),
+    "research_observation_receipt_v0": Output(
+        "loopx_git.model.research", "ObserveReceipt", "the record of explore observe"
+    ),
+    "research_frontier_v0": Output("loopx_git.views.explore", "ResearchFrontier", "explore summary"),
+    "explore_graph_v0": Output("loopx_git.views.explore", "ExploreGraph", "explore graph --graph-format json"),
     "loopx_review_packet_v0": Output("loopx_git.views.packets", "ReviewPacket", "review-packet"),
     "todo_index_v0": Output("loopx_git.views.packets", "TodoIndex", "todo index"),
     "global_manager_command_v0": Output("loopx_git.views.packets", "ManagerCommand", "manager"),
@@ -137,6 +160,8 @@ ALIASES = {
     "gate": "operator_gate_v0",
     "reward": "human_reward_v0",
     "handoff": "agent_handoff_v0",
+    "explore-node": "explore_node_v0",
+    "research-observation": "typed_research_observation_v0",
 }
 
 

@@ -296,6 +296,12 @@ def test_the_choices_are_the_models_sets():
     assert list(get_args(choices.ApproverCeiling)) == values(fire.Level)
     assert list(get_args(choices.RollbackTrigger)) == values(rollback.TriggerKind)
     assert choices.MAX_BATCH_SCALE == MAX_BATCH_SCALE
+    from loopx_git.model import explore
+
+    assert list(get_args(choices.NodeKind)) == values(explore.NodeKind)
+    assert list(get_args(choices.NodeStatus)) == values(explore.NodeStatus)
+    assert list(get_args(choices.EdgeType)) == values(explore.EdgeType)
+    assert list(get_args(choices.FindingState)) == values(explore.FindingState)
 
 
 def _codes() -> list[tuple[str, str]]:

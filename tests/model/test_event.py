@@ -178,6 +178,37 @@ PAYLOADS = {
             {"field": "decided_by_class", "after": "user"},
         ],
     },
+    "explore_node_add": {
+        "node_id": "n1",
+        "changes": [
+            {"field": "kind", "after": "hypothesis"},
+            {"field": "title", "after": "A holds"},
+            {"field": "created_at", "after": BASE["recorded_at"]},
+            {"field": "updated_at", "after": BASE["recorded_at"]},
+        ],
+    },
+    "explore_node_update": {"node_id": "n1", "changes": [{"field": "status", "before": "open", "after": "exploring"}]},
+    "explore_edge_add": {
+        "node_id": "n1",
+        "edge": {"to_node_id": "n1", "edge_type": "supports", "created_at": BASE["recorded_at"]},
+    },
+    "explore_finding_add": {
+        "node_id": "n1",
+        "finding": {
+            "finding_id": "f1",
+            "state": "tentative",
+            "evidence_ids": ["ev1"],
+            "recorded_at": BASE["recorded_at"],
+        },
+    },
+    "explore_observe": {
+        "node_id": "n1",
+        "fingerprint": "0123456789abcdef",
+        "observation": {
+            "explore_node_id": "n1",
+            "progress": {"work_item_id": "t1", "result_class": "advanced", "evidence_ids": ["ev1"]},
+        },
+    },
 }
 
 
@@ -217,6 +248,10 @@ PRE = {
     "gate_decide": ["gate_open"],
     "handoff_adopt": ["handoff_prepare"],
     "handoff_cancel": ["handoff_prepare"],
+    "explore_node_update": ["explore_node_add"],
+    "explore_edge_add": ["explore_node_add"],
+    "explore_finding_add": ["explore_node_add"],
+    "explore_observe": ["explore_node_add"],
 }
 
 
@@ -253,6 +288,14 @@ def test_fold_step(kind):
         "handoff_cancel": lambda: goal.handoffs["h1"].status == "cancelled" and not goal.conflicts,
         "quota_spend": lambda: goal.spends["run1"][2] == "alice",
         "reward_add": lambda: goal.rewards["rw1"].polarity == "positive" and goal.todos == {},
+        "explore_node_add": lambda: goal.explore["n1"].title == "A holds" and goal.explore["n1"].revision == 1,
+        "explore_node_update": lambda: goal.explore["n1"].status == "exploring" and goal.explore["n1"].revision == 2,
+        "explore_edge_add": lambda: goal.explore["n1"].edges[0].edge_type == "supports",
+        "explore_finding_add": lambda: goal.explore["n1"].findings[0].finding_id == "f1",
+        "explore_observe": lambda: (
+            goal.explore["n1"].current_observation == "0123456789abcdef"
+            and goal.research["0123456789abcdef"].progress.work_item_id == "t1"
+        ),
     }.get(kind, lambda: goal.todos == {} and not goal.conflicts)
     assert expected()
 

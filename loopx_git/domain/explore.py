@@ -1,0 +1,402 @@
+"""The explore graph's writes (seed 002): add and update nodes, add edges and findings, and record a
+typed research observation on a node. Each is one event — a new revision of one node — and every
+refusal names the field and the rule and writes nothing.
+
+``observe`` checks an envelope in three steps: its shape (``model/research.py``, no graph needed);
+whether it is an exact replay of an observation the node already has (then nothing is written, even
+if the graph has changed since); and what needs the graph — the node and the candidates' targets
+exist in the goal, the candidates' evidence is attributable to both nodes, an experiment's input
+observations are its two current inputs.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from enum import Enum
+from typing import Any
+
+import pydantic
+
+from loopx_git.domain.write import EventMaker, Write, build, changes, check_actor, given, many
+from loopx_git.errors import NotFoundError, RuleError, ValidationError
+from loopx_git.model.composition import attributed
+from loopx_git.model.event import ExploreEdgeAdd, ExploreFindingAdd, ExploreNodeAdd, ExploreNodeUpdate, ExploreObserve
+from loopx_git.model.explore import (
+    EdgeType,
+    ExploreEdge,
+    ExploreFinding,
+    ExploreNode,
+    FindingState,
+    NodeKind,
+    NodeStatus,
+    closes_only,
+)
+from loopx_git.model.ids import ID_PATTERN
+from loopx_git.model.record import WRITE_CONTEXT, first_error
+from loopx_git.model.research import OBSERVATION_SCHEMA, ObserveReceipt, ResearchObservation, observation_fingerprint
+from loopx_git.model.state import GoalState, State, listed, require_goal
+
+NODE_KEYS = ("node_id", "schema_version")
+FOLDED = ("revision", "updated_at", "current_observation")
+"""What the fold of a node's events sets itself: never carried as a field change (two clones'
+revisions of one node would otherwise look like edits of the same field)."""
+
+
+def require_node(gs: GoalState, node_id: str, *, field: str = "node_id") -> ExploreNode:
+    node = gs.explore.get(node_id)
+    if node is None:
+        raise NotFoundError(
+            f"field '{field}': {node_id!r} is no explore node of goal '{gs.goal_id}' (nodes: {listed(gs.explore)}); "
+            "rule: a node named by a command exists in the same goal",
+            code="unknown-node",
+            hint=f"`loopx explore node list --goal-id {gs.goal_id}` lists them",
+        )
+    return node
+
+
+def _choice(field: str, value: str, choices: type[Enum]) -> None:
+    allowed = [c.value for c in choices]
+    if value not in allowed:
+        raise ValidationError(f"field '{field}': {value!r} is not one of {', '.join(allowed)}", code="invalid-field")
+
+
+def _blocked_reason(status: str | None, reason: str | None) -> None:
+    if status == NodeStatus.blocked.value and not reason:
+        raise ValidationError(
+            "field 'reason': missing for status blocked; rule: a blocked node says why (--reason)", code="invalid-field"
+        )
+
+
+def _evidence(ids: Sequence[str], field: str = "evidence_ids") -> list[str]:
+    many(**{field: ids})
+    if len(set(ids)) != len(ids):
+        raise ValidationError(
+            f"field '{field}': an id is given twice; rule: each evidence id once (evidence is a set)",
+            code="invalid-field",
+        )
+    return list(ids)
+
+
+def add_node(
+    state: State,
+    *,
+    goal_id: str,
+    node_id: str,
+    kind: str,
+    title: str,
+    parent_id: str | None = None,
+    evidence_ids: Sequence[str] = (),
+    status: str | None = None,
+    reason: str | None = None,
+    actor: str | None = None,
+    now: str,
+) -> Write:
+    gs = require_goal(state, goal_id)
+    given(node_id=node_id, parent_id=parent_id, reason=reason)
+    check_actor(gs, actor)
+    _choice("kind", kind, NodeKind)
+    if status is not None:
+        _choice("status", status, NodeStatus)
+    _blocked_reason(status, reason)
+    if node_id in gs.explore:
+        raise RuleError(
+            f"field 'node_id': {node_id!r} is already an explore node of goal '{goal_id}'; rule: node ids are "
+            "unique within a goal (change one with `loopx explore node update`)",
+            code="node-exists",
+        )
+    if parent_id is not None:
+        require_node(gs, parent_id, field="parent_id")
+    node = build(
+        ExploreNode,
+        {
+            "node_id": node_id,
+            "kind": kind,
+            "title": title,
+            "parent_id": parent_id,
+            "status": status or NodeStatus.open.value,
+            "reason": reason,
+            "evidence_ids": _evidence(evidence_ids),
+            "created_by": actor,
+            "created_at": now,
+            "updated_at": now,
+        },
+        what="explore node",
+    )
+    event = EventMaker(gs, now).make(
+        ExploreNodeAdd,
+        goal_id=goal_id,
+        node_id=node_id,
+        agent_id=actor,
+        summary=f"explore {kind} {node_id}: {title}"[:1000],
+        changes=changes(None, node, skip=NODE_KEYS),
+    )
+    return Write("explore node add", f"{kind} {node_id}", goal_id, actor, [event], result=node)
+
+
+def update_node(
+    state: State,
+    *,
+    goal_id: str,
+    node_id: str,
+    status: str | None = None,
+    reason: str | None = None,
+    evidence_ids: Sequence[str] = (),
+    title: str | None = None,
+    actor: str | None = None,
+    now: str,
+) -> Write:
+    """A new revision: a status (with its reason), more evidence, a new title. Anything but closing the
+    node makes its current observation stale until a fresh one is recorded."""
+    gs = require_goal(state, goal_id)
+    given(reason=reason, title=title)
+    check_actor(gs, actor)
+    node = require_node(gs, node_id)
+    if status is not None:
+        _choice("status", status, NodeStatus)
+    elif reason is not None:
+        raise ValidationError(
+            "field 'reason': given without --status; rule: a reason says why the status changes", code="invalid-field"
+        )
+    _blocked_reason(status, reason)
+    added = [e for e in _evidence(evidence_ids) if e not in node.evidence_ids]
+    data = node.model_dump(mode="json")
+    data |= {k: v for k, v in (("status", status), ("title", title)) if v is not None}
+    if status is not None:
+        data["reason"] = reason  # a status change says why, or clears the old reason
+    data["evidence_ids"] = node.evidence_ids + added
+    updated = build(ExploreNode, data, what="explore node")
+    diff = changes(node, updated, skip=NODE_KEYS + FOLDED)
+    if not diff:
+        return Write("explore node update", f"{node_id} (no change)", goal_id, actor, result=node)
+    stale = not closes_only({c.field: c.after for c in diff})
+    updated = updated.model_copy(  # as the fold will have it
+        update={
+            "revision": node.revision + 1,
+            "updated_at": now,
+            "current_observation": None if stale else node.current_observation,
+        }
+    )
+    event = EventMaker(gs, now).make(
+        ExploreNodeUpdate,
+        goal_id=goal_id,
+        node_id=node_id,
+        agent_id=actor,
+        summary=f"explore node {node_id} updated: {', '.join(c.field for c in diff)}",
+        state_transition={"from_state": node.status, "to_state": updated.status} if status is not None else None,
+        changes=diff,
+    )
+    return Write("explore node update", node_id, goal_id, actor, [event], result=updated)
+
+
+def add_edge(
+    state: State,
+    *,
+    goal_id: str,
+    from_node_id: str,
+    to_node_id: str,
+    edge_type: str,
+    actor: str | None = None,
+    now: str,
+) -> Write:
+    gs = require_goal(state, goal_id)
+    check_actor(gs, actor)
+    _choice("edge_type", edge_type, EdgeType)
+    source = require_node(gs, from_node_id, field="from_node_id")
+    require_node(gs, to_node_id, field="to_node_id")
+    if from_node_id == to_node_id:
+        raise ValidationError(
+            f"field 'to_node_id': {to_node_id!r} is the edge's own start; rule: an edge joins two distinct nodes",
+            code="invalid-field",
+        )
+    if any(e.to_node_id == to_node_id and e.edge_type == edge_type for e in source.edges):
+        raise RuleError(
+            f"field 'to_node_id': {from_node_id} already has a {edge_type} edge to {to_node_id}; rule: an edge is "
+            "added once",
+            code="edge-exists",
+        )
+    if (
+        edge_type == EdgeType.depends_on.value
+        and source.kind == NodeKind.experiment.value
+        and len(source.depends_on()) >= 2
+    ):
+        raise RuleError(
+            f"field 'edge_type': experiment {from_node_id} already depends on {' and '.join(source.depends_on())}; "
+            "rule: a binary experiment has exactly two outgoing depends_on edges",
+            code="experiment-not-binary",
+        )
+    edge = build(ExploreEdge, {"to_node_id": to_node_id, "edge_type": edge_type, "created_at": now}, what="edge")
+    event = EventMaker(gs, now).make(
+        ExploreEdgeAdd,
+        goal_id=goal_id,
+        node_id=from_node_id,
+        agent_id=actor,
+        summary=f"explore edge {from_node_id} {edge_type} {to_node_id}",
+        edge=edge,
+    )
+    return Write("explore edge add", f"{from_node_id} {edge_type} {to_node_id}", goal_id, actor, [event], result=edge)
+
+
+def add_finding(
+    state: State,
+    *,
+    goal_id: str,
+    node_id: str,
+    finding_id: str,
+    finding_state: str,
+    evidence_ids: Sequence[str],
+    actor: str | None = None,
+    now: str,
+) -> Write:
+    """A finding on a node, or a new state of one it has (tentative, then confirmed or refuted)."""
+    gs = require_goal(state, goal_id)
+    given(finding_id=finding_id)
+    check_actor(gs, actor)
+    node = require_node(gs, node_id)
+    _choice("state", finding_state, FindingState)
+    ids = _evidence(evidence_ids)
+    if not ids:
+        raise ValidationError(
+            "field 'evidence_ids': empty; rule: a finding names its evidence (--evidence-id)", code="invalid-field"
+        )
+    finding = build(
+        ExploreFinding,
+        {"finding_id": finding_id, "state": finding_state, "evidence_ids": ids, "recorded_at": now},
+        what="finding",
+    )
+    known = next((f for f in node.findings if f.finding_id == finding_id), None)
+    if known is not None and (known.state, known.evidence_ids) == (finding.state, finding.evidence_ids):
+        return Write("explore finding add", f"{finding_id} (no change)", goal_id, actor, result=known)
+    event = EventMaker(gs, now).make(
+        ExploreFindingAdd,
+        goal_id=goal_id,
+        node_id=node_id,
+        agent_id=actor,
+        summary=f"explore finding {finding_id} on {node_id}: {finding_state}",
+        finding=finding,
+    )
+    return Write("explore finding add", f"{finding_id} on {node_id}", goal_id, actor, [event], result=finding)
+
+
+# --- research observations ----------------------------------------------------------------------
+
+
+def parse_observation(data: bytes | str | dict[str, Any]) -> ResearchObservation:
+    """The envelope, validated as typed_research_observation_v0, or a refusal naming the field."""
+    try:
+        if isinstance(data, dict):
+            return ResearchObservation.model_validate(data, context=WRITE_CONTEXT)
+        return ResearchObservation.model_validate_json(data, context=WRITE_CONTEXT)
+    except pydantic.ValidationError as exc:
+        raise ValidationError(_envelope_error(exc), code="invalid-observation") from exc
+
+
+def _envelope_error(exc: pydantic.ValidationError) -> str:
+    first = exc.errors(include_url=False)[0]
+    where = ".".join(str(p) for p in first["loc"] if not str(p).startswith("function-")) or "observation"
+    kind = first["type"]
+    if kind == "extra_forbidden":
+        return (
+            f"observation field '{where}': unknown; rule: {OBSERVATION_SCHEMA} takes only its own fields "
+            "(research-only unknown fields are rejected)"
+        )
+    if kind == "literal_error" and where.endswith("schema_version"):
+        return (
+            f"observation field '{where}': unsupported version {first['input']!r}; rule: this loopx reads "
+            f"{first['ctx']['expected']}"
+        )
+    if kind == "json_invalid":
+        return f"observation: not JSON ({first['msg']}); rule: the envelope is one JSON object"
+    if kind == "missing":
+        return f"observation field '{where}': missing; rule: {OBSERVATION_SCHEMA} requires it"
+    message = f"observation field {first_error(exc, 'observation')}"
+    if "rule:" in message:  # a rule of the envelope's own validators
+        return message
+    if (first.get("ctx") or {}).get("pattern") == ID_PATTERN:
+        return f"{message}; rule: node and evidence identities are opaque tokens, never paths or text"
+    if kind in ("too_long", "too_short"):
+        return f"{message}; rule: at most 12 evidence ids and 12 constraints, and no empty evidence"
+    return f"{message}; rule: the field as {OBSERVATION_SCHEMA} defines it (`loopx schema {OBSERVATION_SCHEMA}`)"
+
+
+def observe(
+    state: State, *, goal_id: str, observation: ResearchObservation, agent_id: str | None = None, now: str
+) -> Write:
+    gs = require_goal(state, goal_id)
+    check_actor(gs, agent_id)
+    node = require_node(gs, observation.explore_node_id, field="explore_node_id")
+    fingerprint = observation_fingerprint(observation)
+    replay = next((o for o in node.observations if o.fingerprint == fingerprint), None)
+    if replay is not None:  # exactly this envelope again: what it recorded stands, whatever changed since
+        receipt = ObserveReceipt(
+            goal_id=goal_id, node_id=node.node_id, fingerprint=fingerprint, revision=replay.revision, replayed=True
+        )
+        return Write("explore observe", f"{node.node_id} (replay)", goal_id, agent_id, result=receipt)
+    if observation.execution_lineage is not None or observation.composition_resolution is not None:
+        raise RuleError(
+            "observation field 'execution_lineage': not accepted by this version; rule: execution lineage and "
+            "composition resolutions are checked against the live research frontier, which is not built yet "
+            "(issue 15, item 6): refused rather than recorded unchecked",
+            code="execution-lineage-unsupported",
+        )
+    _check_candidates(gs, observation)
+    _check_inputs(gs, node, observation)
+    event = EventMaker(gs, now).make(
+        ExploreObserve,
+        goal_id=goal_id,
+        node_id=node.node_id,
+        agent_id=agent_id,
+        summary=f"research observation on {node.node_id}: {observation.progress.result_class} ({fingerprint})",
+        observation=observation,
+        fingerprint=fingerprint,
+    )
+    receipt = ObserveReceipt(
+        goal_id=goal_id, node_id=node.node_id, fingerprint=fingerprint, revision=node.revision + 1, written=True
+    )
+    return Write("explore observe", f"{node.node_id} {fingerprint}", goal_id, agent_id, [event], result=receipt)
+
+
+def _check_candidates(gs: GoalState, observation: ResearchObservation) -> None:
+    source = observation.explore_node_id
+    own = attributed(gs, source) | set(observation.progress.evidence_ids)
+    for n, candidate in enumerate(observation.composition_candidates):
+        where = f"composition_candidates.{n}"
+        require_node(gs, candidate.target_node_id, field=f"{where}.target_node_id")
+        theirs = attributed(gs, candidate.target_node_id)
+        ids = set(candidate.evidence_ids)
+        unattributed = sorted(ids - own - theirs)
+        if unattributed or not ids & own or not ids & theirs:
+            missing = (
+                f"{', '.join(unattributed)} attributable to neither node"
+                if unattributed
+                else f"none attributable to {source if not ids & own else candidate.target_node_id}"
+            )
+            raise RuleError(
+                f"observation field '{where}.evidence_ids': {missing}; rule: a candidate's evidence is "
+                f"attributable to both nodes ({source} through this observation or its node evidence, "
+                f"{candidate.target_node_id} through its node evidence or a research observation)",
+                code="candidate-evidence",
+            )
+
+
+def _check_inputs(gs: GoalState, node: ExploreNode, observation: ResearchObservation) -> None:
+    if not observation.input_observations:
+        return
+    depends = node.depends_on()
+    if node.kind != NodeKind.experiment.value or len(depends) != 2:
+        raise RuleError(
+            f"observation field 'input_observations': {node.node_id} is a {node.kind} with "
+            f"{len(depends)} depends_on edge(s); rule: input observations belong to a binary experiment "
+            "(an experiment node with exactly two outgoing depends_on edges)",
+            code="not-a-binary-experiment",
+        )
+    given_inputs = {i.node_id: i.fingerprint for i in observation.input_observations}
+    current = {d: gs.explore[d].current_observation if d in gs.explore else None for d in depends}
+    if given_inputs != current:
+        raise RuleError(
+            f"observation field 'input_observations': {json.dumps(given_inputs, sort_keys=True)} is not the "
+            f"current input observations {json.dumps(current, sort_keys=True)}; rule: an experiment carries "
+            "the exact current observations of its two inputs (take them from the gap's card in "
+            "`loopx explore summary`)",
+            code="stale-input-observations",
+        )
