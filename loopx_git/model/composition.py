@@ -21,11 +21,10 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
-from loopx_git.model.progress import COVERAGE_CLASSES
 from loopx_git.model.research import gap_id
 
 if TYPE_CHECKING:
-    from loopx_git.model.research import ResearchObservation
+    from loopx_git.model.research import ObservationFacts
     from loopx_git.model.state import GoalState
 
 GapState = Literal["pending", "ineligible", "observed"]
@@ -67,13 +66,8 @@ def attributed(gs: GoalState, node_id: str) -> set[str]:
         return set()
     found = set(node.evidence_ids)
     for ref in node.observations:
-        found.update(gs.research[ref.fingerprint].progress.evidence_ids)
+        found.update(gs.research[ref.fingerprint].evidence_ids)
     return found
-
-
-def coverage_backed(observation: ResearchObservation) -> bool:
-    p = observation.progress
-    return p.result_class in COVERAGE_CLASSES and p.coverage_complete and bool(p.evidence_ids)
 
 
 class Lineage:
@@ -114,24 +108,24 @@ class Lineage:
                 node_id, False, f"{node_id} {why}; rule: an input has a current coverage-backed observation", None
             )
         observation = self._gs.research[fingerprint]
-        if not coverage_backed(observation):
+        if not observation.coverage_backed:
             return Eligibility(
                 node_id,
                 False,
-                f"{node_id}'s observation is {observation.progress.result_class}; rule: only coverage-backed "
+                f"{node_id}'s observation is {observation.result_class}; rule: only coverage-backed "
                 "exploration_exhausted or no_followup is a composition input",
                 fingerprint,
             )
-        if observation.input_observations:
+        if observation.inputs:
             broken = self._broken_lineage(node_id, observation, (*path, node_id))
             if broken is not None:
                 return Eligibility(node_id, False, broken, fingerprint)
         return Eligibility(node_id, True, "eligible", fingerprint)
 
-    def _broken_lineage(self, node_id: str, observation: ResearchObservation, path: tuple[str, ...]) -> str | None:
+    def _broken_lineage(self, node_id: str, observation: ObservationFacts, path: tuple[str, ...]) -> str | None:
         """Why a joint experiment's declared lineage no longer holds, or None."""
         node = self._gs.explore[node_id]
-        inputs = {i.node_id: i.fingerprint for i in observation.input_observations}
+        inputs = dict(observation.inputs)
         depends = node.depends_on()
         if len(depends) != 2 or set(depends) != set(inputs):
             return (
@@ -158,11 +152,11 @@ def gaps(gs: GoalState) -> list[Gap]:
         node = gs.explore[node_id]
         for ref in node.observations:
             current = ref.fingerprint == node.current_observation
-            for candidate in gs.research[ref.fingerprint].composition_candidates:
-                a, b = sorted((node_id, candidate.target_node_id))
+            for target, interaction in gs.research[ref.fingerprint].candidates:
+                a, b = sorted((node_id, target))
                 gap = found.setdefault(gap_id(gs.goal_id, a, b), Gap(gap_id(gs.goal_id, a, b), (a, b)))
-                if candidate.interaction_kind not in gap.interaction_kinds:
-                    gap.interaction_kinds.append(candidate.interaction_kind)
+                if interaction not in gap.interaction_kinds:
+                    gap.interaction_kinds.append(interaction)
                 gap.declared_by.append((node_id, ref.fingerprint, current))
     experiments: dict[tuple[str, ...], list[str]] = defaultdict(list)
     for node_id, node in sorted(gs.explore.items()):
@@ -192,8 +186,7 @@ def _judge(gs: GoalState, gap: Gap, lineage: Lineage) -> None:
         if fingerprint is None:
             continue
         observation = gs.research[fingerprint]
-        seen = {i.node_id: i.fingerprint for i in observation.input_observations}
-        if coverage_backed(observation) and seen == dict(gap.input_observations):
+        if observation.coverage_backed and dict(observation.inputs) == dict(gap.input_observations):
             gap.state, gap.observed_by = "observed", (experiment, fingerprint)
             return
     gap.state = "pending"

@@ -20,6 +20,7 @@ from pydantic import Field
 from loopx_git.model.ids import Id, UtcTimestamp
 from loopx_git.model.progress import MAX_EVIDENCE_IDS
 from loopx_git.model.record import Line, Record
+from loopx_git.model.research import ObservationFacts
 
 if TYPE_CHECKING:
     from loopx_git.model.event import ExploreEvent
@@ -174,5 +175,5 @@ def apply(state: GoalState, event: ExploreEvent) -> None:
             recorded_at=event.recorded_at,
         )
         update |= {"observations": [*current.observations, ref], "current_observation": fingerprint}
-        state.research[fingerprint] = observation
+        state.research[fingerprint] = ObservationFacts.of(observation)
     state.explore[event.node_id] = current.model_copy(update=update)

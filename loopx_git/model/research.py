@@ -16,7 +16,7 @@ from __future__ import annotations
 import hashlib
 import json
 from enum import Enum
-from typing import Any, Final, Literal
+from typing import Any, Final, Literal, NamedTuple
 
 from pydantic import Field, model_validator
 
@@ -286,6 +286,32 @@ class ResearchObservation(Record):
                 "composition_resolution.disposition: deferred without a blocker; rule: a deferral needs blocked "
                 "progress naming its blocker_id (and cannot assert terminal coverage)"
             )
+
+
+class ObservationFacts(NamedTuple):
+    """What the fold keeps of an observation: all that input eligibility and the gaps read. The
+    envelope itself stays in its event: 50k of them as models made a cold read five times slower."""
+
+    result_class: str
+    coverage_backed: bool
+    """A coverage-backed terminal result (exploration_exhausted or no_followup, complete coverage,
+    evidence): the only kind that is a composition input."""
+    evidence_ids: tuple[str, ...]
+    candidates: tuple[tuple[str, str], ...]
+    """(target node, interaction kind) of each composition candidate."""
+    inputs: tuple[tuple[str, str], ...]
+    """(node, fingerprint) of each input observation (a joint experiment's)."""
+
+    @classmethod
+    def of(cls, observation: ResearchObservation) -> ObservationFacts:
+        p = observation.progress
+        return cls(
+            result_class=p.result_class,
+            coverage_backed=p.result_class in COVERAGE_CLASSES and p.coverage_complete and bool(p.evidence_ids),
+            evidence_ids=tuple(p.evidence_ids),
+            candidates=tuple((c.target_node_id, c.interaction_kind) for c in observation.composition_candidates),
+            inputs=tuple((i.node_id, i.fingerprint) for i in observation.input_observations),
+        )
 
 
 def normalised(observation: ResearchObservation) -> dict[str, Any]:

@@ -47,7 +47,7 @@ from loopx_git.model.handoff import AgentHandoff
 from loopx_git.model.ids import Id
 from loopx_git.model.ledger import LedgerEntry
 from loopx_git.model.record import Line, Record, Token
-from loopx_git.model.research import ResearchObservation
+from loopx_git.model.research import ObservationFacts
 from loopx_git.model.reward import HumanReward
 from loopx_git.model.rollback import RollbackPacket
 from loopx_git.model.run import RunRecord, run_order_key
@@ -55,7 +55,7 @@ from loopx_git.model.table import IdSet, RecordTable
 from loopx_git.model.todo import ResumeCondition, SuggestedTodo, TodoItem, TodoStatus
 
 RECENT_EVENTS = 20
-FOLD_VERSION = "18"  # bump when the fold's meaning changes: cached folds of older versions are dropped
+FOLD_VERSION = "19"  # bump when the fold's meaning changes: cached folds of older versions are dropped
 
 
 class Conflict(Record):
@@ -121,8 +121,9 @@ class GoalState:
     handoffs: dict[str, AgentHandoff] = field(default_factory=dict)
     explore: dict[str, ExploreNode] = field(default_factory=dict)
     """The explore graph's nodes (model/explore.py), with their edges, findings and observation refs."""
-    research: dict[str, ResearchObservation] = field(default_factory=dict)
-    """Every research observation recorded on a node, by its fingerprint (the node names it)."""
+    research: dict[str, ObservationFacts] = field(default_factory=dict)
+    """What the fold keeps of every research observation recorded on a node, by its fingerprint (the
+    node names it; the envelope is in its ``explore_observe`` event)."""
     writebacks: dict[str, tuple[str | None, bool]] = field(default_factory=dict)
     """Run id -> (its agent, whether it is a compact write-back: a delivery outcome and evidence)."""
     spends: dict[str, tuple[str, str, str | None]] = field(default_factory=dict)

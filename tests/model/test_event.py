@@ -294,7 +294,7 @@ def test_fold_step(kind):
         "explore_finding_add": lambda: goal.explore["n1"].findings[0].finding_id == "f1",
         "explore_observe": lambda: (
             goal.explore["n1"].current_observation == "0123456789abcdef"
-            and goal.research["0123456789abcdef"].progress.work_item_id == "t1"
+            and goal.research["0123456789abcdef"].evidence_ids == ("ev1",)
         ),
     }.get(kind, lambda: goal.todos == {} and not goal.conflicts)
     assert expected()
