@@ -169,7 +169,7 @@ def update_node(
     diff = changes(node, updated, skip=NODE_KEYS + FOLDED)
     if not diff:
         return Write("explore node update", f"{node_id} (no change)", goal_id, actor, result=node)
-    stale = not closes_only({c.field: c.after for c in diff})
+    stale = not closes_only({c.field: c.after for c in diff}, updated.status)
     updated = updated.model_copy(  # as the fold will have it
         update={
             "revision": node.revision + 1,
@@ -282,18 +282,65 @@ def add_finding(
 
 
 def parse_observation(data: bytes | str | dict[str, Any]) -> ResearchObservation:
-    """The envelope, validated as typed_research_observation_v0, or a refusal naming the field."""
+    """The envelope, validated as typed_research_observation_v0, or a refusal naming the field.
+    Strictly: JSON types as they are (no "yes" for true), a key given twice refused (readers that keep
+    the first and the last would disagree), and every schema_version given (a version is a claim)."""
+    raw = json.dumps(data) if isinstance(data, dict) else data
     try:
-        if isinstance(data, dict):
-            return ResearchObservation.model_validate(data, context=WRITE_CONTEXT)
-        return ResearchObservation.model_validate_json(data, context=WRITE_CONTEXT)
+        parsed = json.loads(raw, object_pairs_hook=_no_duplicates)
+    except _Duplicate as exc:
+        raise ValidationError(
+            f"observation field {exc.args[0]!r}: given twice; rule: each key once (readers disagree on which wins)",
+            code="invalid-observation",
+        ) from None
+    except (ValueError, UnicodeDecodeError):
+        parsed = None  # pydantic says what is wrong with the JSON, below
+    if isinstance(parsed, dict):
+        _versions_given(parsed)
+    try:
+        return ResearchObservation.model_validate_json(raw, strict=True, context=WRITE_CONTEXT)
     except pydantic.ValidationError as exc:
         raise ValidationError(_envelope_error(exc), code="invalid-observation") from exc
 
 
+class _Duplicate(ValueError):
+    pass
+
+
+def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    found: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in found:
+            raise _Duplicate(_shown(key))
+        found[key] = value
+    return found
+
+
+def _versions_given(envelope: dict[str, Any]) -> None:
+    for where, part in (
+        ("", envelope),
+        ("progress.", envelope.get("progress")),
+        ("closure_basis.", envelope.get("closure_basis")),
+    ):
+        if isinstance(part, dict) and "schema_version" not in part:
+            raise ValidationError(
+                f"observation field '{where}schema_version': missing; rule: an envelope and each typed part "
+                "name their schema version (unsupported versions are refused, so none is assumed)",
+                code="invalid-observation",
+            )
+
+
+def _shown(key: str) -> str:
+    """A key from the input, safe to print: control characters escaped, at most 64 characters."""
+    from loopx_git.model.canonical import visible
+
+    text = visible(key)
+    return text if len(text) <= 64 else text[:61] + "..."
+
+
 def _envelope_error(exc: pydantic.ValidationError) -> str:
     first = exc.errors(include_url=False)[0]
-    where = ".".join(str(p) for p in first["loc"] if not str(p).startswith("function-")) or "observation"
+    where = _shown(".".join(str(p) for p in first["loc"] if not str(p).startswith("function-")) or "observation")
     kind = first["type"]
     if kind == "extra_forbidden":
         return (
@@ -380,9 +427,16 @@ def _check_candidates(gs: GoalState, observation: ResearchObservation) -> None:
 
 
 def _check_inputs(gs: GoalState, node: ExploreNode, observation: ResearchObservation) -> None:
-    if not observation.input_observations:
-        return
     depends = node.depends_on()
+    if not observation.input_observations:
+        if node.kind == NodeKind.experiment.value and len(depends) == 2:
+            raise RuleError(
+                f"observation field 'input_observations': missing on binary experiment {node.node_id} (it "
+                f"depends on {' and '.join(depends)}); rule: a joint experiment's observation carries the exact "
+                "current observations of its two inputs (take them from the gap's card in `loopx explore summary`)",
+                code="missing-input-observations",
+            )
+        return
     if node.kind != NodeKind.experiment.value or len(depends) != 2:
         raise RuleError(
             f"observation field 'input_observations': {node.node_id} is a {node.kind} with "

@@ -24,7 +24,6 @@ from typing import TYPE_CHECKING, Literal
 from loopx_git.model.research import gap_id
 
 if TYPE_CHECKING:
-    from loopx_git.model.research import ObservationFacts
     from loopx_git.model.state import GoalState
 
 GapState = Literal["pending", "ineligible", "observed"]
@@ -70,104 +69,154 @@ def attributed(gs: GoalState, node_id: str) -> set[str]:
     return found
 
 
+_Frame = tuple[str, str, list[tuple[str, str]], list[int]]
+"""A node being decided: its id, its fingerprint, its inputs (node, the fingerprint it saw), the next."""
+
+
 class Lineage:
-    """Eligibility of every node asked about, each worked out once (a 10k-node graph is walked once)."""
+    """Eligibility of every node asked about, each worked out once (a 10k-node graph is walked once),
+    with an explicit stack: a lineage thousands of experiments deep is an ordinary answer, not a
+    recursion error."""
 
     def __init__(self, gs: GoalState) -> None:
         self._gs = gs
         self._known: dict[str, Eligibility] = {}
 
-    def of(self, node_id: str) -> Eligibility:
-        return self._of(node_id, ())
+    def of(self, start: str) -> Eligibility:
+        if start in self._known:
+            return self._known[start]
+        stack: list[_Frame] = []
+        path: dict[str, int] = {}
+        returned: Eligibility | None = self._begin(start, stack, path)
+        while stack:
+            node_id, fingerprint, inputs, at = stack[-1]
+            if returned is not None:  # the verdict on inputs[at[0]]
+                input_id, saw = inputs[at[0]]
+                verdict = None
+                if not returned.eligible:
+                    verdict = self._ineligible(node_id, fingerprint, f"input {input_id} is ineligible", returned)
+                elif returned.fingerprint != saw:
+                    verdict = Eligibility(
+                        node_id,
+                        False,
+                        f"input {input_id} is now observation {returned.fingerprint}, not {saw}; rule: a joint "
+                        "result holds only for the input observations it saw",
+                        fingerprint,
+                    )
+                returned = None
+                if verdict is not None:
+                    returned = self._finish(verdict, stack, path)
+                    continue
+                at[0] += 1
+            if at[0] == len(inputs):
+                returned = self._finish(Eligibility(node_id, True, "eligible", fingerprint), stack, path)
+                continue
+            input_id = inputs[at[0]][0]
+            if input_id in self._known:
+                returned = self._known[input_id]
+            elif input_id in path:  # a cycle: ineligible, and so is everything it feeds
+                cycle = [*list(path)[path[input_id] :], input_id]
+                shown = " -> ".join(cycle if len(cycle) <= 8 else [*cycle[:7], "...", input_id])
+                returned = Eligibility(
+                    input_id, False, f"circular lineage ({shown}); rule: a cycle supplies no coverage", None
+                )
+            else:
+                returned = self._begin(input_id, stack, path)
+        return self._known[start]
 
-    def _of(self, node_id: str, path: tuple[str, ...]) -> Eligibility:
-        if node_id in self._known:
-            return self._known[node_id]
-        if node_id in path:
-            cycle = " -> ".join((*path[path.index(node_id) :], node_id))
-            return Eligibility(node_id, False, f"circular lineage ({cycle}); rule: a cycle supplies no coverage", None)
+    def _begin(self, node_id: str, stack: list[_Frame], path: dict[str, int]) -> Eligibility | None:
+        """The verdict on ``node_id`` when it needs no input's (cached), else None with its frame pushed."""
+        verdict, frame = self._local(node_id)
+        if verdict is not None:
+            self._known[node_id] = verdict
+            return verdict
+        assert frame is not None  # _local gives a verdict or a frame
+        path[node_id] = len(path)
+        stack.append(frame)
+        return None
+
+    def _finish(self, verdict: Eligibility, stack: list[_Frame], path: dict[str, int]) -> Eligibility:
         # a verdict reached inside a cycle is the absolute one too: every node of a cycle, and every node
         # depending on one, is ineligible whichever node the walk began at
-        found = self._known[node_id] = self._decide(node_id, path)
-        return found
+        stack.pop()
+        path.pop(verdict.node_id, None)
+        self._known[verdict.node_id] = verdict
+        return verdict
 
-    def _decide(self, node_id: str, path: tuple[str, ...]) -> Eligibility:
+    @staticmethod
+    def _ineligible(node_id: str, fingerprint: str | None, why: str, cause: Eligibility) -> Eligibility:
+        """``node_id`` is ineligible because an input is: the root cause is said once, not nested."""
+        root = cause.reason.split(": ", 1)[1] if cause.reason.startswith("input ") else cause.reason
+        return Eligibility(node_id, False, f"{why}: {root}", fingerprint)
+
+    def _local(self, node_id: str) -> tuple[Eligibility | None, _Frame | None]:
+        """The verdict on what the node itself holds, or its frame when its inputs decide."""
         node = self._gs.explore.get(node_id)
         if node is None:
             return Eligibility(
                 node_id, False, f"{node_id} is missing; rule: a missing input supplies no coverage", None
-            )
+            ), None
         fingerprint = node.current_observation
         if not node.closed:
-            return Eligibility(
-                node_id, False, f"{node_id} is {node.status}; rule: an input is resolved or dead_end", fingerprint
-            )
+            why = f"{node_id} is {node.status}; rule: an input is resolved or dead_end"
+            return Eligibility(node_id, False, why, fingerprint), None
         if fingerprint is None:
             why = "changed since its observation" if node.observations else "has no observation"
-            return Eligibility(
-                node_id, False, f"{node_id} {why}; rule: an input has a current coverage-backed observation", None
-            )
+            rule = "rule: an input has a current coverage-backed observation"
+            return Eligibility(node_id, False, f"{node_id} {why}; {rule}", None), None
         observation = self._gs.research[fingerprint]
         if not observation.coverage_backed:
-            return Eligibility(
-                node_id,
-                False,
+            why = (
                 f"{node_id}'s observation is {observation.result_class}; rule: only coverage-backed "
-                "exploration_exhausted or no_followup is a composition input",
-                fingerprint,
+                "exploration_exhausted or no_followup is a composition input"
             )
-        if observation.inputs:
-            broken = self._broken_lineage(node_id, observation, (*path, node_id))
-            if broken is not None:
-                return Eligibility(node_id, False, broken, fingerprint)
-        return Eligibility(node_id, True, "eligible", fingerprint)
-
-    def _broken_lineage(self, node_id: str, observation: ObservationFacts, path: tuple[str, ...]) -> str | None:
-        """Why a joint experiment's declared lineage no longer holds, or None."""
-        node = self._gs.explore[node_id]
+            return Eligibility(node_id, False, why, fingerprint), None
         inputs = dict(observation.inputs)
         depends = node.depends_on()
-        if len(depends) != 2 or set(depends) != set(inputs):
-            return (
+        if depends and not inputs:
+            why = (
+                f"{node_id} depends on {', '.join(depends)} but its observation names no input observations; "
+                "rule: a joint result holds only for the input observations it saw"
+            )
+            return Eligibility(node_id, False, why, fingerprint), None
+        if inputs and (len(depends) != 2 or set(depends) != set(inputs)):
+            why = (
                 f"{node_id}'s inputs {sorted(inputs)} are not its depends_on nodes {sorted(depends)}; rule: a "
                 "joint experiment observes exactly its two binary dependencies"
             )
-        for input_id in sorted(inputs):
-            found = self._of(input_id, path)
-            if not found.eligible:
-                return f"input {found.reason}"
-            if found.fingerprint != inputs[input_id]:
-                return (
-                    f"input {input_id} is now observation {found.fingerprint}, not {inputs[input_id]}; rule: a "
-                    "joint result holds only for the input observations it saw"
-                )
-        return None
+            return Eligibility(node_id, False, why, fingerprint), None
+        if not inputs:
+            return Eligibility(node_id, True, "eligible", fingerprint), None
+        return None, (node_id, fingerprint, sorted(inputs.items()), [0])
 
 
 def gaps(gs: GoalState) -> list[Gap]:
     """Every composition gap of the goal, by id, with its shadow state."""
     lineage = Lineage(gs)
-    found: dict[str, Gap] = {}
+    by_pair: dict[tuple[str, str], Gap] = {}
     for node_id in sorted(gs.explore):
         node = gs.explore[node_id]
         for ref in node.observations:
             current = ref.fingerprint == node.current_observation
             for target, interaction in gs.research[ref.fingerprint].candidates:
-                a, b = sorted((node_id, target))
-                gap = found.setdefault(gap_id(gs.goal_id, a, b), Gap(gap_id(gs.goal_id, a, b), (a, b)))
+                pair = (node_id, target) if node_id < target else (target, node_id)
+                gap = by_pair.get(pair)
+                if gap is None:
+                    gap = by_pair[pair] = Gap(gap_id(gs.goal_id, *pair), pair)
                 if interaction not in gap.interaction_kinds:
                     gap.interaction_kinds.append(interaction)
                 gap.declared_by.append((node_id, ref.fingerprint, current))
     experiments: dict[tuple[str, ...], list[str]] = defaultdict(list)
     for node_id, node in sorted(gs.explore.items()):
-        depends = node.depends_on()
-        if node.kind == "experiment" and len(depends) == 2:
-            experiments[tuple(sorted(depends))].append(node_id)
-    for gap in found.values():
+        if node.kind == "experiment":
+            depends = node.depends_on()
+            if len(depends) == 2:
+                experiments[tuple(sorted(depends))].append(node_id)
+    for gap in by_pair.values():
         gap.interaction_kinds.sort()
         gap.experiments = experiments.get(gap.inputs, [])
         _judge(gs, gap, lineage)
-    return [found[key] for key in sorted(found)]
+    return sorted(by_pair.values(), key=lambda g: g.gap_id)
 
 
 def _judge(gs: GoalState, gap: Gap, lineage: Lineage) -> None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from typing import Annotated, Final, Literal, Union
 
-from pydantic import AfterValidator, ConfigDict, Field, TypeAdapter, ValidationInfo, field_validator
+from pydantic import AfterValidator, ConfigDict, Field, TypeAdapter, ValidationInfo, field_validator, model_validator
 from pydantic import JsonValue as AnyJson
 
 from loopx_git.model.boundary import Boundary
@@ -19,7 +19,7 @@ from loopx_git.model.github import PR_REF_RE, pr_ref
 from loopx_git.model.ids import Id, UtcTimestamp
 from loopx_git.model.ledger import Evidence
 from loopx_git.model.record import JsonScalar, JsonValue, Line, Record, Token, control_free, exact, writing
-from loopx_git.model.research import FINGERPRINT, ResearchObservation
+from loopx_git.model.research import FINGERPRINT, ResearchObservation, observation_fingerprint
 from loopx_git.model.reward import HumanReward
 from loopx_git.model.rollback import Rfc3339, RollbackPacket
 
@@ -357,6 +357,23 @@ class ExploreObserve(_ExploreEvent):
     event_kind: Literal["explore_observe"] = "explore_observe"
     observation: ResearchObservation
     fingerprint: Annotated[str, Field(pattern=FINGERPRINT)]
+
+    @model_validator(mode="after")
+    def _fingerprinted(self) -> ExploreObserve:
+        # the replay identity: a record whose fingerprint is not its envelope's (a writer other than
+        # loopx, an edit) is refused where it is read, as verify and a sync do with every record
+        expected = observation_fingerprint(self.observation)
+        if self.fingerprint != expected:
+            raise ValueError(
+                f"fingerprint: {self.fingerprint} is not the observation's ({expected}); rule: an observation's "
+                "fingerprint is computed from its envelope"
+            )
+        if self.observation.explore_node_id != self.node_id:
+            raise ValueError(
+                f"node_id: {self.node_id} is not the observation's explore_node_id "
+                f"({self.observation.explore_node_id}); rule: an observation is recorded on its own node"
+            )
+        return self
 
 
 # --- human rewards: a judgment of a run, never an authority ---------------------------------------

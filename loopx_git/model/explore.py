@@ -127,9 +127,10 @@ class ExploreNode(Record):
         return any(o.fingerprint == fingerprint for o in self.observations)
 
 
-def closes_only(changed: Mapping[str, object]) -> bool:
-    """Whether a node update only moves it into a closed status (and says why)."""
-    return changed.get("status") in CLOSED_STATUSES and set(changed) <= {"status", "reason"}
+def closes_only(changed: Mapping[str, object], status: str) -> bool:
+    """Whether a node update leaves it closed (resolved or dead_end: ``status`` is the one after) and
+    changes nothing but that status and its reason: nothing its observation saw."""
+    return status in CLOSED_STATUSES and set(changed) <= {"status", "reason"}
 
 
 def apply(state: GoalState, event: ExploreEvent) -> None:
@@ -150,14 +151,29 @@ def apply(state: GoalState, event: ExploreEvent) -> None:
     update: dict[str, object] = {"revision": current.revision + 1, "updated_at": event.recorded_at}
     if kind == "explore_node_update":
         state.check_before(event, current)
-        changed = {c.field: c.after for c in event.changes}
+        changed: dict[str, object] = {c.field: c.after for c in event.changes}
+        evidence = next((c for c in event.changes if c.field == "evidence_ids"), None)
+        if evidence is not None:  # a writer only adds evidence: what two clones added is all kept
+            had = evidence.before if isinstance(evidence.before, list) else []
+            has = evidence.after if isinstance(evidence.after, list) else []
+            added = [e for e in has if e not in had and e not in current.evidence_ids]
+            changed["evidence_ids"] = [*current.evidence_ids, *added]
         update |= changed
-        if not closes_only(changed):
+        if not closes_only(changed, str(update.get("status", current.status))):
             update["current_observation"] = None  # what its observation saw has changed
     elif kind == "explore_edge_add":
         edge = event.edge  # type: ignore[attr-defined]
         same = any(e.to_node_id == edge.to_node_id and e.edge_type == edge.edge_type for e in current.edges)
         update["edges"] = current.edges if same else [*current.edges, edge]
+        depends = [e for e in update["edges"] if e.edge_type == EdgeType.depends_on.value]  # type: ignore[attr-defined]
+        if current.kind == NodeKind.experiment.value and len(depends) > 2 and not same:
+            state.record_conflict(  # two clones each gave it dependencies: it is no binary experiment now
+                event,
+                "experiment_not_binary",
+                f"experiment {event.node_id} depends on {', '.join(e.to_node_id for e in depends)} after a merge; "
+                "it observes no gap until it is replaced by a binary experiment (add a new node with two "
+                "depends_on edges; mark this one dead_end)",
+            )
     elif kind == "explore_finding_add":
         finding = event.finding  # type: ignore[attr-defined]
         kept = [f for f in current.findings if f.finding_id != finding.finding_id]

@@ -185,4 +185,5 @@ def _dot(text: str) -> str:
 
 
 def _mermaid(text: str) -> str:
-    return text.replace('"', "#quot;")
+    # mermaid reads #name; as an entity and a newline as the end of the label
+    return " ".join(text.replace("#", "#35;").replace('"', "#quot;").split())

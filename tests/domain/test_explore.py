@@ -539,8 +539,10 @@ def test_edges_once_and_an_experiment_stays_binary(graph, git_repo):
 
 def _terminal(node: str, evidence: str, *, candidates=(), inputs=(), result_class="exploration_exhausted") -> dict:
     data = {
+        "schema_version": "typed_research_observation_v0",
         "explore_node_id": node,
         "progress": {
+            "schema_version": "typed_progress_observation_v0",
             "work_item_id": f"todo-{node}",
             "result_class": result_class,
             "coverage_scope_id": "scope",
@@ -548,6 +550,7 @@ def _terminal(node: str, evidence: str, *, candidates=(), inputs=(), result_clas
             "evidence_ids": [evidence],
         },
         "closure_basis": {
+            "schema_version": "research_closure_basis_v0",
             "disposition": "no_followup" if result_class == "no_followup" else "bounded",
             "constraints": [{"kind": "invariant", "id": "boundary", "role": "decisive"}],
             "evidence_ids": [evidence],
@@ -627,7 +630,7 @@ def test_a_pending_gap_is_observed_by_its_binary_experiment_and_lineage_carries_
     gaps = _gaps(repo)
     assert gaps[("A", "B")].state == "ineligible" and any("A is exploring" in r for r in gaps[("A", "B")].reasons)
     assert gaps[("AB", "C")].state == "ineligible"
-    assert any("input A is exploring" in r for r in gaps[("AB", "C")].reasons)
+    assert any("input A is ineligible: A is exploring" in r for r in gaps[("AB", "C")].reasons)
     assert repo.explore_node(GOAL, "AB").current_observation == fp["AB"]
     assert repo.verify().ok
 
@@ -656,12 +659,16 @@ def test_a_circular_declaration_and_a_missing_input_supply_no_coverage(repo):
         ("Z", "hypothesis"),
     ):
         repo.explore_node_add(GOAL, node, kind=kind, title=node, evidence_ids=[f"ev-{node}"], now=NOW)
-    for a, b in (("X", "Y"), ("X", "P"), ("Y", "X"), ("Y", "Q")):
+    for a, b in (("X", "Y"), ("X", "P")):
         repo.explore_edge_add(GOAL, a, b, "depends_on", now=NOW)
+    # Y is observed before it depends on anything, X on Y's observation; then Y gains its two
+    # dependencies, X among them, and is observed on X's: X -> Y -> X
     fps = {n: repo.explore_observe(GOAL, _terminal(n, f"ev-{n}"), now=NOW).record.fingerprint for n in ("P", "Q", "Y")}
     fps["X"] = repo.explore_observe(
         GOAL, _terminal("X", "ev-X", inputs=[("Y", fps["Y"]), ("P", fps["P"])]), now=NOW
     ).record.fingerprint
+    for a, b in (("Y", "X"), ("Y", "Q")):
+        repo.explore_edge_add(GOAL, a, b, "depends_on", now=NOW)
     fps["Y"] = repo.explore_observe(
         GOAL, _terminal("Y", "ev-Y2", inputs=[("X", fps["X"]), ("Q", fps["Q"])], candidates=[("Z", "ev-Z")]), now=NOW
     ).record.fingerprint
@@ -675,3 +682,111 @@ def test_a_circular_declaration_and_a_missing_input_supply_no_coverage(repo):
     gap = _gaps(repo)[("Y", "Z")]
     assert gap.state == "ineligible"
     assert any("Z has no observation" in r for r in gap.reasons)  # a missing input observation
+
+
+# --- found by review: fail-closed lineage, deep graphs, strict envelopes ---------------------------------------
+
+
+def test_a_binary_experiment_observed_without_its_inputs_is_refused_and_never_an_input(lineage, git_repo):
+    repo, _ = lineage
+    bare = _terminal("AB", "ev-AB")
+    refused(
+        repo, git_repo, "missing-input-observations", lambda: repo.explore_observe(GOAL, bare, now=NOW), "two inputs"
+    )
+    # an experiment observed with one dependency, which gains its second later: no input until re-observed
+    repo.explore_node_add(GOAL, "AC", kind="experiment", title="A with C", evidence_ids=["ev-AC"], now=NOW)
+    repo.explore_edge_add(GOAL, "AC", "A", "depends_on", now=NOW)
+    repo.explore_observe(GOAL, _terminal("AC", "ev-AC"), now=NOW)
+    repo.explore_edge_add(GOAL, "AC", "C", "depends_on", now=NOW)
+    repo.explore_node_update(GOAL, "AC", status="resolved", reason="ran", now=NOW)
+    from loopx_git.model.composition import Lineage
+
+    found = Lineage(repo.state().goals[GOAL]).of("AC")
+    assert not found.eligible and "names no input observations" in found.reason
+
+
+def test_a_lineage_thousands_deep_is_an_answer_not_a_recursion_error():
+    """E1 = A+B, E2 = E1+L2, ... E3000: built as the fold would hold it, walked without recursion."""
+    from loopx_git.model.composition import Lineage, gaps
+    from loopx_git.model.explore import ExploreEdge, ExploreNode
+    from loopx_git.model.research import ObservationFacts
+    from loopx_git.model.state import GoalState
+
+    gs = GoalState(goal_id=GOAL)
+
+    def node(node_id, kind="hypothesis", depends=()):
+        fp = f"{len(gs.research):016x}"
+        gs.explore[node_id] = ExploreNode(
+            node_id=node_id,
+            kind=kind,
+            title=node_id,
+            status="resolved",
+            current_observation=fp,
+            edges=[ExploreEdge(to_node_id=d, edge_type="depends_on", created_at=NOW) for d in depends],
+            created_at=NOW,
+            updated_at=NOW,
+        )
+        inputs = tuple((d, gs.explore[d].current_observation) for d in sorted(depends))
+        gs.research[fp] = ObservationFacts("exploration_exhausted", True, (f"ev-{node_id}",), (), inputs)
+
+    node("A")
+    node("B")
+    node("E1", "experiment", ("A", "B"))
+    for k in range(2, 3001):
+        node(f"L{k}")
+        node(f"E{k}", "experiment", (f"E{k - 1}", f"L{k}"))
+    assert Lineage(gs).of("E3000").eligible
+    gs.explore["A"] = gs.explore["A"].model_copy(update={"status": "open"})  # reopening A, 3000 levels down
+    found = Lineage(gs).of("E3000")
+    assert not found.eligible and found.reason.startswith("input E2999 is ineligible: A is open")
+    assert len(found.reason) < 200  # the root cause once, not 3000 nested prefixes
+    assert gaps(gs) == []
+
+
+def test_envelopes_are_read_strictly(graph, git_repo):
+    raw = json.dumps(SEED)
+    twice = raw.replace('"explore_node_id": "node-a"', '"explore_node_id": "node-b", "explore_node_id": "node-a"')
+    assert twice != raw
+    refused(graph, git_repo, "invalid-observation", lambda: graph.explore_observe(GOAL, twice, now=NOW), "given twice")
+    yes = envelope(progress__coverage_complete="yes")
+    refused(
+        graph,
+        git_repo,
+        "invalid-observation",
+        lambda: graph.explore_observe(GOAL, json.dumps(yes), now=NOW),
+        "coverage_complete",
+    )
+    for part in ("schema_version", "progress__schema_version", "closure_basis__schema_version"):
+        missing = envelope(**{part: None})
+        refused(
+            graph,
+            git_repo,
+            "invalid-observation",
+            lambda missing=missing: graph.explore_observe(GOAL, json.dumps(missing), now=NOW),
+            "schema_version': missing",
+        )
+    escape = envelope(**{"\x1b[31mred": 1})
+    err = refused(
+        graph, git_repo, "invalid-observation", lambda: graph.explore_observe(GOAL, json.dumps(escape), now=NOW)
+    )
+    assert "\x1b" not in err.message
+
+
+def test_a_recorded_fingerprint_that_is_not_its_envelopes_is_refused_where_it_is_read():
+    from loopx_git.errors import FormatError, ValidationError
+    from loopx_git.store.records import parse_event
+
+    record = {
+        "schema_version": "loopx_rollout_event_v0",
+        "event_id": "evt_forged",
+        "goal_id": GOAL,
+        "event_kind": "explore_observe",
+        "recorded_at": NOW,
+        "lamport": 1,
+        "node_id": "node-a",
+        "fingerprint": "0123456789abcdef",
+        "observation": SEED,
+    }
+    with pytest.raises((FormatError, ValidationError)) as err:
+        parse_event(json.dumps(record).encode(), f"goals/{GOAL}/events/2026/03/01/10/evt_forged.json")
+    assert "is not the observation's" in err.value.message

@@ -203,7 +203,7 @@ PAYLOADS = {
     },
     "explore_observe": {
         "node_id": "n1",
-        "fingerprint": "0123456789abcdef",
+        "fingerprint": "05fa3a3beb7b818c",
         "observation": {
             "explore_node_id": "n1",
             "progress": {"work_item_id": "t1", "result_class": "advanced", "evidence_ids": ["ev1"]},
@@ -293,8 +293,8 @@ def test_fold_step(kind):
         "explore_edge_add": lambda: goal.explore["n1"].edges[0].edge_type == "supports",
         "explore_finding_add": lambda: goal.explore["n1"].findings[0].finding_id == "f1",
         "explore_observe": lambda: (
-            goal.explore["n1"].current_observation == "0123456789abcdef"
-            and goal.research["0123456789abcdef"].evidence_ids == ("ev1",)
+            goal.explore["n1"].current_observation == "05fa3a3beb7b818c"
+            and goal.research["05fa3a3beb7b818c"].evidence_ids == ("ev1",)
         ),
     }.get(kind, lambda: goal.todos == {} and not goal.conflicts)
     assert expected()

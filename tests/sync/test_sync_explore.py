@@ -77,3 +77,28 @@ def test_the_same_observation_on_both_clones_is_kept_once(clones):
         assert len(node.observations) == 1 and repo.verify().ok
         again = repo.explore_observe(GOAL, envelope)
         assert again.record.replayed and not again.changed
+
+
+def test_dependencies_added_on_two_clones_are_a_conflict_and_evidence_added_on_both_is_all_kept(clones):
+    alice, bob = clones
+    with loopx_git.open(alice) as a:
+        a.explore_node_add(GOAL, "C", kind="hypothesis", title="C")
+        a.explore_node_add(GOAL, "X", kind="experiment", title="X")
+        a.sync()
+    with loopx_git.open(bob) as b:
+        b.pull()
+        b.explore_edge_add(GOAL, "X", "C", "depends_on")
+        b.explore_node_update(GOAL, "B", evidence_ids=["ev-y"])
+    with loopx_git.open(alice) as a:
+        a.explore_edge_add(GOAL, "X", "A", "depends_on")
+        a.explore_edge_add(GOAL, "X", "B", "depends_on")
+        a.explore_node_update(GOAL, "B", evidence_ids=["ev-x"])
+    for path in (alice, bob, alice):
+        with loopx_git.open(path) as repo:
+            repo.sync()
+    assert tree_of(alice) == tree_of(bob)
+    with loopx_git.open(alice) as a:
+        assert sorted(a.explore_node(GOAL, "X").depends_on()) == ["A", "B", "C"]
+        assert "experiment_not_binary" in [c.kind for c in a.status(GOAL).conflicts]
+        assert sorted(a.explore_node(GOAL, "B").evidence_ids) == ["ev-B", "ev-x", "ev-y"]  # what both added
+        assert a.verify().ok
