@@ -146,7 +146,8 @@ class Lineage:
     @staticmethod
     def _ineligible(node_id: str, fingerprint: str | None, why: str, cause: Eligibility) -> Eligibility:
         """``node_id`` is ineligible because an input is: the root cause is said once, not nested."""
-        root = cause.reason.split(": ", 1)[1] if cause.reason.startswith("input ") else cause.reason
+        prefix, said, rest = cause.reason.partition(" is ineligible: ")
+        root = rest if said and prefix.startswith("input ") else cause.reason
         return Eligibility(node_id, False, f"{why}: {root}", fingerprint)
 
     def _local(self, node_id: str) -> tuple[Eligibility | None, _Frame | None]:

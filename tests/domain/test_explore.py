@@ -648,6 +648,9 @@ def test_changing_an_inputs_observation_makes_the_joint_result_stale(lineage):
 
     found = Lineage(repo.state().goals[GOAL]).of("AB")
     assert not found.eligible and "input B is now observation" in found.reason
+    # one level up, that cause is said whole (it holds colons of its own), not cut at the first one
+    above = Lineage._ineligible("ABD", None, "input AB is ineligible", found)
+    assert above.reason == f"input AB is ineligible: {found.reason}"
 
 
 def test_a_circular_declaration_and_a_missing_input_supply_no_coverage(repo):
