@@ -380,10 +380,11 @@ def observe(
         )
         return Write("explore observe", f"{node.node_id} (replay)", goal_id, agent_id, result=receipt)
     if observation.execution_lineage is not None or observation.composition_resolution is not None:
+        which = "execution_lineage" if observation.execution_lineage is not None else "composition_resolution"
         raise RuleError(
-            "observation field 'execution_lineage': not accepted by this version; rule: execution lineage and "
-            "composition resolutions are checked against the live research frontier, which is not built yet "
-            "(issue 15, item 6): refused rather than recorded unchecked",
+            f"observation field '{which}': not accepted by this version of loopx; rule: execution lineage and "
+            "composition resolutions are checked against the live research frontier (the todo, the obligation, "
+            "the gap), which this version does not have: refused rather than recorded unchecked",
             code="execution-lineage-unsupported",
         )
     _check_candidates(gs, observation)
