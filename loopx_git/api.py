@@ -1117,7 +1117,7 @@ class StateRepo:
         if self._evidence is None or self._evidence.ref != self.ref:
             from loopx_git.evidence import EvidenceIndexes
 
-            self._evidence = EvidenceIndexes(self.git, self.ref, _code_stamp())
+            self._evidence = EvidenceIndexes(self.git, self.reader, self.ref, _code_stamp())
         try:
             return read(self._evidence.at(tip, goal_id, agent_id))
         except MissingRuns:

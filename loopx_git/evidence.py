@@ -18,6 +18,7 @@ from loopx_git.model.run import RunRecord, run_order_key
 from loopx_git.store import layout
 from loopx_git.store.cache import FoldCache
 from loopx_git.store.git import GitRepo
+from loopx_git.store.reader import StateReader
 from loopx_git.store.records import holding, parse_run
 from loopx_git.views.evidence_index import AgentEvidence, EvidenceIndex, RunKey
 
@@ -32,8 +33,10 @@ agent's: fewer are cheaper to look at again than 100k observations are to pickle
 class EvidenceIndexes:
     """The evidence indexes one process asked for, by (goal, agent), each with the tip it is of."""
 
-    def __init__(self, git: GitRepo, ref: str, code_stamp: str) -> None:
+    def __init__(self, git: GitRepo, reader: StateReader, ref: str, code_stamp: str) -> None:
         self._git = git
+        self._reader = reader
+        """Reads run files as the fold does (``read_runs``, with its byte prefilter)."""
         self.ref = ref
         self._version = f"{INDEX_VERSION}:{code_stamp}"
         self._memory: dict[tuple[str, str], tuple[str, EvidenceIndex]] = {}
@@ -134,17 +137,10 @@ class EvidenceIndexes:
 
     def _agent_runs(self, files: Iterable[tuple[str, str]], index: EvidenceIndex) -> list[RunRecord]:
         """The runs among ``files`` (path, blob id) that belong in ``index``; the others are not parsed."""
-        wanted = holding("agent_id", index.agent_id)
-        found = []
-        for path, oid in files:
-            if layout.record_kind(path) != "run":
-                continue
-            data = self._git.read_blob(oid)
-            if wanted.search(data):
-                run = parse_run(data, path)
-                if index.holds(run):
-                    found.append(run)
-        return found
+        runs = ((path, oid) for path, oid in files if layout.record_kind(path) == "run")
+        return [
+            run for run in self._reader.read_runs(runs, keep=holding("agent_id", index.agent_id)) if index.holds(run)
+        ]
 
     def _cache(self, goal_id: str, agent_id: str) -> FoldCache:
         return FoldCache(self._git.common_dir, self.ref, self._version, kind="evidence", key=f"{goal_id}\0{agent_id}")

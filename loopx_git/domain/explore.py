@@ -13,12 +13,11 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from enum import Enum
 from typing import Any
 
 import pydantic
 
-from loopx_git.domain.write import EventMaker, Write, build, changes, check_actor, given, many
+from loopx_git.domain.write import EventMaker, Write, build, changes, check_actor, given, many, one_of
 from loopx_git.errors import NotFoundError, RuleError, ValidationError
 from loopx_git.model.composition import attributed
 from loopx_git.model.event import ExploreEdgeAdd, ExploreFindingAdd, ExploreNodeAdd, ExploreNodeUpdate, ExploreObserve
@@ -55,12 +54,6 @@ def require_node(gs: GoalState, node_id: str, *, field: str = "node_id") -> Expl
     return node
 
 
-def _choice(field: str, value: str, choices: type[Enum]) -> None:
-    allowed = [c.value for c in choices]
-    if value not in allowed:
-        raise ValidationError(f"field '{field}': {value!r} is not one of {', '.join(allowed)}", code="invalid-field")
-
-
 def _blocked_reason(status: str | None, reason: str | None) -> None:
     if status == NodeStatus.blocked.value and not reason:
         raise ValidationError(
@@ -95,9 +88,9 @@ def add_node(
     gs = require_goal(state, goal_id)
     given(node_id=node_id, parent_id=parent_id, reason=reason)
     check_actor(gs, actor)
-    _choice("kind", kind, NodeKind)
+    one_of("kind", kind, NodeKind)
     if status is not None:
-        _choice("status", status, NodeStatus)
+        one_of("status", status, NodeStatus)
     _blocked_reason(status, reason)
     if node_id in gs.explore:
         raise RuleError(
@@ -153,7 +146,7 @@ def update_node(
     check_actor(gs, actor)
     node = require_node(gs, node_id)
     if status is not None:
-        _choice("status", status, NodeStatus)
+        one_of("status", status, NodeStatus)
     elif reason is not None:
         raise ValidationError(
             "field 'reason': given without --status; rule: a reason says why the status changes", code="invalid-field"
@@ -201,7 +194,7 @@ def add_edge(
 ) -> Write:
     gs = require_goal(state, goal_id)
     check_actor(gs, actor)
-    _choice("edge_type", edge_type, EdgeType)
+    one_of("edge_type", edge_type, EdgeType)
     source = require_node(gs, from_node_id, field="from_node_id")
     require_node(gs, to_node_id, field="to_node_id")
     if from_node_id == to_node_id:
@@ -253,7 +246,7 @@ def add_finding(
     given(finding_id=finding_id)
     check_actor(gs, actor)
     node = require_node(gs, node_id)
-    _choice("state", finding_state, FindingState)
+    one_of("state", finding_state, FindingState)
     ids = _evidence(evidence_ids)
     if not ids:
         raise ValidationError(

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from loopx_git.domain.todo import require_todo, resume_event
-from loopx_git.domain.write import EventMaker, Write, build, changes, check_actor, given, many
+from loopx_git.domain.write import EventMaker, Write, build, changes, check_actor, given, many, one_of
 from loopx_git.errors import NotFoundError, RuleError, ValidationError
 from loopx_git.model.event import EventBase, GateDecide, GateOpen
 from loopx_git.model.gate import DECIDED, Decision, GateStatus, OperatorGate, OwnerClass
@@ -31,11 +31,7 @@ def require_gate(gs: GoalState, gate_id: str, *, field: str = "gate_id") -> Oper
 
 
 def _owner(gs: GoalState, owner_class: str, owner_agent_id: str | None) -> None:
-    if owner_class not in {c.value for c in OwnerClass}:
-        raise ValidationError(
-            f"field 'owner_class': {owner_class!r} is not one of {', '.join(c.value for c in OwnerClass)}",
-            code="invalid-field",
-        )
+    one_of("owner_class", owner_class, OwnerClass)
     if owner_class == OwnerClass.agent.value:
         if owner_agent_id is None:
             raise ValidationError(
@@ -133,11 +129,7 @@ def _blocked(gate: OperatorGate) -> str:
 
 
 def _check_decider(gate: OperatorGate, decided_by_class: str, agent_id: str | None) -> None:
-    if decided_by_class not in {c.value for c in OwnerClass}:
-        raise ValidationError(
-            f"field 'decided_by_class': {decided_by_class!r} is not one of {', '.join(c.value for c in OwnerClass)}",
-            code="invalid-field",
-        )
+    one_of("decided_by_class", decided_by_class, OwnerClass)
     if decided_by_class != gate.owner_class:
         raise RuleError(
             f"field 'decided_by_class': gate '{gate.gate_id}' is owned by the {gate.owner_class} class, not "

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from loopx_git.domain.write import EventMaker, Write, build, check_actor, given
+from loopx_git.domain.write import EventMaker, Write, build, check_actor, given, one_of
 from loopx_git.errors import NotFoundError, RuleError, ValidationError
 from loopx_git.model.event import FieldChange, LedgerAdd, LedgerRecord, LedgerSelect
 from loopx_git.model.ids import new_id
@@ -168,10 +168,7 @@ def record_result(
     check_actor(gs, agent_id)
     entry = require_entry(gs, entry_id)
     for name, value, enum in (("status", status, EntryStatus), ("verdict", verdict, Verdict), ("next", next_, Next)):
-        if value not in {v.value for v in enum}:
-            raise ValidationError(
-                f"field '{name}': {value!r} is not one of {', '.join(v.value for v in enum)}", code="invalid-field"
-            )
+        one_of(name, value, enum)
     if status == EntryStatus.active.value:
         raise ValidationError(
             "field 'status': a write-back ends the iteration: pending, blocked or done", code="invalid-field"

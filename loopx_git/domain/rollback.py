@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from loopx_git.domain.write import EventMaker, Write, build, check_actor, given
+from loopx_git.domain.write import EventMaker, Write, build, check_actor, given, one_of
 from loopx_git.errors import RuleError, ValidationError
 from loopx_git.model.event import EventBase, FieldChange, GoalCompensate, RollbackPlan, TodoCompensate
 from loopx_git.model.goal import Goal
@@ -266,11 +266,7 @@ def rollback(
     gs = require_goal(state, goal_id)
     given(reason=reason)
     check_actor(gs, actor)
-    if trigger not in {t.value for t in TriggerKind}:
-        raise ValidationError(
-            f"field 'trigger': {trigger!r} is not one of {', '.join(t.value for t in TriggerKind)}",
-            code="invalid-field",
-        )
+    one_of("trigger", trigger, TriggerKind)
     irreversible = [t for t in targets if t.event_kind not in REVERSIBLE]
     if irreversible:
         first = irreversible[0]

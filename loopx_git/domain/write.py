@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from enum import Enum
 from typing import Any, TypeVar
 
 import pydantic
@@ -99,6 +100,13 @@ def check_actor(gs: GoalState, actor: str | None, *, field: str = "agent_id") ->
         given(**{field: actor})
         require_agent(gs, actor, field=field)
     return actor
+
+
+def one_of(field: str, value: str, choices: type[Enum]) -> None:
+    """Refuse a value outside a fixed set (the API takes plain strings; the CLI's choices stop it first)."""
+    allowed = [c.value for c in choices]
+    if value not in allowed:
+        raise ValidationError(f"field '{field}': {value!r} is not one of {', '.join(allowed)}", code="invalid-field")
 
 
 def many(**values: Any) -> None:

@@ -67,10 +67,7 @@ class ProgressObservation(Record):
 
     @model_validator(mode="after")
     def _typed(self) -> ProgressObservation:
-        if len(set(self.evidence_ids)) != len(self.evidence_ids):
-            raise ValueError(
-                "evidence_ids: an id is given twice; rule: each evidence id once (an observation's evidence is a set)"
-            )
+        distinct(self.evidence_ids, "evidence_ids")
         if self.coverage_complete and self.coverage_scope_id is None:
             raise ValueError("coverage_complete: needs coverage_scope_id; rule: complete coverage names its scope")
         if self.result_class in COVERAGE_CLASSES and self.coverage_scope_id is None:
@@ -100,6 +97,14 @@ class ProgressObservation(Record):
     @property
     def terminal(self) -> bool:
         return self.result_class in TERMINAL_CLASSES
+
+
+def distinct(ids: list[str], field: str) -> None:
+    """Refuse an evidence id given twice (a validator's ValueError, naming ``field``)."""
+    if len(set(ids)) != len(ids):
+        raise ValueError(
+            f"{field}: an id is given twice; rule: each evidence id once (an observation's evidence is a set)"
+        )
 
 
 def progress_fingerprint(observation: ProgressObservation) -> str:

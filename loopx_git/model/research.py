@@ -21,7 +21,7 @@ from typing import Any, Final, Literal, NamedTuple
 from pydantic import Field, model_validator
 
 from loopx_git.model.ids import Id
-from loopx_git.model.progress import COVERAGE_CLASSES, MAX_EVIDENCE_IDS, ProgressObservation
+from loopx_git.model.progress import COVERAGE_CLASSES, MAX_EVIDENCE_IDS, ProgressObservation, distinct
 from loopx_git.model.record import Record
 
 OBSERVATION_SCHEMA: Final = "typed_research_observation_v0"
@@ -76,11 +76,6 @@ class DismissalBasis(str, Enum):
     outside_scope = "outside_scope"
 
 
-def _distinct(ids: list[str], field: str) -> None:
-    if len(set(ids)) != len(ids):
-        raise ValueError(f"{field}: an id is given twice; rule: each evidence id once (evidence is a set)")
-
-
 class ClosureConstraint(Record):
     kind: ConstraintKind
     id: Id
@@ -109,7 +104,7 @@ class ClosureBasis(Record):
             seen.add(identity)
         if not self.evidence_ids:
             raise ValueError("evidence_ids: empty; rule: a closure basis names the evidence it rests on")
-        _distinct(self.evidence_ids, "evidence_ids")
+        distinct(self.evidence_ids, "evidence_ids")
         return self
 
     @property
@@ -131,7 +126,7 @@ class CompositionCandidate(Record):
     def _evidence(self) -> CompositionCandidate:
         if not self.evidence_ids:
             raise ValueError("evidence_ids: empty; rule: a candidate names evidence attributable to both nodes")
-        _distinct(self.evidence_ids, "evidence_ids")
+        distinct(self.evidence_ids, "evidence_ids")
         return self
 
 

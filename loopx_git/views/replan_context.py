@@ -213,15 +213,9 @@ def _source(gs: GoalState, agent: str, evidence: AgentEvidence) -> _Source:
     return _Source(selection, runs)
 
 
-def replan_context(
-    gs: GoalState, packet: ReplanActionPacket, evidence: AgentEvidence, *, budget: int = BUDGET
-) -> ReplanContext:
-    """The context of ``packet``'s obligation from the agent's evidence index (built from its own
-    runs on this goal only: other agents' and unattributed runs never supply proof)."""
-    return _fitted(gs, packet, _source(gs, packet.agent_id, evidence), budget)
-
-
 def _fitted(gs: GoalState, packet: ReplanActionPacket, source: _Source, budget: int) -> ReplanContext:
+    """The context of ``packet``'s obligation from what the agent's evidence index selected (its own
+    runs on this goal only: other agents' and unattributed runs never supply proof), cut to ``budget``."""
     agent = packet.agent_id
     goal = gs.goal
     objective = goal.objective if goal is not None else None
