@@ -12,6 +12,11 @@ of the child beside wall, medians:
   at most twice status in the same run);
 - cold: the first ask after a write (a note appended before each sample).
 
+Then, with the live research gate on (``configure-goal``) and one agent registered, the live
+frontier as whole processes too: ``explore summary --agent-id``, ``status --agent-id`` and ``quota
+should-run`` (which raises the first pending gap's capability obligation), each against warm
+``status`` in the same run (the target: at most twice).
+
 Also prints the size of the summary's JSON (target: the cold projection ≤ 8 KiB).
 """
 
@@ -38,6 +43,7 @@ from loopx_git.model.ids import format_utc  # noqa: E402
 from loopx_git.model.research import ResearchObservation, observation_fingerprint  # noqa: E402
 
 PER_NODE = 5
+AGENT = "bench-agent"
 
 
 def _observation(node: int, k: int, nodes: int) -> ResearchObservation:
@@ -144,18 +150,42 @@ def main() -> None:
         f"{data['totals']['gaps']} gaps {data['totals']['gaps_by_state']}; summary JSON {len(summary.encode()) / 1024:.1f} KiB",
         flush=True,
     )
-    cases = {"status": [loopx, "status"], "summary": [loopx, "explore", "summary", "-g", bench.GOAL]}
+    live = loopx_git.open(repo)  # the live research gate on, for one agent
+    live.agent_register(bench.GOAL, AGENT)
+    live.goal_configure(
+        bench.GOAL,
+        execute=True,
+        explore_harness_enabled=True,
+        explore_composition_mode="explicit_only",
+        explore_composition_scope_id="bench-scope",
+    )
+    live.close()
+    frontier = run("--format", "json", "explore", "summary", "-g", bench.GOAL, "--agent-id", AGENT).stdout
+    gate = json.loads(frontier)["research_execution_frontier"]
+    should = json.loads(run("--format", "json", "quota", "should-run", "-g", bench.GOAL, "-a", AGENT).stdout)
+    print(
+        f"live gate: {gate['gaps_by_state']}; summary --agent-id JSON {len(frontier.encode()) / 1024:.1f} KiB; "
+        f"should-run decision {should['decision']}",
+        flush=True,
+    )
+    cases = {
+        "status": [loopx, "status"],
+        "summary": [loopx, "explore", "summary", "-g", bench.GOAL],
+        "live summary": [loopx, "explore", "summary", "-g", bench.GOAL, "--agent-id", AGENT],
+        "live status": [loopx, "status", "-g", bench.GOAL, "--agent-id", AGENT],
+        "should-run": [loopx, "quota", "should-run", "-g", bench.GOAL, "-a", AGENT],
+    }
     warm = startup.sample(cases, repo, n)
     print(f"\nwarm (unchanged tip), median of {n}: wall / CPU ms, ratio of CPU to status")
     for name, (wall, cpu) in warm.items():
-        print(f"  {name:10} {wall:7.0f} / {cpu:6.0f}   x{cpu / warm['status'][1]:5.2f}")
+        print(f"  {name:12} {wall:7.0f} / {cpu:6.0f}   x{cpu / warm['status'][1]:5.2f}")
     cold = {}
     for name, cmd in cases.items():
         write = [loopx, "event", "append", "--kind", "note", "--summary", "tick {i}"]
         cold[name] = startup.sample({"write": write, name: cmd}, repo, max(3, n // 2))[name]
     print(f"\ncold (first ask after a write), median of {max(3, n // 2)}: wall / CPU ms")
     for name, (wall, cpu) in cold.items():
-        print(f"  {name:10} {wall:7.0f} / {cpu:6.0f}   x{cpu / cold['status'][1]:5.2f} of cold status")
+        print(f"  {name:12} {wall:7.0f} / {cpu:6.0f}   x{cpu / cold['status'][1]:5.2f} of cold status")
 
 
 if __name__ == "__main__":

@@ -452,6 +452,27 @@ class StateRepo:
     def goal_update(self, goal_id: str, *, actor: str | None = None, now: str | None = None, **kw: Any) -> WriteResult:
         return self.apply(lambda s: goal_ops.update_goal(s, goal_id=goal_id, actor=actor, now=self._now(now), **kw))
 
+    def goal_configure(
+        self,
+        goal_id: str,
+        *,
+        execute: bool = False,
+        actor: str | None = None,
+        now: str | None = None,
+        **kw: Any,
+    ) -> WriteResult:
+        """The goal's explore policy (``explore_harness_enabled``, ``explore_composition_mode``,
+        ``explore_composition_scope_id``): a preview of what would change, written only with
+        ``execute``. The record says before and after, whether it changed and whether it was written."""
+        from dataclasses import replace
+
+        result = self._write_or_preview(
+            not execute,
+            lambda s: goal_ops.configure_goal(s, goal_id=goal_id, actor=actor, now=self._now(now), **kw),
+        )
+        change = result.record.model_copy(update={"executed": execute, "commit": result.commit})
+        return replace(result, write=replace(result.write, result=change))
+
     def agent_register(
         self, goal_id: str, agent_id: str, *, actor: str | None = None, now: str | None = None, **kw: Any
     ) -> WriteResult:
@@ -987,13 +1008,14 @@ class StateRepo:
 
         return require_node(self._goal_state(goal_id), node_id)
 
-    def explore_summary(self, goal_id: str):
-        """research_frontier_v0: totals, the composition gaps' shadow states, at most three cards."""
+    def explore_summary(self, goal_id: str, agent_id: str | None = None):
+        """research_frontier_v0: totals, the composition gaps' shadow states, at most three cards; with
+        the live gate on, the selected agent's research_execution_frontier too."""
         from loopx_git.views.explore import summary
 
-        return summary(self.state(), goal_id)
+        return summary(self.state(), goal_id, agent_id)
 
-    def explore_summary_data(self, goal_id: str) -> dict[str, Any]:
+    def explore_summary_data(self, goal_id: str, agent_id: str | None = None) -> dict[str, Any]:
         """``explore summary``'s JSON, answered from the answers kept by tip when it was asked for at
         this tip before (as ``status_data``). Shared data: do not change it."""
         from loopx_git import upkeep
@@ -1001,9 +1023,9 @@ class StateRepo:
         def compute(state: State) -> dict[str, Any]:
             from loopx_git.views.explore import summary
 
-            return summary(state, goal_id).model_dump(mode="json")
+            return summary(state, goal_id, agent_id).model_dump(mode="json")
 
-        data = self.answer(_key("explore-summary", goal_id), compute)
+        data = self.answer(_key("explore-summary", goal_id, agent_id), compute)
         self.note(upkeep.read_warning(self))
         return data
 

@@ -14,6 +14,7 @@ TodoUpdateStatus = Literal["blocked", "deferred", "open"]
 """What ``todo update`` may set: done and superseded have their own commands."""
 TodoListStatus = Literal["open", "done", "blocked", "deferred", "superseded"]
 GoalStatus = Literal["active", "paused", "completed", "abandoned"]
+CompositionMode = Literal["explicit_only", "disabled"]
 AgentRole = Literal["worker", "reviewer", "controller", "observer"]
 AppendableKind = Literal["pr_merge", "validation", "handoff", "quota", "repair", "failure", "note"]
 """The kinds ``event append`` writes: facts that change no document by themselves."""

@@ -224,15 +224,18 @@ def _read(path: str) -> bytes:
 
 
 @app.command("summary")
-def summary(ctx: Context, goal_id: str | None = GOAL_ID) -> None:
+def summary(ctx: Context, goal_id: str | None = GOAL_ID, agent_id: str | None = context.AGENT_FILTER) -> None:
     """Totals and at most three composition-gap cards (research_frontier_v0): which results may be
-    combined, which are pending, observed or ineligible, and why.
+    combined, which are pending, observed or ineligible, and why. With the live research gate on
+    (configure-goal), also the agent's research_execution_frontier: live gap states and its duties.
 
-    Example: loopx explore summary --goal-id research-demo --format json
+    Examples:
+      loopx explore summary --goal-id research-demo --format json
+      loopx explore summary --goal-id research-demo --agent-id research-agent
     """
     c = context.get(ctx)
     with c.session() as repo:
-        frontier = repo.explore_summary_data(c.goal(repo, goal_id))
+        frontier = repo.explore_summary_data(c.goal(repo, goal_id), agent_id)
     render.emit(c, frontier, lambda data: _frontier(render.attributes(data)))
 
 
@@ -250,6 +253,28 @@ def _frontier(f) -> None:
         )
     if f.omitted_count:
         render.line(f"{f.omitted_count} more gaps not shown: {f.inspect}")
+    live = f.research_execution_frontier
+    if live is not None:
+        live_frontier(live)
+
+
+def live_frontier(live) -> None:
+    """The live research gate's frontier for one agent (explore summary, status)."""
+    counts = ", ".join(f"{n} {s}" for s, n in vars(live.gaps_by_state).items() if n) or "no gaps"
+    render.line(f"live research gate for {live.agent_id} (scope {live.policy.coverage_scope_id}): {counts}")
+    if live.gaps:
+        render.table(
+            ["gap", "live state", "inputs", "detail"],
+            [(g.gap_id, g.state, " + ".join(g.inputs), g.detail) for g in live.gaps],
+        )
+    if live.omitted_count:
+        render.line(f"{live.omitted_count} more live gaps counted above, not shown")
+    if live.owed_obligation is not None:
+        o = live.owed_obligation
+        render.line(f"owed when idle: {o.obligation_id} for gap {o.gap_id}")
+    for d in getattr(live, "duties", None) or []:
+        why = f": {'; '.join(d.invalidated_by)}" if d.invalidated_by else ""
+        render.line(f"duty {d.obligation_id} ({d.state}) gap {d.gap_id}, todos {', '.join(d.todo_ids)}{why}")
 
 
 @app.command("graph")

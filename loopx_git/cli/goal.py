@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from loopx_git.cli import context, render
-from loopx_git.cli.choices import AgentRole, GoalStatus
+from loopx_git.cli.choices import AgentRole, CompositionMode, GoalStatus
 from loopx_git.cli.context import AGENT_ID, CREATOR, GOAL_ID, NAMED_AGENT, NEW_GOAL_ID
 from loopx_git.cli.params import Context, Group, Option
 
@@ -81,6 +81,76 @@ def update(
             actor=agent_id,
         )
     render.write_result(c, result, lambda r: _show_goal(r.record))
+
+
+def register_configure(root: Group) -> None:
+    @root.command("configure-goal")
+    def configure_goal(
+        ctx: Context,
+        goal_id: str | None = GOAL_ID,
+        explore_harness_enabled: bool | None = Option(
+            None,
+            "--explore-harness-enabled/--explore-harness-disabled",
+            help="Turn the explore harness on (or off); the live research gate needs it on.",
+        ),
+        explore_composition_mode: CompositionMode | None = Option(
+            None,
+            "--explore-composition-mode",
+            help="explicit_only: idle agents owe the pending composition gaps (with the harness on); disabled: off.",
+        ),
+        explore_composition_scope_id: str | None = Option(
+            None,
+            "--explore-composition-scope-id",
+            help="The coverage scope a joint experiment's result must name to count as live observed.",
+        ),
+        execute: bool = Option(False, "--execute", help="Write the change; without it, only a preview is shown."),
+        agent_id: str | None = AGENT_ID,
+        redact: bool = context.REDACT,
+    ) -> None:
+        """Preview or apply a goal's explore policy: the explicit-only live research gate (seed 002).
+
+        Settings left out keep their values. Without --execute nothing is written.
+
+        Examples:
+          loopx configure-goal --goal-id research-demo --explore-harness-enabled \\
+            --explore-composition-mode explicit_only --explore-composition-scope-id joint-scope
+          loopx configure-goal --goal-id research-demo --explore-harness-enabled \\
+            --explore-composition-mode explicit_only --explore-composition-scope-id joint-scope --execute
+          loopx configure-goal --goal-id research-demo --explore-composition-mode disabled --execute
+        """
+        c = context.get(ctx)
+        with c.session(redact=redact) as repo:
+            goal_id = c.goal(repo, goal_id)
+            agent_id = c.actor(repo, goal_id, agent_id)
+            result = repo.goal_configure(
+                goal_id,
+                execute=execute,
+                explore_harness_enabled=explore_harness_enabled,
+                explore_composition_mode=explore_composition_mode,
+                explore_composition_scope_id=explore_composition_scope_id,
+                actor=agent_id,
+            )
+        render.emit(c, result.record, _show_policy_change)
+
+
+def _settings(s) -> str:
+    state = "on" if s.active else "off"
+    return (
+        f"live gate {state} (harness {'enabled' if s.harness_enabled else 'disabled'}, composition "
+        f"{s.composition_mode or 'unset'}, scope {s.coverage_scope_id or 'unset'}; {s.revision})"
+    )
+
+
+def _show_policy_change(change) -> None:
+    render.line(f"goal {change.goal_id} explore policy")
+    render.line(f"  before: {_settings(change.before)}")
+    render.line(f"  after:  {_settings(change.after)}")
+    if not change.changed:
+        render.note("nothing to change")
+    elif change.executed:
+        render.note(f"written: commit {change.commit[:12]}")
+    else:
+        render.note("preview only: nothing written; add --execute to apply")
 
 
 @goal_app.command("show")

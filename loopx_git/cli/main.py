@@ -120,6 +120,7 @@ sync.register(app)
 review.register(app)
 maintenance.register(app)
 packets.register(app)
+goal.register_configure(app)
 
 FORMATLESS = {
     "hook run": "git's entry point; its findings have one fixed form, and it runs without the app",

@@ -66,4 +66,15 @@ def spend_slot(
     c = context.get(ctx)
     with c.session() as repo:
         result = repo.spend_slot(c.goal(repo, goal_id), agent_id, run_id)
-    render.write_result(c, result, lambda r: render.line(f"slot spent {r.write.summary}"))
+    render.write_result(c, result, _spent)
+
+
+def _spent(result) -> None:
+    record = result.record
+    if getattr(record, "closeout_kind", None) is not None:
+        render.line(
+            f"no slot spent: run {record.run_id} retired capability duty {record.obligation_id} "
+            f"({record.closeout_kind})"
+        )
+    else:
+        render.line(f"slot spent {result.write.summary}")

@@ -56,6 +56,12 @@ def register(root: Group) -> None:
             "--replan-obligation-id",
             help="The open replan obligation this write-back settles (quota should-run names it); not with -t.",
         ),
+        turn_instance_id: str | None = Option(
+            None,
+            "--turn-instance-id",
+            help="The turn this write-back closes (the one quota should-run was asked for); a retirement "
+            "of an invalidated capability duty names it.",
+        ),
         redact: bool = context.REDACT,
     ) -> None:
         """Record one run in the run history, with its typed progress (typed_progress_observation_v0).
@@ -91,16 +97,29 @@ def register(root: Group) -> None:
                 progress_evidence_ids=progress_evidence_id,
                 progress_coverage_complete=progress_coverage_complete,
                 replan_obligation_id=replan_obligation_id,
+                turn_instance_id=turn_instance_id,
             )
 
         def said(r) -> None:
             run = r.record
+            if getattr(run, "closeout_kind", None) is not None:  # the retirement again: its closeout
+                render.line(
+                    f"capability duty {run.obligation_id} was retired by run {run.run_id} ({run.closeout_kind}); "
+                    "nothing written"
+                )
+                return
             render.line(
                 f"recorded run {run.run_id}: {run.classification}"
                 + (f" ({run.delivery_outcome})" if run.delivery_outcome else "")
             )
             if run.progress is not None:
                 render.line(f"  typed progress: {run.progress.result_class} (fingerprint {run.progress.fingerprint})")
+            if run.capability_retirement is not None:
+                retired = run.capability_retirement
+                render.line(
+                    f"  retired capability duty {retired.obligation_id} ({retired.closeout_kind}): "
+                    + "; ".join(retired.invalidated_by)
+                )
             if run.resource_setup is None:
                 return
             usable = ", ".join(run.usable_resources)

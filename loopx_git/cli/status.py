@@ -60,6 +60,10 @@ def show_card(card) -> None:
             title="Replan obligations",
         )
         _more(card, "replan_obligations", "loopx quota should-run -a AGENT")
+    if getattr(card, "bounded_research_frontier", None) is not None:
+        from loopx_git.cli.explore import live_frontier
+
+        live_frontier(card.bounded_research_frontier)
     outcome = card.latest_delivery_outcome
     render.line(
         "latest delivery outcome: "

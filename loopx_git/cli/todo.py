@@ -70,7 +70,16 @@ def add(
     replan_obligation_id: str | None = Option(
         None,
         "--replan-obligation-id",
-        help="Add it as the successor for your open replan obligation (runnable now, by that agent).",
+        help="Add it as the successor for your open replan obligation (runnable now, by that agent), or for "
+        "a pending research gap's capability obligation (with --action-kind joint_probe).",
+    ),
+    explore_result_node_ref: list[str] = Option(
+        [],
+        "--explore-result-node-ref",
+        help="An explore node this todo's result is recorded on (repeatable); a joint_probe names its experiment.",
+    ),
+    turn_instance_id: str | None = Option(
+        None, "--turn-instance-id", help="The turn that admits it (with --replan-obligation-id): kept in its guard."
     ),
     agent_id: str | None = AGENT_ID,
     redact: bool = context.REDACT,
@@ -81,6 +90,8 @@ def add(
       loopx todo add -g parser --text 'Write the tokenizer' --priority P1
       loopx todo add -g parser --text 'Document it' --resume-when todo_done:todo-tok
       loopx todo add -g parser -a alice --text 'Probe the lexer' --replan-obligation-id replan-0123456789abcdef
+      loopx todo add -g research-demo -a research-agent --text 'Run the joint probe' --action-kind joint_probe \\
+        --explore-result-node-ref node-ab --replan-obligation-id replan-0123456789abcdef
     """
     c = context.get(ctx)
     with c.session(redact=redact) as repo:
@@ -99,6 +110,8 @@ def add(
             task_repository=task_repository,
             todo_id=todo_id,
             replan_obligation_id=replan_obligation_id,
+            explore_result_node_refs=explore_result_node_ref,
+            turn_instance_id=turn_instance_id,
             actor=agent_id,
         )
     render.write_result(c, result, _said("added"))

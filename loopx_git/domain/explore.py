@@ -13,12 +13,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NoReturn
 
 import pydantic
 
 from loopx_git.domain.write import EventMaker, Write, build, changes, check_actor, given, many, one_of
 from loopx_git.errors import NotFoundError, RuleError, ValidationError
+from loopx_git.model.capability import JOINT_PROBE
 from loopx_git.model.composition import attributed
 from loopx_git.model.event import ExploreEdgeAdd, ExploreFindingAdd, ExploreNodeAdd, ExploreNodeUpdate, ExploreObserve
 from loopx_git.model.explore import (
@@ -31,10 +32,20 @@ from loopx_git.model.explore import (
     NodeStatus,
     closes_only,
 )
+from loopx_git.model.goal import explore_policy
 from loopx_git.model.ids import ID_PATTERN
+from loopx_git.model.progress import COVERAGE_CLASSES
 from loopx_git.model.record import WRITE_CONTEXT, first_error
-from loopx_git.model.research import OBSERVATION_SCHEMA, ObserveReceipt, ResearchObservation, observation_fingerprint
+from loopx_git.model.research import (
+    OBSERVATION_SCHEMA,
+    ObservationFacts,
+    ObserveReceipt,
+    ResearchObservation,
+    observation_fingerprint,
+)
+from loopx_git.model.research_gate import LiveGap, invalidation, live_gaps, retirement_contract, waiting
 from loopx_git.model.state import GoalState, State, listed, require_goal
+from loopx_git.model.todo import TodoItem
 
 NODE_KEYS = ("node_id", "schema_version")
 FOLDED = ("revision", "updated_at", "current_observation")
@@ -372,14 +383,8 @@ def observe(
             goal_id=goal_id, node_id=node.node_id, fingerprint=fingerprint, revision=replay.revision, replayed=True
         )
         return Write("explore observe", f"{node.node_id} (replay)", goal_id, agent_id, result=receipt)
-    if observation.execution_lineage is not None or observation.composition_resolution is not None:
-        which = "execution_lineage" if observation.execution_lineage is not None else "composition_resolution"
-        raise RuleError(
-            f"observation field '{which}': not accepted by this version of loopx; rule: execution lineage and "
-            "composition resolutions are checked against the live research frontier (the todo, the obligation, "
-            "the gap), which this version does not have: refused rather than recorded unchecked",
-            code="execution-lineage-unsupported",
-        )
+    if observation.execution_lineage is not None:
+        _check_execution(gs, node, observation, agent_id)
     _check_candidates(gs, observation)
     _check_inputs(gs, node, observation)
     event = EventMaker(gs, now).make(
@@ -447,4 +452,149 @@ def _check_inputs(gs: GoalState, node: ExploreNode, observation: ResearchObserva
             "the exact current observations of its two inputs (take them from the gap's card in "
             "`loopx explore summary`)",
             code="stale-input-observations",
+        )
+
+
+# --- execution lineage: the live research gate's attribution check ---------------------------------
+
+
+def _refuse(what: str, rule: str, code: str, hint: str | None = None) -> NoReturn:
+    raise RuleError(f"observation field 'execution_lineage{what}; rule: {rule}", code=code, hint=hint)
+
+
+def _check_execution(gs: GoalState, node: ExploreNode, observation: ResearchObservation, agent_id: str | None) -> None:
+    """A new write under execution lineage (seed 002): by the lineage's own agent, on a binary
+    experiment of the lineage's gap, for a successor todo that this agent holds as a runnable
+    joint_probe admitted for exactly this obligation and this experiment, whose guard still holds.
+    A read, an ACK or a result without evidence attributes nothing."""
+    lineage = observation.execution_lineage
+    assert lineage is not None
+    progress = observation.progress
+    if lineage.goal_id != gs.goal_id:
+        _refuse(
+            ".goal_id': " + repr(lineage.goal_id), f"the lineage names this goal ({gs.goal_id})", "lineage-mismatch"
+        )
+    if agent_id != lineage.agent_id:
+        _refuse(
+            f".agent_id': {lineage.agent_id!r}, but the observation is written by {agent_id or 'no agent'}",
+            "explore observe --agent-id names the lineage's agent: attribution is by the actor itself",
+            "lineage-mismatch",
+        )
+    depends = node.depends_on()
+    if node.kind != NodeKind.experiment.value or len(depends) != 2:
+        _refuse(
+            f"': {node.node_id} is a {node.kind} with {len(depends)} depends_on edge(s)",
+            "execution lineage is recorded on a binary experiment",
+            "not-a-binary-experiment",
+        )
+    live = live_gaps(gs)
+    gap = next((g for g in live if g.gap.gap_id == lineage.gap_id), None)
+    if gap is None:
+        _refuse(
+            f".gap_id': {lineage.gap_id} is not a composition gap of this goal", "the gap is declared", "unknown-gap"
+        )
+    if tuple(sorted(depends)) != gap.gap.inputs:
+        _refuse(
+            f".gap_id': {node.node_id} depends on {' and '.join(sorted(depends))}, not on the gap's inputs "
+            f"{' and '.join(gap.gap.inputs)}",
+            "the experiment belongs to the gap its lineage names",
+            "lineage-mismatch",
+        )
+    todo = gs.todos.get(lineage.successor_todo_id)
+    guard = todo.capability_guard if todo is not None else None
+    why = _no_authority(gs, node.node_id, lineage.replan_obligation_id, agent_id, todo)
+    if why is not None:
+        _refuse(
+            f".successor_todo_id': {why}",
+            "only this agent's joint_probe advancement_task admitted for the exact obligation, naming exactly "
+            "this experiment in its result refs, supplies execution attribution",
+            "no-execution-authority",
+        )
+    assert todo is not None and guard is not None  # _no_authority said why otherwise
+    stale = invalidation(gs, guard, live)
+    if stale:
+        _refuse(
+            f".replan_obligation_id': the duty's guard no longer holds ({'; '.join(stale)})",
+            "a write under execution lineage is made while its admitted guard holds; an invalidated duty is retired",
+            "stale-capability-duty",
+            hint="retirement_contract: " + retirement_contract(gs, guard),
+        )
+    if gap.state not in ("pending", "scheduled"):
+        _refuse(
+            f".gap_id': gap {gap.gap.gap_id} is {gap.state} ({gap.detail})",
+            "execution attributes a result to a gap still pending",
+            "gap-not-pending",
+        )
+    if progress.result_class == "unchanged" or not progress.evidence_ids:
+        _refuse(
+            f"': progress is {progress.result_class}" + ("" if progress.evidence_ids else " without evidence"),
+            "an execution result carries evidence and is not unchanged (a read or an ACK attributes nothing)",
+            "not-an-execution-result",
+        )
+    _check_resolution(gs, node, observation, todo, gap)
+
+
+def _no_authority(
+    gs: GoalState, node_id: str, obligation: str, agent_id: str | None, todo: TodoItem | None
+) -> str | None:
+    if todo is None:
+        return "no such todo"
+    guard = todo.capability_guard
+    if todo.superseded_by or todo.status == "done":
+        return f"{todo.todo_id} is {'superseded' if todo.superseded_by else 'done'} (archived work attributes nothing)"
+    if guard is None or guard.obligation_id != obligation or todo.replan_obligation_id != obligation:
+        return f"{todo.todo_id} was not admitted for obligation {obligation}"
+    if guard.agent_id != agent_id or todo.claimed_by not in (None, agent_id):
+        return f"{todo.todo_id} is {guard.agent_id}'s" + (f", held by {todo.claimed_by}" if todo.claimed_by else "")
+    if todo.task_class != "advancement_task" or todo.action_kind != JOINT_PROBE:
+        return f"{todo.todo_id} is a {todo.task_class} with action kind {todo.action_kind or 'none'}"
+    if todo.explore_result_node_refs != [node_id]:
+        return f"{todo.todo_id}'s result refs are {todo.explore_result_node_refs or 'none'}, not [{node_id}]"
+    return None
+
+
+def _check_resolution(
+    gs: GoalState, node: ExploreNode, observation: ResearchObservation, todo: TodoItem, gap: LiveGap
+) -> None:
+    resolution = observation.composition_resolution
+    progress = observation.progress
+    disposition = resolution.disposition if resolution is not None else None
+    if disposition == "deferred":
+        if node.status != "blocked":
+            _refuse(
+                f"': deferral of {node.node_id}, which is {node.status}",
+                "a deferred resolution is recorded on a blocked experiment",
+                "deferral-not-held",
+            )
+        why = waiting(gs, ObservationFacts.of(observation))
+        if why is not None:
+            _refuse(
+                f"': {why}",
+                "a deferral holds only while the successor waits (resume_when=todo_done:<blocker>) on a live "
+                "blocker todo of the same agent that names it in unblocks_todo_id",
+                "deferral-not-held",
+            )
+        return
+    if not gs.is_runnable(todo) or todo.status != "open":
+        _refuse(
+            f".successor_todo_id': {todo.todo_id} is {todo.status} and not runnable",
+            "a result is attributed to a currently runnable successor (a deferral has its own resolution)",
+            "no-execution-authority",
+        )
+    if disposition == "dismissed" and node.status != "dead_end":
+        _refuse(
+            f"': dismissal of {node.node_id}, which is {node.status}",
+            "a dismissed candidate's experiment is dead_end (explore node update --status dead_end)",
+            "dismissal-not-dead-end",
+        )
+    policy = explore_policy(gs.goal)
+    if (
+        disposition is None
+        and progress.result_class in COVERAGE_CLASSES
+        and progress.coverage_scope_id != policy.scope_id
+    ):
+        _refuse(
+            f"': progress.coverage_scope_id is {progress.coverage_scope_id!r}",
+            f"a terminal result under execution lineage names the goal's configured coverage scope ({policy.scope_id})",
+            "scope-mismatch",
         )

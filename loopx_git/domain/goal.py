@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 from loopx_git.domain.write import EventMaker, Write, build, changes, check_actor, given, many
-from loopx_git.errors import RuleError
+from loopx_git.errors import RuleError, ValidationError
+from loopx_git.model.capability import PolicyChange, PolicySettings
 from loopx_git.model.event import AgentRegister, GoalCreate, GoalUpdate
-from loopx_git.model.goal import Agent, Goal
+from loopx_git.model.goal import Agent, Goal, explore_policy
 from loopx_git.model.state import GoalState, State, require_goal
 
 GOAL_KEYS = ("goal_id", "schema_version")
@@ -84,16 +86,69 @@ def update_goal(
     if delivery_branch_pattern is not None:
         data["delivery_branch_pattern"] = delivery_branch_pattern
     updated = build(Goal, data, what="goal")
-    diff = changes(current, updated, skip=GOAL_KEYS)
-    if not diff:
-        return Write("goal update", f"{goal_id} (no change)", goal_id, actor, result=current)
+    write = _goal_write(gs, "goal update", "updated", updated, actor, now)
+    return write if write.events else replace(write, result=current)
+
+
+def _goal_write(gs: GoalState, verb: str, said: str, updated: Goal, actor: str | None, now: str) -> Write:
+    """The goal_update event turning the goal into ``updated`` (stamped ``now``), or no write when
+    nothing changes; its result is the stamped goal."""
+    current = gs.goal
+    assert current is not None
+    if not changes(current, updated, skip=GOAL_KEYS):
+        return Write(verb, f"{gs.goal_id} (no change)", gs.goal_id, actor, result=updated)
     updated = updated.model_copy(update={"updated_at": now})
     diff = changes(current, updated, skip=GOAL_KEYS)
     fields = ", ".join(c.field for c in diff if c.field != "updated_at")
     event = EventMaker(gs, now).make(
-        GoalUpdate, goal_id=goal_id, agent_id=actor, summary=f"goal updated: {fields}", changes=diff
+        GoalUpdate, goal_id=gs.goal_id, agent_id=actor, summary=f"goal {said}: {fields}", changes=diff
     )
-    return Write("goal update", f"{goal_id}: {fields}", goal_id, actor, [event], result=updated)
+    return Write(verb, f"{gs.goal_id}: {fields}", gs.goal_id, actor, [event], result=updated)
+
+
+def configure_goal(
+    state: State,
+    *,
+    goal_id: str,
+    explore_harness_enabled: bool | None = None,
+    explore_composition_mode: str | None = None,
+    explore_composition_scope_id: str | None = None,
+    actor: str | None,
+    now: str,
+) -> Write:
+    """The goal's explore policy (seed 002): the live research gate is on when the harness is
+    enabled and composition is explicit_only, with the coverage scope joint results must name. A
+    setting left out keeps its value; the result says what changes, before and after."""
+    gs = require_goal(state, goal_id)
+    given(explore_composition_scope_id=explore_composition_scope_id)
+    check_actor(gs, actor)
+    current = gs.goal
+    assert current is not None
+    data = current.model_dump(mode="json")
+    for name, value in (
+        ("explore_harness_enabled", explore_harness_enabled),
+        ("explore_composition_mode", getattr(explore_composition_mode, "value", explore_composition_mode)),
+        ("explore_composition_scope_id", explore_composition_scope_id),
+    ):
+        if value is not None:
+            data[name] = value
+    updated = build(Goal, data, what="goal")
+    policy = explore_policy(updated)
+    if policy.harness_enabled and policy.composition_mode == "explicit_only" and policy.scope_id is None:
+        raise ValidationError(
+            "field 'explore_composition_scope_id': missing; rule: the live research gate (harness enabled, "
+            "composition explicit_only) names the coverage scope a joint experiment's result must carry "
+            "(--explore-composition-scope-id S)",
+            code="invalid-field",
+        )
+    write = _goal_write(gs, "configure-goal", "configured", updated, actor, now)
+    change = PolicyChange(
+        goal_id=goal_id,
+        before=PolicySettings.of(explore_policy(current)),
+        after=PolicySettings.of(policy),
+        changed=bool(write.events),
+    )
+    return replace(write, result=change)
 
 
 def register_agent(

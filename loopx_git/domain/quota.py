@@ -1,11 +1,12 @@
 """``quota spend-slot``: compute is spent only after the run's result is written back. The run must
 exist, be the agent's own, and be a compact write-back (a delivery outcome and evidence); one slot
-per run."""
+per run. A run that retired a capability duty spends nothing: the answer is its no-debit closeout."""
 
 from __future__ import annotations
 
 from loopx_git.domain.write import EventMaker, Write, check_actor, given
 from loopx_git.errors import RuleError
+from loopx_git.model.capability import DutyCloseout
 from loopx_git.model.event import QuotaSpend
 from loopx_git.model.state import State, require_goal, require_run
 
@@ -22,6 +23,10 @@ def spend_slot(state: State, *, goal_id: str, agent_id: str, run_id: str, now: s
             f"field 'run_id': run '{run_id}' is {owner}, not {agent_id}'s; rule: an agent spends a slot after its own run",
             code="not-own-run",
         )
+    retired = next((o for o, r in gs.retirements.items() if r == run_id), None)
+    if retired is not None:  # a duty retired without spend: the same closeout every time, nothing appended
+        closeout = DutyCloseout(run_id=run_id, obligation_id=retired)
+        return Write("quota spend-slot", f"after {run_id} (no spend)", goal_id, agent_id, result=closeout)
     if not compact:
         raise RuleError(
             f"field 'run_id': run '{run_id}' has no compact write-back; rule: validation and write-back precede "

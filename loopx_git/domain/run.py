@@ -8,12 +8,14 @@ from loopx_git.domain.progress import progress_observation
 from loopx_git.domain.todo import delivery_tier, require_agent, require_todo
 from loopx_git.domain.write import EventMaker, Write, build, given, many
 from loopx_git.errors import RuleError, ValidationError
+from loopx_git.model.capability import CapabilityGuard, CapabilityRetirement, DutyCloseout
 from loopx_git.model.event import RefreshState
 from loopx_git.model.frontier import delta_outcomes, required_any_of, why_not
 from loopx_git.model.ids import new_id
 from loopx_git.model.progress import ProgressObservation
 from loopx_git.model.record import JsonScalar
-from loopx_git.model.run import MAX_USABLE_RESOURCES, ResourceSetup, RunRecord
+from loopx_git.model.research_gate import duty_todos, invalidation, retirement_contract
+from loopx_git.model.run import MAX_USABLE_RESOURCES, DeliveryOutcome, ResourceSetup, RunRecord
 from loopx_git.model.state import GoalState, State, require_goal
 
 MAX_BATCH_SCALE = 2**53 - 1
@@ -43,13 +45,20 @@ def refresh_state(
     progress_evidence_ids: Sequence[str] = (),
     progress_coverage_complete: bool = False,
     replan_obligation_id: str | None = None,
+    turn_instance_id: str | None = None,
     now: str,
 ) -> Write:
     """``resource_setup`` (success | partial_success | failed) with ``usable_resources``: how setting
     up an external resource ended, and what it left usable. A failure that left a usable resource is
     recorded as partial_success (seed 003); a partial success names what is usable."""
     gs = require_goal(state, goal_id)
-    given(agent_id=agent_id, todo_id=todo_id, run_id=run_id, recommended_action=recommended_action)
+    given(
+        agent_id=agent_id,
+        todo_id=todo_id,
+        run_id=run_id,
+        recommended_action=recommended_action,
+        turn_instance_id=turn_instance_id,
+    )
     progress = progress_observation(
         result_class=progress_result_class,
         work_item_id=progress_work_item_id,
@@ -77,7 +86,17 @@ def refresh_state(
         )
     if agent_id is not None:
         require_agent(gs, agent_id, field="agent_id")
-    _write_gate(gs, agent_id, todo_id, replan_obligation_id, progress)
+    duty = _capability_duty(gs, agent_id, replan_obligation_id)
+    retirement = None
+    if duty is None:
+        _write_gate(gs, agent_id, todo_id, replan_obligation_id, progress)
+    elif duty.obligation_id in gs.retirements:  # the old turn again: the same no-debit closeout, nothing written
+        closeout = DutyCloseout(run_id=gs.retirements[duty.obligation_id], obligation_id=duty.obligation_id)
+        return Write("refresh-state", f"{duty.obligation_id} (retired before)", goal_id, agent_id, result=closeout)
+    elif delivery_outcome == DeliveryOutcome.outcome_gap.value:
+        retirement = _retirement(gs, duty, todo_id, progress, turn_instance_id)
+    else:
+        _bound_result(gs, duty, todo_id, progress)
     if todo_id is not None:
         require_todo(gs, todo_id)
     if run_id is not None and run_id in gs.run_ids:
@@ -102,6 +121,8 @@ def refresh_state(
             "usable_resources": resources,
             "progress": progress.model_dump(mode="json") if progress is not None else None,
             "replan_obligation_id": replan_obligation_id,
+            "turn_instance_id": turn_instance_id,
+            "capability_retirement": retirement.model_dump(mode="json") if retirement is not None else None,
         },
         what="run",
     )
@@ -111,6 +132,9 @@ def refresh_state(
     if progress is not None:  # the event joins the run's typed progress by fingerprint
         details["progress_result_class"] = progress.result_class
         details["progress_fingerprint"] = progress.fingerprint
+    if retirement is not None:
+        details["closeout_kind"] = retirement.closeout_kind
+        details["retired_obligation_id"] = retirement.obligation_id
     if setup is not None:
         details["resource_setup"] = setup
         if setup != reported:  # what the run reported, beside what was recorded
@@ -232,4 +256,143 @@ def _write_gate(
             f"{open_.obligation_id} names it (--replan-obligation-id {open_.obligation_id}) when no selected "
             "todo owns the receipt",
             code="settlement-identity",
+        )
+
+
+# --- the capability duties of the live research gate (seed 002) -----------------------------------
+
+
+def _capability_duty(gs: GoalState, agent_id: str | None, obligation: str | None) -> CapabilityGuard | None:
+    """The guard of ``agent_id``'s admitted capability duty ``obligation`` (a live successor todo
+    carries it, or a run retired it), or None when the obligation is no such duty (then it is the
+    agent's stall obligation, or unknown: the write gate says which)."""
+    if obligation is None or agent_id is None:
+        return None
+    frontier = gs.frontiers.get(agent_id)
+    if frontier is not None and frontier.open is not None and frontier.open.obligation_id == obligation:
+        return None
+    for todo in duty_todos(gs, obligation):
+        if todo.capability_guard is not None and todo.capability_guard.agent_id == agent_id:
+            return todo.capability_guard
+    if obligation in gs.retirements:
+        return _retired_guard(gs, obligation, agent_id)
+    return None
+
+
+def _retired_guard(gs: GoalState, obligation: str, agent_id: str) -> CapabilityGuard | None:
+    """A retired duty whose todos are gone from the live set: its guard, from any todo that held it."""
+    for todo_id in gs.todos:
+        todo = gs.todos[todo_id]
+        guard = todo.capability_guard
+        if guard is not None and guard.obligation_id == obligation and guard.agent_id == agent_id:
+            return guard
+    return None
+
+
+def _retirement(
+    gs: GoalState,
+    duty: CapabilityGuard,
+    todo_id: str | None,
+    progress: ProgressObservation | None,
+    turn: str | None,
+) -> CapabilityRetirement:
+    """loopx's own proof that current source facts invalidated ``duty``: the write-back is refused
+    unless they do, and unless no runnable todo still holds the duty."""
+    obligation = duty.obligation_id
+    if todo_id is not None:
+        raise ValidationError(
+            "field 'todo_id': given with --replan-obligation-id; rule: a retirement is bound to the duty's "
+            "obligation alone (--replan-obligation-id), never to a todo",
+            code="settlement-identity",
+        )
+    if turn is None:
+        raise ValidationError(
+            f"field 'turn_instance_id': missing; rule: retiring capability duty {obligation} names the turn "
+            "it closes (--turn-instance-id)",
+            code="invalid-field",
+        )
+    todos = duty_todos(gs, obligation)
+    if progress is None or progress.result_class != "blocked" or not progress.blocker_id or not progress.evidence_ids:
+        raise ValidationError(
+            "field 'progress': "
+            + ("missing" if progress is None else f"{progress.result_class} progress")
+            + "; rule: a retirement reuses the duty's blocked progress fields (--progress-result-class blocked, "
+            "--progress-blocker-id, --progress-evidence-id, --progress-work-item-id of its todo)",
+            code="invalid-field",
+        )
+    named = {t.todo_id for t in todos} | {t for t in [progress.work_item_id] if t and _held(gs, t, obligation)}
+    if progress.work_item_id not in named:
+        raise RuleError(
+            f"field 'progress.work_item_id': {progress.work_item_id!r} is not a todo admitted for {obligation}; "
+            "rule: a retirement reports on the duty's own todo",
+            code="not-own-duty",
+        )
+    runnable = [t.todo_id for t in todos if gs.is_runnable(t)]
+    if runnable:
+        raise RuleError(
+            f"field 'replan_obligation_id': {', '.join(runnable)} still runnable for {obligation}; rule: runnable "
+            "todos bound to a duty prevent its retirement until their lifecycle pauses them",
+            code="duty-has-runnable-todo",
+            hint=f"pause it first: loopx todo update -g {gs.goal_id} -t {runnable[0]} --status blocked --reason <why>",
+        )
+    reasons = invalidation(gs, duty)
+    if not reasons:
+        raise RuleError(
+            f"field 'replan_obligation_id': capability duty {obligation} still holds (its gap, inputs, scope and "
+            "policy are as admitted); rule: only current source facts that invalidate a duty retire it; its "
+            "exits are a runnable joint_probe successor, its observed result, a dismissal or a deferral",
+            code="capability-duty-current",
+        )
+    return CapabilityRetirement(
+        obligation_id=obligation,
+        agent_id=duty.agent_id,
+        gap_id=duty.gap_id,
+        successor_todo_ids=sorted(named),
+        turn_instance_id=turn,
+        invalidated_by=reasons,
+        progress_fingerprint=progress.fingerprint,
+    )
+
+
+def _held(gs: GoalState, todo_id: str, obligation: str) -> bool:
+    todo = gs.todos.get(todo_id)
+    return todo is not None and todo.capability_guard is not None and todo.capability_guard.obligation_id == obligation
+
+
+def _bound_result(
+    gs: GoalState, duty: CapabilityGuard, todo_id: str | None, progress: ProgressObservation | None
+) -> None:
+    """A write-back for a capability duty repeats the complete generic progress of the result its
+    experiment recorded under that obligation (``explore observe`` with execution lineage): omitted
+    fields, other progress, a read or a stale input discharges nothing."""
+    obligation = duty.obligation_id
+    stale = invalidation(gs, duty)
+    if stale:
+        raise RuleError(
+            f"field 'replan_obligation_id': capability duty {obligation} no longer holds ({'; '.join(stale)}); "
+            "rule: stale writeback is rejected; an invalidated duty is retired",
+            code="stale-capability-duty",
+            hint="retirement_contract: " + retirement_contract(gs, duty),
+        )
+    found = None
+    for todo in duty_todos(gs, obligation):
+        for node_id in todo.explore_result_node_refs:
+            node = gs.explore.get(node_id)
+            fingerprint = node.current_observation if node is not None else None
+            facts = gs.research.get(fingerprint) if fingerprint else None
+            if facts is not None and facts.lineage is not None and facts.lineage.obligation_id == obligation:
+                found = facts
+    if found is None:
+        raise RuleError(
+            f"field 'replan_obligation_id': no result is recorded under capability duty {obligation}; rule: the "
+            "duty's write-back follows its experiment's observation (explore observe with execution_lineage)",
+            code="writeback-not-bound",
+        )
+    if progress is None or progress.fingerprint != found.progress_fingerprint or todo_id is not None:
+        said = "no typed progress" if progress is None else f"progress {progress.fingerprint}"
+        raise RuleError(
+            f"field 'progress': {said}; rule: a capability duty's write-back repeats the complete generic "
+            f"progress of its recorded result (fingerprint {found.progress_fingerprint}, work item "
+            f"{found.lineage.todo_id if found.lineage else '?'}) with --replan-obligation-id alone",
+            code="writeback-not-bound",
         )

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 
 from loopx_git.domain.write import EventMaker, Write, build, changes, check_actor, given, many
 from loopx_git.errors import NotFoundError, RuleError, ValidationError
+from loopx_git.model.capability import JOINT_PROBE, CapabilityGuard
 from loopx_git.model.event import (
     EventBase,
     TodoAdd,
@@ -18,8 +19,10 @@ from loopx_git.model.event import (
     TodoSupersede,
     TodoUpdate,
 )
+from loopx_git.model.goal import explore_policy
 from loopx_git.model.ids import short_id
 from loopx_git.model.record import JsonScalar
+from loopx_git.model.research_gate import LiveGap, guard_for, live_gaps, pending_obligations
 from loopx_git.model.run import DELIVERY_RULE, FLAGS_FIELD, DeliveryOutcome
 from loopx_git.model.state import GoalState, State, listed, require_goal
 from loopx_git.model.state import require_agent as _require_agent
@@ -166,16 +169,23 @@ def add_todo(
     task_repository: str | None = None,
     todo_id: str | None = None,
     replan_obligation_id: str | None = None,
+    explore_result_node_refs: Sequence[str] = (),
+    turn_instance_id: str | None = None,
     actor: str | None,
     now: str,
 ) -> Write:
+    """``replan_obligation_id``: the agent's open replan obligation this todo answers, or the
+    capability obligation of a pending research gap (then the todo is a joint_probe over one of the
+    gap's experiments, named in ``explore_result_node_refs``, and carries the gap's guard)."""
     gs = require_goal(state, goal_id)
     given(
         claimed_by=claimed_by,
         resume_when=resume_when,
         unblocks_todo_id=unblocks_todo_id,
         replan_obligation_id=replan_obligation_id,
+        turn_instance_id=turn_instance_id,
     )
+    many(explore_result_node_refs=explore_result_node_refs)
     resume_when = _canonical_resume(resume_when)
     check_actor(gs, actor)
     todo_id = _new_todo_id(gs, todo_id)
@@ -188,10 +198,18 @@ def add_todo(
         "action_kind": action_kind,
         "priority": priority,
         "task_repository": task_repository,
+        "explore_result_node_refs": list(dict.fromkeys(explore_result_node_refs)),
         "created_at": now,
         "updated_at": now,
     }
     todo = build(TodoItem, data, what="todo")  # field shapes first, then the rules that need state
+    for ref in todo.explore_result_node_refs:
+        if ref not in gs.explore:
+            raise RuleError(
+                f"field 'explore_result_node_refs': {ref!r} is not an explore node of goal '{goal_id}'; rule: a "
+                "todo's result refs name nodes of its goal's explore graph",
+                code="unknown-node",
+            )
     if claimed_by:
         require_agent(gs, claimed_by, field="claimed_by")
     if unblocks_todo_id:
@@ -214,7 +232,15 @@ def add_todo(
         what="todo",
     )
     if replan_obligation_id is not None:
-        _check_successor(gs, todo, replan_obligation_id, actor)
+        guard = _check_successor(gs, todo, replan_obligation_id, actor, turn_instance_id)
+        if guard is not None:
+            todo = todo.model_copy(update={"capability_guard": guard})
+    elif turn_instance_id is not None:
+        raise ValidationError(
+            "field 'turn_instance_id': given without --replan-obligation-id; rule: a todo names the turn that "
+            "admitted it only as the successor of an obligation",
+            code="invalid-field",
+        )
     event = EventMaker(gs, now).make(
         TodoAdd,
         goal_id=goal_id,
@@ -222,7 +248,8 @@ def add_todo(
         agent_id=claimed_by or actor,
         summary=f"todo added: {text}"[:1000],
         state_transition={"to_state": status},
-        changes=changes(None, todo, skip=TODO_KEYS),
+        changes=changes(None, todo, skip=(*TODO_KEYS, "capability_guard")),
+        capability_guard=todo.capability_guard,
     )
     return Write("todo add", f"{todo_id}: {text}", goal_id, actor, [event], result=todo)
 
@@ -365,6 +392,8 @@ def complete_todo(
             "evidence unless --no-follow-up is given with a reason",
             code="evidence-required",
         )
+    if todo.capability_guard is not None:
+        _closeout_result(gs, todo)
     for successor in successor_todo_ids:
         if successor == todo_id:
             raise RuleError(f"field 'successor_todo_ids': '{todo_id}' cannot succeed itself", code="invalid-dependency")
@@ -614,19 +643,55 @@ def _lane(gs: GoalState, agent_id: str) -> dict | None:
     return {"lane_id": agent.lane} if agent and agent.lane else None
 
 
-def _check_successor(gs: GoalState, todo: TodoItem, obligation: str, actor: str | None) -> None:
+def _closeout_result(gs: GoalState, todo: TodoItem) -> None:
+    """A joint_probe admitted for a research gap closes with its exact result: its experiment's
+    current observation, made under execution lineage for this todo and its obligation, is a
+    coverage-backed terminal result or a dismissal (seed 002). A done todo certifies nothing more:
+    not the goal, not the gap beyond what that observation says."""
+    guard = todo.capability_guard
+    assert guard is not None
+    for node_id in todo.explore_result_node_refs:
+        node = gs.explore.get(node_id)
+        facts = gs.research.get(node.current_observation) if node is not None and node.current_observation else None
+        lineage = facts.lineage if facts is not None else None
+        if (
+            facts is not None
+            and lineage is not None
+            and (lineage.todo_id, lineage.obligation_id) == (todo.todo_id, guard.obligation_id)
+            and (facts.resolution == "dismissed" or (facts.resolution is None and facts.coverage_backed))
+        ):
+            return
+    raise RuleError(
+        f"field 'todo_id': {todo.todo_id} is a joint probe for capability obligation {guard.obligation_id} and "
+        f"{', '.join(todo.explore_result_node_refs)} has no terminal result or dismissal recorded under it; rule: "
+        "its closeout needs the task's exact terminal experiment or dismissal evidence (explore observe with "
+        "execution_lineage first)",
+        code="closeout-needs-result",
+    )
+
+
+def _check_successor(
+    gs: GoalState, todo: TodoItem, obligation: str, actor: str | None, turn: str | None
+) -> CapabilityGuard | None:
     """A successor todo for a replan obligation: added by the agent whose obligation it is, and
-    runnable now (an agent todo, open, not held by a gate); else refused."""
+    runnable now (an agent todo, open, not held by a gate); else refused. For a research gap's
+    capability obligation, the guard the todo carries."""
     frontier = gs.frontiers.get(actor) if actor is not None else None
     open_ = frontier.open if frontier is not None else None
+    capability: LiveGap | None = None
     if open_ is None or open_.obligation_id != obligation:
-        current = f"its open one is {open_.obligation_id}" if open_ is not None else "it has none open"
-        raise RuleError(
-            f"field 'replan_obligation_id': {obligation!r} is not an open replan obligation of "
-            f"{actor or 'the actor (none given: -a AGENT)'} ({current}); rule: a successor is added by the agent "
-            "whose obligation it answers",
-            code="unknown-obligation",
-        )
+        pending = pending_obligations(gs, actor, live_gaps(gs)) if actor is not None else {}
+        capability = pending.get(obligation)
+        if capability is None:
+            current = f"its open one is {open_.obligation_id}" if open_ is not None else "it has none open"
+            gaps = f"; {len(pending)} pending research gap(s) give other obligation ids" if pending else ""
+            raise RuleError(
+                f"field 'replan_obligation_id': {obligation!r} is not an open replan obligation of "
+                f"{actor or 'the actor (none given: -a AGENT)'} ({current}{gaps}); rule: a successor is added by "
+                "the agent whose obligation it answers, while it is open (a research gap's, while the gap is pending)",
+                code="unknown-obligation",
+                hint=f"`loopx quota should-run -g {gs.goal_id} -a {actor or 'AGENT'}` names the current one",
+            )
     if todo.role != "agent" or todo.status != TodoStatus.open.value or gs.holding_gates(todo.todo_id):
         raise RuleError(
             f"field 'replan_obligation_id': todo {todo.todo_id} would be {todo.status}"
@@ -634,3 +699,26 @@ def _check_successor(gs: GoalState, todo: TodoItem, obligation: str, actor: str 
             "runnable now (not deferred, blocked or held by a gate)",
             code="successor-not-runnable",
         )
+    if capability is None:
+        return None
+    assert actor is not None  # a capability obligation is always some agent's
+    experiments = capability.gap.experiments
+    if (
+        todo.task_class != "advancement_task"
+        or todo.action_kind != JOINT_PROBE
+        or len(todo.explore_result_node_refs) != 1
+        or todo.explore_result_node_refs[0] not in experiments
+    ):
+        named = (
+            ", ".join(experiments)
+            if experiments
+            else "none yet: add one (explore node add --kind experiment, two depends_on edges)"
+        )
+        raise RuleError(
+            f"field 'explore_result_node_refs': {todo.explore_result_node_refs or 'none'} with action kind "
+            f"{todo.action_kind or 'none'}; rule: the successor of research gap {capability.gap.gap_id}'s obligation "
+            "is an advancement_task with --action-kind joint_probe naming exactly one experiment over its two "
+            f"inputs in --explore-result-node-ref (experiments: {named})",
+            code="not-a-joint-probe",
+        )
+    return guard_for(capability.gap, actor, explore_policy(gs.goal), turn)

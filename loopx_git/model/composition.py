@@ -236,6 +236,8 @@ def _judge(gs: GoalState, gap: Gap, lineage: Lineage) -> None:
         if fingerprint is None:
             continue
         observation = gs.research[fingerprint]
+        if observation.resolution == "dismissed":  # a dismissal is a retirement, never an observed experiment
+            continue
         if observation.coverage_backed and dict(observation.inputs) == dict(gap.input_observations):
             gap.state, gap.observed_by = "observed", (experiment, fingerprint)
             return

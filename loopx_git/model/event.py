@@ -13,6 +13,7 @@ from pydantic import AfterValidator, ConfigDict, Field, TypeAdapter, ValidationI
 from pydantic import JsonValue as AnyJson
 
 from loopx_git.model.boundary import Boundary
+from loopx_git.model.capability import CapabilityGuard
 from loopx_git.model.explore import ExploreEdge, ExploreFinding
 from loopx_git.model.fire import FireSummary
 from loopx_git.model.github import PR_REF_RE, pr_ref
@@ -170,6 +171,9 @@ class _TodoEvent(_Event):
 
 class TodoAdd(_TodoEvent):
     event_kind: Literal["todo_add"] = "todo_add"
+    capability_guard: CapabilityGuard | None = None
+    """research_capability_guard_v0 of a joint_probe admitted for a research gap's obligation: kept
+    whole here (field changes hold scalars), and on the todo it adds."""
 
 
 class TodoClaim(_TodoEvent):

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 from pydantic import Field, SerializerFunctionWrapHandler, StringConstraints, model_serializer
 
+from loopx_git.model.capability import ExplorePolicy
 from loopx_git.model.event import AgentRegister, EventBase
 from loopx_git.model.ids import Id, UtcTimestamp
 from loopx_git.model.record import Line, Record
@@ -29,6 +30,11 @@ class AgentRole(str, Enum):
     reviewer = "reviewer"
     controller = "controller"
     observer = "observer"
+
+
+class CompositionMode(str, Enum):
+    explicit_only = "explicit_only"
+    disabled = "disabled"
 
 
 class Agent(Record):
@@ -54,15 +60,30 @@ class Goal(Record):
     delivery_branch_pattern: BranchPattern | None = None
     """The delivery branch policy (agent_workspace_guard_v1): an agent may deliver only from a branch
     matching it. Left out of the record when None."""
+    explore_harness_enabled: bool | None = None
+    """The explore harness is on for this goal (``loopx configure-goal``): half of the live research
+    gate (seed 002), which also needs ``explore_composition_mode`` explicit_only."""
+    explore_composition_mode: CompositionMode | None = None
+    explore_composition_scope_id: Id | None = None
+    """The coverage scope a joint experiment's result must name before it counts as live observed."""
 
     @model_serializer(mode="wrap")
     def _without_empty_policy(self, handler: SerializerFunctionWrapHandler):  # type: ignore[no-untyped-def]
-        # the field came after goals were on branches: a document is compared byte for byte with the
+        # the fields came after goals were on branches: a document is compared byte for byte with the
         # fold (`loopx verify`), so a goal without a policy renders exactly as it did before
         data: dict[str, Any] = handler(self)
-        if data.get("delivery_branch_pattern") is None:
-            data.pop("delivery_branch_pattern", None)
+        for name in POLICY_FIELDS:
+            if data.get(name) is None:
+                data.pop(name, None)
         return data
+
+
+POLICY_FIELDS = (
+    "delivery_branch_pattern",
+    "explore_harness_enabled",
+    "explore_composition_mode",
+    "explore_composition_scope_id",
+)
 
 
 def apply(state: GoalState, event: EventBase) -> None:
@@ -81,3 +102,11 @@ def apply(state: GoalState, event: EventBase) -> None:
         else:
             state.check_before(event, current)
             state.agents[event.agent_id] = current.model_copy(update=after)
+
+
+def explore_policy(goal: Goal | None) -> ExplorePolicy:
+    if goal is None:
+        return ExplorePolicy()
+    return ExplorePolicy(
+        bool(goal.explore_harness_enabled), goal.explore_composition_mode, goal.explore_composition_scope_id
+    )

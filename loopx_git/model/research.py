@@ -296,17 +296,44 @@ class ObservationFacts(NamedTuple):
     """(target node, interaction kind) of each composition candidate."""
     inputs: tuple[tuple[str, str], ...]
     """(node, fingerprint) of each input observation (a joint experiment's)."""
+    lineage: Lineage | None = None
+    """The execution lineage it was recorded under (the live research gate reads it)."""
+    resolution: str | None = None
+    """Its composition resolution's disposition: dismissed or deferred."""
+    scope_id: str | None = None
+    """The progress coverage scope: a live observed result names the goal's configured one."""
+    blocker_id: str | None = None
+    progress_fingerprint: str | None = None
+    """The generic progress fingerprint: a write-back bound to this result repeats that progress."""
 
     @classmethod
     def of(cls, observation: ResearchObservation) -> ObservationFacts:
         p = observation.progress
+        lineage = observation.execution_lineage
+        resolution = observation.composition_resolution
         return cls(
             result_class=p.result_class,
             coverage_backed=p.result_class in COVERAGE_CLASSES and p.coverage_complete and bool(p.evidence_ids),
             evidence_ids=tuple(p.evidence_ids),
             candidates=tuple((c.target_node_id, c.interaction_kind) for c in observation.composition_candidates),
             inputs=tuple((i.node_id, i.fingerprint) for i in observation.input_observations),
+            lineage=Lineage(lineage.gap_id, lineage.replan_obligation_id, lineage.successor_todo_id, lineage.agent_id)
+            if lineage is not None
+            else None,
+            resolution=resolution.disposition if resolution is not None else None,
+            scope_id=p.coverage_scope_id,
+            blocker_id=p.blocker_id,
+            progress_fingerprint=p.fingerprint,
         )
+
+
+class Lineage(NamedTuple):
+    """What the fold keeps of an execution lineage."""
+
+    gap_id: str
+    obligation_id: str
+    todo_id: str
+    agent_id: str
 
 
 def normalised(observation: ResearchObservation) -> dict[str, Any]:

@@ -17,6 +17,7 @@ from pydantic import (
 )
 from pydantic_core import CoreSchema
 
+from loopx_git.model.capability import CapabilityRetirement
 from loopx_git.model.event import RelativeRef
 from loopx_git.model.ids import Id, UtcTimestamp
 from loopx_git.model.progress import ProgressObservation
@@ -182,6 +183,11 @@ class RunRecord(Record):
     """typed_progress_observation_v0 the write-back gave (``refresh-state --progress-*``), fingerprinted."""
     replan_obligation_id: Id | None = None
     """The replan obligation this write-back settles (``--replan-obligation-id``)."""
+    turn_instance_id: Id | None = None
+    """The turn this write-back closes (``--turn-instance-id``), when the agent named one."""
+    capability_retirement: CapabilityRetirement | None = None
+    """Set by loopx when the write-back retired an invalidated capability duty (model/capability.py):
+    then no quota slot is spent after this run."""
 
     @model_validator(mode="before")
     @classmethod
@@ -200,6 +206,9 @@ class RunRecord(Record):
         is_stored = stored(info)
         if is_stored and not data.get("usable_resources"):
             data.pop("usable_resources", None)
+        for name in ("turn_instance_id", "capability_retirement"):  # newer still: a run without one reads as before
+            if data.get(name, "") is None:
+                data.pop(name)
         return with_flags(data, info, stored=is_stored, keep_empty=True)
 
     @classmethod

@@ -55,7 +55,7 @@ from loopx_git.model.table import IdSet, RecordTable
 from loopx_git.model.todo import ResumeCondition, SuggestedTodo, TodoItem, TodoStatus
 
 RECENT_EVENTS = 20
-FOLD_VERSION = "19"  # bump when the fold's meaning changes: cached folds of older versions are dropped
+FOLD_VERSION = "20"  # bump when the fold's meaning changes: cached folds of older versions are dropped
 
 
 class Conflict(Record):
@@ -128,6 +128,8 @@ class GoalState:
     """Run id -> (its agent, whether it is a compact write-back: a delivery outcome and evidence)."""
     spends: dict[str, tuple[str, str, str | None]] = field(default_factory=dict)
     """Run id -> (event id, when, agent) of the slot spent after it."""
+    retirements: dict[str, str] = field(default_factory=dict)
+    """Capability obligation id -> the run that retired it (capability_obligation_retirement_v0)."""
     dropped: set[str] = field(default_factory=set)
     """Events the fold recorded as a conflict and did not apply (a gate decision or a handoff step that
     lost to another clone's): what they caused in their own commit is not applied either."""
@@ -173,6 +175,7 @@ class GoalState:
             research=dict(self.research),
             writebacks=dict(self.writebacks),
             spends=dict(self.spends),
+            retirements=dict(self.retirements),
             dropped=set(self.dropped),
             sources=dict(self.sources),
             imported=set(self.imported),
@@ -472,6 +475,9 @@ def apply_run(state: State, run: RunRecord) -> None:
     goal_state.run_count += 1
     goal_state.run_ids.add(run.run_id)
     goal_state.writebacks[run.run_id] = (run.agent_id, bool(run.delivery_outcome and run.evidence))
+    retirement = run.capability_retirement
+    if retirement is not None:  # two clones retiring one duty: the first in time order stands
+        goal_state.retirements.setdefault(retirement.obligation_id, run.run_id)
     if goal_state.latest_run is None or run_order_key(run) > run_order_key(goal_state.latest_run):
         goal_state.latest_run = run
     latest = goal_state.latest_outcome_run

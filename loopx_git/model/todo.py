@@ -20,9 +20,10 @@ from pydantic import (
 from pydantic_core import CoreSchema
 
 from loopx_git.model import github
+from loopx_git.model.capability import CapabilityGuard
 from loopx_git.model.event import TodoEvent
 from loopx_git.model.ids import Id, UtcTimestamp
-from loopx_git.model.record import Line, Record, Token, exact, stored, writing
+from loopx_git.model.record import Line, Record, Row, Token, exact, stored, writing
 from loopx_git.model.run import DeliveryFlags, DeliveryOutcome, drop_flags, flags_schema, with_flags
 
 if TYPE_CHECKING:
@@ -155,6 +156,12 @@ class TodoItem(Record):
     delivery_outcome: DeliveryOutcome | None = None
     """The result tier the completion reported (``todo complete --delivery-outcome``); shown with
     its ``delivery_flags``. Both are left out of a todo without one."""
+    explore_result_node_refs: list[Id] = Field(default_factory=list)
+    """The explore nodes this todo's result is recorded on (``todo add --explore-result-node-ref``):
+    a joint_probe successor names exactly its one experiment."""
+    capability_guard: CapabilityGuard | None = None
+    """The capability obligation this todo was admitted for (model/capability.py): set by loopx when
+    ``--replan-obligation-id`` names a live research gap's obligation, never by the caller."""
 
     @model_validator(mode="before")
     @classmethod
@@ -167,8 +174,14 @@ class TodoItem(Record):
         # with the fold (`loopx verify`), so a todo without a tier renders exactly as it did before.
         # (No return annotation: pydantic would take it as the serialized shape and lose the fields'.)
         data = handler(self)
-        if data.get("replan_obligation_id", "") is None:  # came later too: a todo without one renders as before
-            data.pop("replan_obligation_id")
+        for name in (
+            "replan_obligation_id",
+            "capability_guard",
+        ):  # came later too: a todo without one renders as before
+            if data.get(name, "") is None:
+                data.pop(name)
+        if data.get("explore_result_node_refs") == []:
+            data.pop("explore_result_node_refs")
         return with_flags(data, info, stored=stored(info), keep_empty=False)
 
     @classmethod
@@ -181,6 +194,21 @@ class TodoItem(Record):
     def delivery_flags(self) -> DeliveryFlags | None:
         return DeliveryFlags.of(self.delivery_outcome)
 
+    def to_row(self) -> Row:
+        # a cache row is marshalled: the one nested record goes in as its JSON data
+        row = super().to_row()
+        if self.capability_guard is None:
+            return row
+        at = _GUARD_AT
+        return (*row[:at], self.capability_guard.model_dump(mode="json"), *row[at + 1 :])
+
+    @classmethod
+    def from_row(cls, row: Row) -> TodoItem:
+        guard = row[_GUARD_AT]
+        if isinstance(guard, dict):
+            row = (*row[:_GUARD_AT], CapabilityGuard.model_validate(guard), *row[_GUARD_AT + 1 :])
+        return super().from_row(row)
+
     @property
     def resume_condition(self) -> ResumeCondition | None:
         if not self.resume_when:
@@ -190,6 +218,9 @@ class TodoItem(Record):
     @property
     def is_closed(self) -> bool:
         return self.status == TodoStatus.done.value
+
+
+_GUARD_AT = list(TodoItem.model_fields).index("capability_guard")
 
 
 class SuggestedTodo(Record):
@@ -222,7 +253,8 @@ def apply(state: GoalState, event: TodoEvent) -> None:
         if todo_id in state.todos:
             state.record_conflict(event, "duplicate_todo", f"todo {todo_id} was added twice")
             return
-        state.put_todo(TodoItem.model_validate({"todo_id": todo_id, **after}))
+        guard = getattr(event, "capability_guard", None)  # a todo_add's, kept whole on the event
+        state.put_todo(TodoItem.model_validate({"todo_id": todo_id, **after, "capability_guard": guard}))
         if kind == "todo_promote" and todo_id in state.suggested:
             state.suggested[todo_id] = state.suggested[todo_id].model_copy(update={"promoted": True})
         return

@@ -11,13 +11,16 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from typing import Final, Literal
+from typing import Any, Final, Literal
 
 from pydantic import ConfigDict, Field
 
+from loopx_git.model.capability import CapabilityGuard, PolicySettings
 from loopx_git.model.composition import Gap, gaps
+from loopx_git.model.goal import explore_policy
 from loopx_git.model.record import Record
-from loopx_git.model.state import GoalState, State, require_goal
+from loopx_git.model.research_gate import LIVE_ORDER, LiveGap, LiveState, invalidation, live_gaps, owed
+from loopx_git.model.state import GoalState, State, require_agent, require_goal
 
 FRONTIER_SCHEMA: Final = "research_frontier_v0"
 CARDS: Final = 3
@@ -57,6 +60,52 @@ class ResearchTotals(Record):
     gaps_by_state: dict[str, int]
 
 
+class LiveGapCard(Record):
+    gap_id: str
+    state: LiveState
+    inputs: list[str]
+    input_observations: list[InputCard]
+    experiments: list[str] = Field(default_factory=list)
+    successor_todo_ids: list[str] = Field(default_factory=list)
+    """Runnable joint_probe todos admitted for it (a scheduled gap)."""
+    detail: str
+    """Why this live state, in one line."""
+
+
+class DutyCard(Record):
+    obligation_id: str
+    gap_id: str
+    todo_ids: list[str]
+    state: Literal["open", "stale", "retired"]
+    invalidated_by: list[str] = Field(default_factory=list)
+
+
+class BoundedResearchFrontier(Record):
+    """bounded_research_frontier_v0: the live research gate's counts and at most three gap cards, for
+    one agent (``status --agent-id``). Compaction is presentation only: the gate uses every gap."""
+
+    schema_version: Literal["bounded_research_frontier_v0"] = "bounded_research_frontier_v0"
+    goal_id: str
+    agent_id: str
+    policy: PolicySettings
+    gaps_by_state: dict[str, int]
+    gaps: list[LiveGapCard]
+    projected_count: int
+    omitted_count: int
+    owed_obligation: CapabilityGuard | None = None
+    """The capability obligation the agent owes when it has nothing before it (``quota should-run``
+    raises it only after gates, runnable work and handoffs)."""
+
+
+class ResearchExecutionFrontier(BoundedResearchFrontier):
+    """research_execution_frontier_v0 (``explore summary --agent-id``): the bounded frontier and the
+    agent's admitted capability duties."""
+
+    schema_version: Literal["research_execution_frontier_v0"] = "research_execution_frontier_v0"  # type: ignore[assignment]
+    duties: list[DutyCard] = Field(default_factory=list)
+    duties_omitted: int = 0
+
+
 class ResearchFrontier(Record):
     schema_version: Literal["research_frontier_v0"] = FRONTIER_SCHEMA
     goal_id: str
@@ -66,6 +115,8 @@ class ResearchFrontier(Record):
     omitted_count: int
     inspect: str
     """Where the left-out gaps' sources are: the nodes and their observations."""
+    research_execution_frontier: ResearchExecutionFrontier | None = None
+    """With the live gate on and an agent selected (``--agent-id``, or the goal's only agent)."""
 
 
 def _card(gap: Gap) -> GapCard:
@@ -97,10 +148,11 @@ def totals(gs: GoalState, found: list[Gap]) -> ResearchTotals:
     )
 
 
-def summary(state: State, goal_id: str) -> ResearchFrontier:
+def summary(state: State, goal_id: str, agent_id: str | None = None) -> ResearchFrontier:
     gs = require_goal(state, goal_id)
     found = gaps(gs)
     shown = sorted(found, key=lambda g: (_ORDER[g.state], g.gap_id))[:CARDS]
+    selected = _selected(gs, agent_id)
     return ResearchFrontier(
         goal_id=goal_id,
         totals=totals(gs, found),
@@ -108,7 +160,91 @@ def summary(state: State, goal_id: str) -> ResearchFrontier:
         projected_count=len(shown),
         omitted_count=len(found) - len(shown),
         inspect=f"loopx explore node list --goal-id {goal_id}; loopx explore node show --goal-id {goal_id} --node-id N",
+        research_execution_frontier=execution_frontier(gs, selected) if selected is not None else None,
     )
+
+
+def _selected(gs: GoalState, agent_id: str | None) -> str | None:
+    """The agent a live frontier is shown for: the one named, else the goal's only agent (for
+    presentation only); None with the gate off, which leaves the projections as they were."""
+    if agent_id is not None:
+        require_agent(gs, agent_id, rule="a research frontier is scoped to an agent registered on the goal")
+    if not explore_policy(gs.goal).active:
+        return None
+    if agent_id is None and len(gs.agents) == 1:
+        return next(iter(gs.agents))
+    return agent_id
+
+
+def bounded_frontier(gs: GoalState, agent_id: str | None) -> BoundedResearchFrontier | None:
+    """``status``'s bounded_research_frontier (None with the gate off or no agent selected)."""
+    selected = _selected(gs, agent_id)
+    if selected is None:
+        return None
+    return BoundedResearchFrontier(**_bounded(gs, selected, live_gaps(gs)))
+
+
+def execution_frontier(gs: GoalState, agent_id: str) -> ResearchExecutionFrontier:
+    live = live_gaps(gs)
+    duties = _duties(gs, agent_id, live)
+    return ResearchExecutionFrontier(
+        **_bounded(gs, agent_id, live), duties=duties[:CARDS], duties_omitted=max(0, len(duties) - CARDS)
+    )
+
+
+def _bounded(gs: GoalState, agent_id: str, live: list[LiveGap]) -> dict[str, Any]:
+    shown = sorted(live, key=lambda g: (LIVE_ORDER.index(g.state), g.gap.gap_id))[:CARDS]
+    counts = Counter(g.state for g in live)
+    return {
+        "goal_id": gs.goal_id,
+        "agent_id": agent_id,
+        "policy": PolicySettings.of(explore_policy(gs.goal)),
+        "gaps_by_state": {state: counts[state] for state in LIVE_ORDER},
+        "gaps": [_live_card(g) for g in shown],
+        "projected_count": len(shown),
+        "omitted_count": len(live) - len(shown),
+        "owed_obligation": owed(gs, agent_id, live),
+    }
+
+
+def _live_card(g: LiveGap) -> LiveGapCard:
+    return LiveGapCard(
+        gap_id=g.gap.gap_id,
+        state=g.state,
+        inputs=list(g.gap.inputs),
+        input_observations=[InputCard(node_id=n, fingerprint=f) for n, f in g.gap.input_observations],
+        experiments=g.gap.experiments,
+        successor_todo_ids=g.successors,
+        detail=g.detail,
+    )
+
+
+def _duties(gs: GoalState, agent_id: str, live: list[LiveGap]) -> list[DutyCard]:
+    """The agent's admitted capability duties held by live todos, by obligation id."""
+    held: dict[str, list[str]] = {}
+    guards = {}
+    for todo in gs.live_todos():
+        guard = todo.capability_guard
+        if guard is not None and guard.agent_id == agent_id:
+            held.setdefault(guard.obligation_id, []).append(todo.todo_id)
+            guards[guard.obligation_id] = guard
+    cards = []
+    for obligation in sorted(held):
+        guard = guards[obligation]
+        stale = invalidation(gs, guard, live)
+        state: Literal["open", "stale", "retired"] = (
+            "retired" if obligation in gs.retirements else "stale" if stale else "open"
+        )
+        cards.append(
+            DutyCard(
+                obligation_id=obligation,
+                gap_id=guard.gap_id,
+                todo_ids=held[obligation],
+                state=state,
+                invalidated_by=stale,
+            )
+        )
+    return cards
 
 
 # --- the graph as text --------------------------------------------------------------------------------

@@ -17,7 +17,7 @@ from loopx_git.model.record import Record
 from loopx_git.model.state import GoalState, State, require_agent, require_goal
 from loopx_git.views.budget import fit
 from loopx_git.views.evidence_index import AgentEvidence
-from loopx_git.views.replan import ReplanActionPacket, replan_packet
+from loopx_git.views.replan import ReplanActionPacket, capability_packet, replan_packet
 from loopx_git.views.replan_context import ReplanContext, with_context
 from loopx_git.views.status import GateCard, gate_cards, next_actions, todo_order
 
@@ -255,8 +255,17 @@ def should_run(
     lane = _lane(gs, agent_id)
     user = _user_channel(gs)
     replan = replan_packet(gs, agent_id)
+    capability = None
+    if replan is None and lane.basis == "none" and not lane.held_by_gates and not user.action_required:
+        capability = _capability(gs, agent_id)  # gates, runnable work and handoffs come first
+        replan = capability
     must_attempt = replan is not None or lane.basis in ("gate", "claimed", "runnable", "handoff")
-    if replan is not None:
+    if capability is not None and capability.capability_guard is not None:
+        primary = (
+            f"research gap {capability.capability_guard.gap_id}: obligation {capability.obligation_id} needs a "
+            f"joint probe: {capability.writeback_contract.command_template}"
+        )
+    elif replan is not None:
         primary = (
             f"replan: obligation {replan.obligation_id} needs a semantic delta, one of "
             f"{', '.join(replan.uncovered_frontier.required_any_of)}: {replan.writeback_contract.command_template}"
@@ -325,9 +334,24 @@ def should_run(
             agent_workspace_guard=guard,
         )
     )
-    if replan is None or agent_evidence is None:
+    if replan is None or agent_evidence is None or capability is not None:
         return answer
     return with_context(answer, gs, replan, agent_evidence)
+
+
+def _capability(gs: GoalState, agent_id: str) -> ReplanActionPacket | None:
+    """The capability obligation of the first pending research gap, with the goal's live gate on."""
+    from loopx_git.model.goal import explore_policy
+    from loopx_git.model.research_gate import live_gaps, owed
+
+    if not explore_policy(gs.goal).active:  # the graph is not read at all with the gate off
+        return None
+    live = live_gaps(gs)
+    guard = owed(gs, agent_id, live)
+    if guard is None:
+        return None
+    gap = next(g for g in live if g.gap.gap_id == guard.gap_id)
+    return capability_packet(gs, guard, gap.gap.experiments)
 
 
 def _settlement(replan: ReplanActionPacket | None, lane: LaneNextAction) -> SettlementContract | None:

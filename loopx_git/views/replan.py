@@ -6,6 +6,9 @@ from __future__ import annotations
 
 from typing import Final, Literal
 
+from pydantic import Field
+
+from loopx_git.model.capability import CapabilityGuard
 from loopx_git.model.frontier import OpenObligation, required_any_of
 from loopx_git.model.progress import PROGRESS_SCHEMA
 from loopx_git.model.record import Record
@@ -47,11 +50,57 @@ class ReplanActionPacket(Record):
     obligation_id: str
     agent_id: str
     triggers: list[TriggerCard]
-    opened_at: str
+    opened_at: str | None
+    """When the run that opened it was made; None for a research gap's capability obligation, which
+    the current graph raises rather than a run."""
     uncovered_frontier: UncoveredFrontier
     required_outcome: Literal["semantic_delta"] = "semantic_delta"
     writeback_contract: WritebackContract
     allowed_terminal: list[str]
+    capability_guard: CapabilityGuard | None = None
+    """research_capability_guard_v0, for a research gap's capability obligation: the gap, its input
+    observations, the coverage scope and the policy revision the obligation id pins."""
+    capability_experiments: list[str] = Field(default_factory=list)
+    """The gap's binary experiments: the successor names one (``--explore-result-node-ref``)."""
+
+
+CAPABILITY_EXITS: Final = (
+    "new_runnable_successor",
+    "typed_observed_result",
+    "evidence_backed_dismissal",
+    "new_concrete_blocker",
+)
+"""The replan exits of a capability obligation (seed 002), in the seed's order."""
+
+
+def capability_packet(gs: GoalState, guard: CapabilityGuard, experiments: list[str]) -> ReplanActionPacket:
+    """The packet of the research gap an idle agent owes (model/research_gate.py ``owed``)."""
+    g, a, o = gs.goal_id, guard.agent_id, guard.obligation_id
+    experiment = experiments[0] if experiments else "<experiment-node>"
+    add = (
+        ""
+        if experiments
+        else f"loopx explore node add -g {g} -a {a} --node-id <experiment-node> --kind experiment --title <title>, "
+        "and two depends_on edges to its inputs; then "
+    )
+    return ReplanActionPacket(
+        obligation_id=o,
+        agent_id=a,
+        triggers=[TriggerCard(kind="research_composition_gap", run_ids=[])],
+        opened_at=None,
+        uncovered_frontier=UncoveredFrontier(required_any_of=list(CAPABILITY_EXITS)),
+        writeback_contract=WritebackContract(
+            command_template=(
+                f"{add}loopx todo add -g {g} -a {a} --replan-obligation-id {o} --action-kind joint_probe "
+                f"--explore-result-node-ref {experiment} --text <joint probe>; then loopx explore observe -g {g} "
+                f"-a {a} --observation-json <file> (execution_lineage: gap {guard.gap_id}, obligation {o}; "
+                f"progress.coverage_scope_id {guard.coverage_scope_id})"
+            )
+        ),
+        allowed_terminal=["dismissed", "deferred"],
+        capability_guard=guard,
+        capability_experiments=experiments,
+    )
 
 
 def _baseline(obligation: OpenObligation) -> FrontierBaseline | None:

@@ -87,6 +87,22 @@ OUTPUTS: dict[str, Output] = {
         "loopx_git.model.research", "ObserveReceipt", "the record of explore observe"
     ),
     "research_frontier_v0": Output("loopx_git.views.explore", "ResearchFrontier", "explore summary"),
+    "research_execution_frontier_v0": Output(
+        "loopx_git.views.explore", "ResearchExecutionFrontier", "explore summary --agent-id (live gate on)"
+    ),
+    "bounded_research_frontier_v0": Output(
+        "loopx_git.views.explore", "BoundedResearchFrontier", "status --agent-id (live gate on)"
+    ),
+    "explore_policy_change_v0": Output("loopx_git.model.capability", "PolicyChange", "configure-goal"),
+    "research_capability_guard_v0": Output(
+        "loopx_git.model.capability", "CapabilityGuard", "a capability obligation's guard (should-run, a todo)"
+    ),
+    "capability_obligation_retirement_v0": Output(
+        "loopx_git.model.capability", "CapabilityRetirement", "a run that retired a capability duty"
+    ),
+    "quota_closeout_v0": Output(
+        "loopx_git.model.capability", "DutyCloseout", "quota spend-slot after a retirement (no debit)"
+    ),
     "explore_graph_v0": Output("loopx_git.views.explore", "ExploreGraph", "explore graph --graph-format json"),
     "loopx_review_packet_v0": Output("loopx_git.views.packets", "ReviewPacket", "review-packet"),
     "todo_index_v0": Output("loopx_git.views.packets", "TodoIndex", "todo index"),

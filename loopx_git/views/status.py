@@ -14,6 +14,7 @@ from loopx_git.model.run import DeliveryFlags, RunRecord
 from loopx_git.model.state import Conflict, EventDigest, GoalState, State, digest, require_agent, require_goal
 from loopx_git.model.todo import TodoItem
 from loopx_git.views.budget import fit
+from loopx_git.views.explore import BoundedResearchFrontier, bounded_frontier
 from loopx_git.views.replan import ReplanActionPacket, open_packets
 
 STATUS_SCHEMA = "status_contract_v2"
@@ -292,6 +293,9 @@ class GoalCard(Record):
     ledger_attention: list[LedgerAttention] = Field(default_factory=list)
     ledger_attention_omitted: int = 0
     last_fire: LastFire | None = None
+    bounded_research_frontier: BoundedResearchFrontier | None = None
+    """With the goal's live research gate on (``configure-goal``) and an agent selected (``--agent-id``,
+    or the goal's only agent): its live gap counts and at most three cards."""
     event_count: int
     run_count: int
 
@@ -460,6 +464,7 @@ def goal_card(state: State, goal_id: str, agent_id: str | None = None) -> GoalCa
         )
         if gs.last_fire
         else None,
+        bounded_research_frontier=bounded_frontier(gs, agent_id),
         event_count=gs.event_count,
         run_count=gs.run_count,
     )

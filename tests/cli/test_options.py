@@ -283,6 +283,7 @@ def test_the_choices_are_the_models_sets():
     assert set(get_args(choices.TodoListStatus)) == {*values(todo.TodoStatus), "superseded"}
     assert list(get_args(choices.GoalStatus)) == values(goal.GoalStatus)
     assert list(get_args(choices.AgentRole)) == values(goal.AgentRole)
+    assert list(get_args(choices.CompositionMode)) == values(goal.CompositionMode)
     assert list(get_args(choices.AppendableKind)) == list(APPENDABLE_KINDS)
     assert list(get_args(choices.EventKind)) == list(EVENT_KINDS)
     from loopx_git.model.event import LISTED_KINDS

@@ -354,7 +354,7 @@ GRAPH_RULES = [
         "input observations belong to a binary experiment",
     ),
     (
-        "execution lineage before its checks exist",
+        "execution lineage written by another actor than its agent",
         envelope(
             progress__work_item_id="todo_joint",
             execution_lineage={
@@ -365,8 +365,8 @@ GRAPH_RULES = [
                 "agent_id": "alice",
             },
         ),
-        "execution-lineage-unsupported",
-        "refused rather than recorded unchecked",
+        "lineage-mismatch",
+        "written by no agent",
     ),
 ]
 

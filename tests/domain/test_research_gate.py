@@ -1,0 +1,365 @@
+"""The explicit-only live research gate (issue 15 item 6, seed 002) through the Python API, on real
+repositories: every attribution rule of an observation under execution lineage refused with its own
+code (the state ref unmoved), the live gap states (scheduled, observed, dismissed, deferred and a
+deferral that stops holding), the order in which ``quota should-run`` raises a gap, and two clones
+agreeing on the live frontier after a sync."""
+
+from __future__ import annotations
+
+import pytest
+
+from loopx_git.model.research_gate import live_gaps
+from tests.conftest import GOAL, NOW, git, state_tip
+from tests.domain.test_explore import _terminal, refused
+
+SCOPE = "joint-scope"
+
+
+def _live(repo) -> dict:
+    [gap] = live_gaps(repo.state().goals[GOAL])
+    return gap
+
+
+@pytest.fixture
+def gate(repo):
+    """A+B closed with a pending gap, experiment AB over it, the live gate on."""
+    for node, kind in (("A", "hypothesis"), ("B", "hypothesis"), ("AB", "experiment")):
+        repo.explore_node_add(GOAL, node, kind=kind, title=node, evidence_ids=[f"ev-{node}"], now=NOW)
+    for node in ("A", "B"):
+        repo.explore_edge_add(GOAL, "AB", node, edge_type="depends_on", now=NOW)
+    repo.explore_observe(GOAL, _terminal("B", "ev-B"), now=NOW)
+    repo.explore_observe(GOAL, _terminal("A", "ev-A", candidates=[("B", "ev-B")]), now=NOW)
+    for node in ("A", "B"):
+        repo.explore_node_update(GOAL, node, status="resolved", reason="covered", now=NOW)
+    repo.goal_configure(
+        GOAL,
+        execute=True,
+        explore_harness_enabled=True,
+        explore_composition_mode="explicit_only",
+        explore_composition_scope_id=SCOPE,
+        now=NOW,
+    )
+    return repo
+
+
+def _obligation(repo, agent="alice") -> tuple[str, str]:
+    packet = repo.should_run(GOAL, agent).replan_action_packet
+    return packet.obligation_id, packet.capability_guard.gap_id
+
+
+def _admit(repo, agent="alice", todo="todo-joint", claim=True) -> tuple[str, str]:
+    obligation, gap = _obligation(repo, agent)
+    repo.todo_add(
+        GOAL,
+        "joint probe",
+        todo_id=todo,
+        action_kind="joint_probe",
+        explore_result_node_refs=["AB"],
+        replan_obligation_id=obligation,
+        actor=agent,
+        now=NOW,
+    )
+    if claim:
+        repo.todo_claim(GOAL, todo, agent, now=NOW)
+    return obligation, gap
+
+
+def _joint(repo, obligation, gap, *, todo="todo-joint", agent="alice", result_class="no_followup", **progress):
+    [card] = repo.explore_summary(GOAL).gaps
+    data = _terminal(
+        "AB", "ev-AB", inputs=[(i.node_id, i.fingerprint) for i in card.input_observations], result_class=result_class
+    )
+    data["progress"].update({"work_item_id": todo, "coverage_scope_id": SCOPE, **progress})
+    data["execution_lineage"] = {
+        "schema_version": "research_execution_lineage_v0",
+        "goal_id": GOAL,
+        "gap_id": gap,
+        "replan_obligation_id": obligation,
+        "successor_todo_id": todo,
+        "agent_id": agent,
+    }
+    return data
+
+
+def test_an_observation_under_lineage_observes_the_live_gap(gate, git_repo):
+    obligation, gap = _admit(gate)
+    assert _live(gate).state == "scheduled"
+    # the successor closes only with its exact result
+    refused(
+        gate,
+        git_repo,
+        "closeout-needs-result",
+        lambda: gate.todo_complete(GOAL, "todo-joint", actor="alice", evidence=["ev-AB"], now=NOW),
+        "no terminal result or dismissal",
+    )
+    receipt = gate.explore_observe(GOAL, _joint(gate, obligation, gap), agent_id="alice", now=NOW).record
+    assert receipt.written
+    live = _live(gate)
+    assert live.state == "observed" and live.experiment == "AB"
+    # the same envelope again is a replay, even after the todo is done: history stands, nothing written
+    gate.todo_complete(GOAL, "todo-joint", actor="alice", evidence=["ev-AB"], now=NOW)
+    tip = state_tip(git_repo)
+    again = gate.explore_observe(GOAL, _joint(gate, obligation, gap), agent_id="alice", now=NOW)
+    assert again.record.replayed and state_tip(git_repo) == tip
+
+
+def test_a_shadow_observed_result_without_lineage_does_not_discharge_the_live_gap(gate):
+    [card] = gate.explore_summary(GOAL).gaps
+    inputs = [(i.node_id, i.fingerprint) for i in card.input_observations]
+    data = _terminal("AB", "ev-AB", inputs=inputs, result_class="no_followup")
+    data["progress"]["coverage_scope_id"] = SCOPE
+    gate.explore_observe(GOAL, data, now=NOW)
+    assert gate.explore_summary(GOAL).gaps[0].state == "observed"  # the shadow projection
+    assert _live(gate).state == "pending"  # the live gate: no execution lineage, no live evidence
+
+
+@pytest.mark.parametrize(
+    ("name", "change", "code", "said"),
+    [
+        ("another goal", {"execution_lineage": {"goal_id": "g2"}}, "lineage-mismatch", "goal_id"),
+        ("another agent", {"execution_lineage": {"agent_id": "bob"}}, "lineage-mismatch", "written by alice"),
+        (
+            "an unknown gap",
+            {"execution_lineage": {"gap_id": "research-composition-0123456789abcdef"}},
+            "unknown-gap",
+            "gap_id",
+        ),
+        (
+            "an unrelated obligation",
+            {"execution_lineage": {"replan_obligation_id": "replan-0123456789abcdef"}},
+            "no-execution-authority",
+            "was not admitted for obligation",
+        ),
+        ("an unchanged read", {"result_class": "unchanged"}, "not-an-execution-result", "unchanged"),
+        ("another scope", {"coverage_scope_id": "elsewhere"}, "scope-mismatch", "joint-scope"),
+    ],
+)
+def test_each_attribution_rule_is_refused(gate, git_repo, name, change, code, said):
+    obligation, gap = _admit(gate)
+    data = _joint(gate, obligation, gap)
+    for key, value in change.items():
+        if isinstance(value, dict):
+            data[key].update(value)
+        elif key == "result_class":
+            data["progress"] = {
+                "schema_version": "typed_progress_observation_v0",
+                "work_item_id": "todo-joint",
+                "result_class": "unchanged",
+                "evidence_ids": ["ev-AB"],
+            }
+            data.pop("closure_basis")
+        else:
+            data["progress"][key] = value
+    refused(gate, git_repo, code, lambda: gate.explore_observe(GOAL, data, agent_id="alice", now=NOW), said)
+
+
+def test_work_that_is_not_this_agents_runnable_joint_probe_supplies_no_attribution(gate, git_repo):
+    obligation, gap = _admit(gate, claim=False)
+    gate.todo_claim(GOAL, "todo-joint", "bob", now=NOW)  # held by another agent
+    refused(
+        gate,
+        git_repo,
+        "no-execution-authority",
+        lambda: gate.explore_observe(GOAL, _joint(gate, obligation, gap), agent_id="alice", now=NOW),
+        "held by bob",
+    )
+    # a plain todo naming the experiment, not admitted for the obligation
+    gate.todo_add(
+        GOAL, "plain", todo_id="todo-plain", action_kind="joint_probe", explore_result_node_refs=["AB"], now=NOW
+    )
+    refused(
+        gate,
+        git_repo,
+        "no-execution-authority",
+        lambda: gate.explore_observe(GOAL, _joint(gate, obligation, gap, todo="todo-plain"), agent_id="alice", now=NOW),
+        "todo-plain was not admitted",
+    )
+
+
+def test_a_deferred_successor_cannot_carry_a_result(gate, git_repo):
+    obligation, gap = _admit(gate)
+    gate.todo_update(GOAL, "todo-joint", "blocked", reason="waiting", actor="alice", now=NOW)
+    refused(
+        gate,
+        git_repo,
+        "no-execution-authority",
+        lambda: gate.explore_observe(GOAL, _joint(gate, obligation, gap), agent_id="alice", now=NOW),
+        "not runnable",
+    )
+
+
+def test_successor_admission_rules(gate, git_repo):
+    obligation, _ = _obligation(gate)
+    refused(
+        gate,
+        git_repo,
+        "unknown-obligation",
+        lambda: gate.todo_add(
+            GOAL,
+            "x",
+            action_kind="joint_probe",
+            explore_result_node_refs=["AB"],
+            replan_obligation_id=obligation,
+            actor="bob",
+            now=NOW,
+        ),
+        "not an open replan obligation of bob",
+    )
+    refused(
+        gate,
+        git_repo,
+        "unknown-node",
+        lambda: gate.todo_add(GOAL, "x", explore_result_node_refs=["nowhere"], now=NOW),
+        "'nowhere'",
+    )
+    refused(
+        gate,
+        git_repo,
+        "not-a-joint-probe",
+        lambda: gate.todo_add(
+            GOAL,
+            "x",
+            action_kind="joint_probe",
+            explore_result_node_refs=["A"],
+            replan_obligation_id=obligation,
+            actor="alice",
+            now=NOW,
+        ),
+        "experiments: AB",
+    )
+    _admit(gate)
+    # scheduled now: the obligation is no longer open for a second successor
+    refused(
+        gate,
+        git_repo,
+        "unknown-obligation",
+        lambda: gate.todo_add(
+            GOAL,
+            "again",
+            action_kind="joint_probe",
+            explore_result_node_refs=["AB"],
+            replan_obligation_id=obligation,
+            actor="alice",
+            now=NOW,
+        ),
+    )
+
+
+def test_a_dismissal_counts_dismissed_never_observed(gate, git_repo):
+    obligation, gap = _admit(gate)
+    data = _joint(gate, obligation, gap)
+    data["closure_basis"]["disposition"] = "no_followup"
+    data["composition_resolution"] = {
+        "schema_version": "research_composition_resolution_v0",
+        "disposition": "dismissed",
+        "basis": "duplicate",
+        "evidence_ids": ["ev-AB"],
+    }
+    refused(
+        gate,
+        git_repo,
+        "dismissal-not-dead-end",
+        lambda: gate.explore_observe(GOAL, data, agent_id="alice", now=NOW),
+        "dead_end",
+    )
+    gate.explore_node_update(GOAL, "AB", status="dead_end", reason="a duplicate of A", now=NOW)
+    gate.explore_observe(GOAL, data, agent_id="alice", now=NOW)
+    assert _live(gate).state == "dismissed"
+    assert gate.explore_summary(GOAL).gaps[0].state != "observed"
+
+
+def _deferral(repo, obligation, gap):
+    data = _joint(repo, obligation, gap)
+    data["progress"] = {
+        "schema_version": "typed_progress_observation_v0",
+        "work_item_id": "todo-joint",
+        "result_class": "blocked",
+        "blocker_id": "todo-prereq",
+        "evidence_ids": ["ev-AB"],
+    }
+    data["closure_basis"] = {
+        "schema_version": "research_closure_basis_v0",
+        "disposition": "blocked",
+        "constraints": [{"kind": "dependency", "id": "prereq", "role": "decisive"}],
+        "evidence_ids": ["ev-AB"],
+    }
+    data["composition_resolution"] = {
+        "schema_version": "research_composition_resolution_v0",
+        "disposition": "deferred",
+        "evidence_ids": ["ev-AB"],
+    }
+    return data
+
+
+def test_a_deferral_holds_while_its_blocker_is_pending_and_then_the_gap_is_scheduled_again(gate, git_repo):
+    obligation, gap = _admit(gate)
+    data = _deferral(gate, obligation, gap)
+    gate.explore_node_update(GOAL, "AB", status="blocked", reason="needs the prerequisite", now=NOW)
+    # the successor does not wait yet: the deferral is refused, naming why
+    refused(
+        gate,
+        git_repo,
+        "deferral-not-held",
+        lambda: gate.explore_observe(GOAL, data, agent_id="alice", now=NOW),
+        "not waiting",
+    )
+    gate.todo_add(
+        GOAL,
+        "prerequisite",
+        todo_id="todo-prereq",
+        unblocks_todo_id="todo-joint",
+        claimed_by="alice",
+        actor="alice",
+        now=NOW,
+    )
+    gate.todo_update(
+        GOAL,
+        "todo-joint",
+        "deferred",
+        reason="prerequisite",
+        resume_when="todo_done:todo-prereq",
+        actor="alice",
+        now=NOW,
+    )
+    gate.explore_observe(GOAL, data, agent_id="alice", now=NOW)
+    assert _live(gate).state == "deferred"
+    # the prerequisite resolved: the wait no longer holds; the successor is runnable again (scheduled, not observed)
+    gate.todo_complete(GOAL, "todo-prereq", actor="alice", evidence=["ev-prereq"], now=NOW)
+    assert _live(gate).state == "scheduled"
+
+
+def test_should_run_raises_the_gap_only_after_gates_runnable_work_and_handoffs(gate):
+    assert gate.should_run(GOAL, "alice").decision == "replan_required"
+    gate.todo_add(GOAL, "ordinary work", todo_id="todo-work", now=NOW)
+    answer = gate.should_run(GOAL, "alice")
+    assert answer.decision == "run" and answer.agent_lane_next_action.todo_id == "todo-work"
+    gate.todo_complete(GOAL, "todo-work", evidence=["ev"], now=NOW)
+    gate.gate_open(GOAL, "gate-ship", question="Ship?", owner_class="user", blocks=[], scope="release", now=NOW)
+    assert gate.should_run(GOAL, "alice").decision == "wait_for_user"
+
+
+def test_two_clones_agree_on_the_live_frontier_after_a_sync(gate, git_repo, tmp_path):
+    import loopx_git
+
+    bare = tmp_path / "remote.git"
+    git(tmp_path, "init", "-q", "--bare", str(bare))
+    git(git_repo, "remote", "add", "origin", str(bare))
+    gate.sync("origin")
+    other_dir = tmp_path / "other"
+    git(tmp_path, "clone", "-q", str(bare), str(other_dir))
+    other = loopx_git.open(other_dir)
+    other.connect()
+    other.sync("origin")
+    obligation, gap = _obligation(other, "bob")
+    assert _obligation(gate, "bob") == (obligation, gap)  # the same facts give the same obligation id
+    _admit(other, agent="bob")
+    other.explore_observe(GOAL, _joint(other, obligation, gap, agent="bob"), agent_id="bob", now=NOW)
+    gate.explore_node_add(GOAL, "C", kind="hypothesis", title="C", now=NOW)
+    other.sync("origin")
+    gate.sync("origin")
+    ours, theirs = live_gaps(gate.state().goals[GOAL]), live_gaps(other.state().goals[GOAL])
+    assert [(g.gap.gap_id, g.state, g.experiment) for g in ours] == [
+        (g.gap.gap_id, g.state, g.experiment) for g in theirs
+    ]
+    assert ours[0].state == "observed"
+    other.close()
