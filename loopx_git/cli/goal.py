@@ -23,6 +23,15 @@ def _show_goal(goal) -> None:
             ("updated", goal.updated_at),
         ]
     )
+    mode = getattr(goal, "explore_composition_mode", None)
+    if mode is not None or getattr(goal, "explore_harness_enabled", None) is not None:
+        render.kv(
+            [
+                ("explore harness", "enabled" if goal.explore_harness_enabled else "disabled"),
+                ("composition", mode or "unset"),
+                ("coverage scope", goal.explore_composition_scope_id or "unset"),
+            ]
+        )
 
 
 @goal_app.command("create")

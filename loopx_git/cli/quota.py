@@ -49,7 +49,22 @@ def should_run(
         # answered from the answers kept by tip: an agent loop asks this every turn
         answer = {**repo.should_run_data(c.goal(repo, goal_id), agent_id)}
     answer["turn_instance_id"] = turn_instance_id
+    if turn_instance_id is not None and answer.get("replan_action_packet"):
+        answer = _with_turn(answer, turn_instance_id)
     render.emit(c, answer, lambda data: _text(render.attributes(data)))
+
+
+def _with_turn(answer: dict, turn: str) -> dict:
+    """The kept answer with the asking turn where a command template names ``<turn-instance-id>``,
+    and in a capability guard (the answer is shared data: a copy is changed)."""
+    import json
+
+    text = json.dumps(answer).replace("<turn-instance-id>", json.dumps(turn)[1:-1])
+    copied = json.loads(text)
+    guard = (copied.get("replan_action_packet") or {}).get("capability_guard")
+    if guard is not None:
+        guard["turn_instance_id"] = turn
+    return copied
 
 
 @app.command("spend-slot")

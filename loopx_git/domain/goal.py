@@ -125,12 +125,13 @@ def configure_goal(
     current = gs.goal
     assert current is not None
     data = current.model_dump(mode="json")
-    for name, value in (
-        ("explore_harness_enabled", explore_harness_enabled),
-        ("explore_composition_mode", getattr(explore_composition_mode, "value", explore_composition_mode)),
-        ("explore_composition_scope_id", explore_composition_scope_id),
+    for name, value, unset in (
+        ("explore_harness_enabled", explore_harness_enabled, False),
+        ("explore_composition_mode", getattr(explore_composition_mode, "value", explore_composition_mode), "disabled"),
+        ("explore_composition_scope_id", explore_composition_scope_id, None),
     ):
-        if value is not None:
+        # turning off what was never on changes nothing: no commit for a setting equal to its absence
+        if value is not None and not (value == unset and data.get(name) is None):
             data[name] = value
     updated = build(Goal, data, what="goal")
     policy = explore_policy(updated)

@@ -23,7 +23,7 @@ def spend_slot(state: State, *, goal_id: str, agent_id: str, run_id: str, now: s
             f"field 'run_id': run '{run_id}' is {owner}, not {agent_id}'s; rule: an agent spends a slot after its own run",
             code="not-own-run",
         )
-    retired = next((o for o, r in gs.retirements.items() if r == run_id), None)
+    retired = gs.retiring_runs.get(run_id)
     if retired is not None:  # a duty retired without spend: the same closeout every time, nothing appended
         closeout = DutyCloseout(run_id=run_id, obligation_id=retired)
         return Write("quota spend-slot", f"after {run_id} (no spend)", goal_id, agent_id, result=closeout)

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 from loopx_git.domain.progress import progress_observation
 from loopx_git.domain.todo import delivery_tier, require_agent, require_todo
-from loopx_git.domain.write import EventMaker, Write, build, given, many
+from loopx_git.domain.write import EventMaker, Write, an_id, build, given, many
 from loopx_git.errors import RuleError, ValidationError
 from loopx_git.model.capability import CapabilityGuard, CapabilityRetirement, DutyCloseout
 from loopx_git.model.event import RefreshState
@@ -52,13 +52,8 @@ def refresh_state(
     up an external resource ended, and what it left usable. A failure that left a usable resource is
     recorded as partial_success (seed 003); a partial success names what is usable."""
     gs = require_goal(state, goal_id)
-    given(
-        agent_id=agent_id,
-        todo_id=todo_id,
-        run_id=run_id,
-        recommended_action=recommended_action,
-        turn_instance_id=turn_instance_id,
-    )
+    given(agent_id=agent_id, todo_id=todo_id, run_id=run_id, recommended_action=recommended_action)
+    an_id(turn_instance_id=turn_instance_id)
     progress = progress_observation(
         result_class=progress_result_class,
         work_item_id=progress_work_item_id,
@@ -91,7 +86,7 @@ def refresh_state(
     if duty is None:
         _write_gate(gs, agent_id, todo_id, replan_obligation_id, progress)
     elif duty.obligation_id in gs.retirements:  # the old turn again: the same no-debit closeout, nothing written
-        closeout = DutyCloseout(run_id=gs.retirements[duty.obligation_id], obligation_id=duty.obligation_id)
+        closeout = _reentry(gs, duty.obligation_id, turn_instance_id, progress)
         return Write("refresh-state", f"{duty.obligation_id} (retired before)", goal_id, agent_id, result=closeout)
     elif delivery_outcome == DeliveryOutcome.outcome_gap.value:
         retirement = _retirement(gs, duty, todo_id, progress, turn_instance_id)
@@ -271,22 +266,28 @@ def _capability_duty(gs: GoalState, agent_id: str | None, obligation: str | None
     frontier = gs.frontiers.get(agent_id)
     if frontier is not None and frontier.open is not None and frontier.open.obligation_id == obligation:
         return None
-    for todo in duty_todos(gs, obligation):
-        if todo.capability_guard is not None and todo.capability_guard.agent_id == agent_id:
-            return todo.capability_guard
-    if obligation in gs.retirements:
-        return _retired_guard(gs, obligation, agent_id)
-    return None
+    guard = gs.duties.get(obligation)
+    return guard if guard is not None and guard.agent_id == agent_id else None
 
 
-def _retired_guard(gs: GoalState, obligation: str, agent_id: str) -> CapabilityGuard | None:
-    """A retired duty whose todos are gone from the live set: its guard, from any todo that held it."""
-    for todo_id in gs.todos:
-        todo = gs.todos[todo_id]
-        guard = todo.capability_guard
-        if guard is not None and guard.obligation_id == obligation and guard.agent_id == agent_id:
-            return guard
-    return None
+def _reentry(gs: GoalState, obligation: str, turn: str | None, progress: ProgressObservation | None) -> DutyCloseout:
+    """The retiring turn's write-back again: its closeout, nothing written. Anything else under a
+    retired obligation is refused, never swallowed."""
+    retired = gs.retirements[obligation]
+    same = (
+        turn == retired.turn_instance_id
+        and progress is not None
+        and progress.fingerprint == retired.progress_fingerprint
+    )
+    if not same:
+        raise RuleError(
+            f"field 'replan_obligation_id': capability duty {obligation} was retired by run {retired.run_id} (turn "
+            f"{retired.turn_instance_id}); rule: a retired duty takes no new write-back (only its retiring turn's "
+            "again, which writes nothing); the gap's next obligation has a new id",
+            code="duty-retired",
+            hint=f"`loopx quota should-run -g {gs.goal_id} -a {retired.agent_id}` names the current one",
+        )
+    return DutyCloseout(run_id=retired.run_id, obligation_id=obligation)
 
 
 def _retirement(
@@ -320,7 +321,7 @@ def _retirement(
             "--progress-blocker-id, --progress-evidence-id, --progress-work-item-id of its todo)",
             code="invalid-field",
         )
-    named = {t.todo_id for t in todos} | {t for t in [progress.work_item_id] if t and _held(gs, t, obligation)}
+    named = {t.todo_id for t in duty_todos(gs, obligation, done=True)}
     if progress.work_item_id not in named:
         raise RuleError(
             f"field 'progress.work_item_id': {progress.work_item_id!r} is not a todo admitted for {obligation}; "
@@ -354,11 +355,6 @@ def _retirement(
     )
 
 
-def _held(gs: GoalState, todo_id: str, obligation: str) -> bool:
-    todo = gs.todos.get(todo_id)
-    return todo is not None and todo.capability_guard is not None and todo.capability_guard.obligation_id == obligation
-
-
 def _bound_result(
     gs: GoalState, duty: CapabilityGuard, todo_id: str | None, progress: ProgressObservation | None
 ) -> None:
@@ -375,7 +371,7 @@ def _bound_result(
             hint="retirement_contract: " + retirement_contract(gs, duty),
         )
     found = None
-    for todo in duty_todos(gs, obligation):
+    for todo in duty_todos(gs, obligation, done=True):
         for node_id in todo.explore_result_node_refs:
             node = gs.explore.get(node_id)
             fingerprint = node.current_observation if node is not None else None

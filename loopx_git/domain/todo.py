@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from loopx_git.domain.write import EventMaker, Write, build, changes, check_actor, given, many
+from loopx_git.domain.write import EventMaker, Write, an_id, build, changes, check_actor, given, many
 from loopx_git.errors import NotFoundError, RuleError, ValidationError
 from loopx_git.model.capability import JOINT_PROBE, CapabilityGuard
 from loopx_git.model.event import (
@@ -22,7 +22,14 @@ from loopx_git.model.event import (
 from loopx_git.model.goal import explore_policy
 from loopx_git.model.ids import short_id
 from loopx_git.model.record import JsonScalar
-from loopx_git.model.research_gate import LiveGap, guard_for, live_gaps, pending_obligations
+from loopx_git.model.research_gate import (
+    LiveGap,
+    guard_for,
+    invalidation,
+    live_gaps,
+    pending_obligations,
+    retirement_contract,
+)
 from loopx_git.model.run import DELIVERY_RULE, FLAGS_FIELD, DeliveryOutcome
 from loopx_git.model.state import GoalState, State, listed, require_goal
 from loopx_git.model.state import require_agent as _require_agent
@@ -183,8 +190,8 @@ def add_todo(
         resume_when=resume_when,
         unblocks_todo_id=unblocks_todo_id,
         replan_obligation_id=replan_obligation_id,
-        turn_instance_id=turn_instance_id,
     )
+    an_id(turn_instance_id=turn_instance_id)
     many(explore_result_node_refs=explore_result_node_refs)
     resume_when = _canonical_resume(resume_when)
     check_actor(gs, actor)
@@ -461,6 +468,8 @@ def supersede_todo(
         raise ValidationError("field 'reason': required; rule: a supersede says why", code="reason-required")
     _still_open(old, "superseded")
     _not_gate_held(gs, old, "superseded")
+    if old.capability_guard is not None:  # another terminal verb does not avoid the closeout check
+        _closeout_result(gs, old)
     if new.superseded_by:
         raise RuleError(
             f"field 'by': todo '{by}' is itself superseded by '{new.superseded_by}'; rule: supersede with a live todo",
@@ -650,6 +659,15 @@ def _closeout_result(gs: GoalState, todo: TodoItem) -> None:
     not the goal, not the gap beyond what that observation says."""
     guard = todo.capability_guard
     assert guard is not None
+    stale = invalidation(gs, guard)
+    if stale:
+        raise RuleError(
+            f"field 'todo_id': {todo.todo_id}'s capability duty {guard.obligation_id} no longer holds "
+            f"({'; '.join(stale)}); rule: a joint probe closes on the same current eligibility its result was "
+            "attributed under; an invalidated duty is retired instead",
+            code="stale-capability-duty",
+            hint="retirement_contract: " + retirement_contract(gs, guard),
+        )
     for node_id in todo.explore_result_node_refs:
         node = gs.explore.get(node_id)
         facts = gs.research.get(node.current_observation) if node is not None and node.current_observation else None
@@ -721,4 +739,10 @@ def _check_successor(
             f"inputs in --explore-result-node-ref (experiments: {named})",
             code="not-a-joint-probe",
         )
-    return guard_for(capability.gap, actor, explore_policy(gs.goal), turn)
+    if todo.claimed_by not in (None, actor):
+        raise RuleError(
+            f"field 'claimed_by': {todo.claimed_by}; rule: the successor of {actor}'s capability obligation is "
+            f"{actor}'s to run (claimed by {actor}, or left unclaimed)",
+            code="not-a-joint-probe",
+        )
+    return guard_for(gs, capability.gap, actor, explore_policy(gs.goal), turn)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any, TypeVar
@@ -92,6 +93,15 @@ def given(**values: str | None) -> None:
             raise ValidationError(
                 f"field '{name}': is empty; rule: give a value, or leave the option out", code="invalid-field"
             )
+
+
+def an_id(**values: str | None) -> None:
+    """Refuse a value that is not an opaque id, before it reaches a record built later."""
+    from loopx_git.model.ids import ID_PATTERN, ID_RULE
+
+    for name, value in values.items():
+        if value is not None and not re.fullmatch(ID_PATTERN, value):
+            raise ValidationError(f"field '{name}': {value!r} is not an id; rule: {ID_RULE}", code="invalid-field")
 
 
 def check_actor(gs: GoalState, actor: str | None, *, field: str = "agent_id") -> str | None:

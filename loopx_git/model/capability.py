@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass
-from typing import Final, Literal
+from typing import Final, Literal, NamedTuple
 
 from pydantic import Field
 
@@ -43,6 +43,17 @@ class ExplorePolicy:
         """``policy-`` and 16 hex over the three settings: a guard pins the policy it was admitted under."""
         body = json.dumps([self.harness_enabled, self.composition_mode, self.scope_id], separators=(",", ":"))
         return "policy-" + hashlib.sha256(body.encode()).hexdigest()[:16]
+
+
+class RetiredDuty(NamedTuple):
+    """What the fold keeps of a retirement: enough to answer the old turn again, and to give the
+    gap's next obligation a new id (``epoch``, model/research_gate.py)."""
+
+    run_id: str
+    gap_id: str
+    agent_id: str
+    turn_instance_id: str
+    progress_fingerprint: str
 
 
 class CapabilityGuard(Record):

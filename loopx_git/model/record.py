@@ -112,3 +112,12 @@ def stored(info: Any) -> bool:
     """Whether a serializer's ``info`` is of the stored form (``STORED`` given as its context)."""
     context = getattr(info, "context", None)
     return isinstance(context, dict) and bool(context.get("loopx_stored"))
+
+
+def without_none(data: dict[str, Any], *names: str) -> dict[str, Any]:
+    """``data`` with the named keys left out where they are None: a field added to an output later
+    leaves the output as it was until it has something to say."""
+    for name in names:
+        if data.get(name, "") is None:
+            data.pop(name)
+    return data

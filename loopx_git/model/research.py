@@ -301,7 +301,8 @@ class ObservationFacts(NamedTuple):
     resolution: str | None = None
     """Its composition resolution's disposition: dismissed or deferred."""
     scope_id: str | None = None
-    """The progress coverage scope: a live observed result names the goal's configured one."""
+    """The progress coverage scope: a live observed result names the goal's configured one. This and
+    the next two are kept for an observation under execution lineage only (None otherwise)."""
     blocker_id: str | None = None
     progress_fingerprint: str | None = None
     """The generic progress fingerprint: a write-back bound to this result repeats that progress."""
@@ -320,10 +321,12 @@ class ObservationFacts(NamedTuple):
             lineage=Lineage(lineage.gap_id, lineage.replan_obligation_id, lineage.successor_todo_id, lineage.agent_id)
             if lineage is not None
             else None,
+            # what only the live gate reads is kept only where it can read it (50k observations are a
+            # fold cache's bulk): under execution lineage
             resolution=resolution.disposition if resolution is not None else None,
-            scope_id=p.coverage_scope_id,
-            blocker_id=p.blocker_id,
-            progress_fingerprint=p.fingerprint,
+            scope_id=p.coverage_scope_id if lineage is not None else None,
+            blocker_id=p.blocker_id if lineage is not None else None,
+            progress_fingerprint=p.fingerprint if lineage is not None else None,
         )
 
 

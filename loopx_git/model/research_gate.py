@@ -58,10 +58,10 @@ def live_gaps(gs: GoalState, policy: ExplorePolicy | None = None) -> list[LiveGa
     """Every gap of the goal with its live state, by gap id (the policy: the goal's own by default)."""
     policy = policy if policy is not None else explore_policy(gs.goal)
     admitted: dict[str, list[TodoItem]] = {}
-    for todo in gs.live_todos():
-        guard = todo.capability_guard
-        if guard is not None and todo.action_kind == JOINT_PROBE:
-            admitted.setdefault(guard.gap_id, []).append(todo)
+    for obligation, guard in gs.duties.items():
+        for todo in duty_todos(gs, obligation):
+            if todo.action_kind == JOINT_PROBE:
+                admitted.setdefault(guard.gap_id, []).append(todo)
     return [_live(gs, gap, policy, admitted.get(gap.gap_id, [])) for gap in gaps(gs)]
 
 
@@ -87,16 +87,27 @@ def _live(gs: GoalState, gap: Gap, policy: ExplorePolicy, todos: list[TodoItem])
                 deferred = LiveGap(gap, "deferred", f"{experiment} waits for blocker {facts.blocker_id}", experiment)
     if deferred is not None:
         return deferred
-    runnable = sorted(
-        t.todo_id
-        for t in todos
-        if gs.is_runnable(t)
-        and len(t.explore_result_node_refs) == 1
-        and t.explore_result_node_refs[0] in gap.experiments
-    )
+    runnable = sorted(t.todo_id for t in todos if _schedules(gs, t, gap, policy))
     if runnable:
         return LiveGap(gap, "scheduled", f"scheduled: {', '.join(runnable)}", successors=runnable)
     return LiveGap(gap, "pending", "both inputs are current and no live result, dismissal or deferral covers it")
+
+
+def _schedules(gs: GoalState, todo: TodoItem, gap: Gap, policy: ExplorePolicy) -> bool:
+    """Whether ``todo`` is an exact successor that can still produce the gap's result: runnable, its
+    agent's to take, naming one of the gap's experiments, and admitted under the gap's current inputs
+    and the current policy (a stale one suppresses nothing: it can neither observe nor close)."""
+    guard = todo.capability_guard
+    assert guard is not None
+    current = {i.node_id: i.fingerprint for i in guard.input_observations} == dict(gap.input_observations)
+    return (
+        gs.is_runnable(todo)
+        and todo.claimed_by in (None, guard.agent_id)
+        and len(todo.explore_result_node_refs) == 1
+        and todo.explore_result_node_refs[0] in gap.experiments
+        and current
+        and guard.policy_revision == policy.revision
+    )
 
 
 def waiting(gs: GoalState, facts: ObservationFacts) -> str | None:
@@ -117,6 +128,8 @@ def waiting(gs: GoalState, facts: ObservationFacts) -> str | None:
         return f"blocker todo {blocker_id} is missing or superseded"
     if blocker.status == TodoStatus.done.value:
         return f"blocker todo {blocker_id} is done: the prerequisite is resolved"
+    if blocker.status != TodoStatus.open.value:
+        return f"blocker todo {blocker_id} is {blocker.status}, not active"
     if blocker.unblocks_todo_id != lineage.todo_id:
         return f"blocker todo {blocker_id} does not name {lineage.todo_id} in unblocks_todo_id"
     if blocker.claimed_by != lineage.agent_id:
@@ -124,11 +137,14 @@ def waiting(gs: GoalState, facts: ObservationFacts) -> str | None:
     return None
 
 
-def guard_for(gap: Gap, agent_id: str, policy: ExplorePolicy, turn_instance_id: str | None = None) -> CapabilityGuard:
+def guard_for(
+    gs: GoalState, gap: Gap, agent_id: str, policy: ExplorePolicy, turn_instance_id: str | None = None
+) -> CapabilityGuard:
     """The guard of the capability obligation ``agent_id`` owes for ``gap`` now. Its id is the common
     replan owner's (model/frontier.py), over the agent and a trigger naming the gap, its current
     input observations, the coverage scope and the policy revision: the same facts give the same id on
-    every clone, and any change to them gives another."""
+    every clone, and any change to them gives another. ``epoch`` counts the agent's retired duties for
+    the gap: a retired obligation id never comes back, even when its facts do."""
     assert policy.scope_id is not None  # an active policy names its scope
     current = [(n, f) for n, f in gap.input_observations if f is not None]
     assert len(current) == 2  # a pending gap's inputs are current observations
@@ -137,6 +153,7 @@ def guard_for(gap: Gap, agent_id: str, policy: ExplorePolicy, turn_instance_id: 
         *(f"{node}={fingerprint}" for node, fingerprint in current),
         f"scope={policy.scope_id}",
         f"policy={policy.revision}",
+        f"epoch={epoch(gs, gap.gap_id, agent_id)}",
     )
     return CapabilityGuard(
         obligation_id=obligation_id(agent_id, None, (Trigger(CAPABILITY_TRIGGER, facts),)),
@@ -158,7 +175,7 @@ def owed(gs: GoalState, agent_id: str, live: list[LiveGap] | None = None) -> Cap
         return None
     found = live if live is not None else live_gaps(gs, policy)
     first = next((g for g in found if g.state == "pending"), None)
-    return guard_for(first.gap, agent_id, policy) if first is not None else None
+    return guard_for(gs, first.gap, agent_id, policy) if first is not None else None
 
 
 def pending_obligations(gs: GoalState, agent_id: str, live: list[LiveGap]) -> dict[str, LiveGap]:
@@ -166,7 +183,7 @@ def pending_obligations(gs: GoalState, agent_id: str, live: list[LiveGap]) -> di
     policy = explore_policy(gs.goal)
     if not policy.active:
         return {}
-    return {guard_for(g.gap, agent_id, policy).obligation_id: g for g in live if g.state == "pending"}
+    return {guard_for(gs, g.gap, agent_id, policy).obligation_id: g for g in live if g.state == "pending"}
 
 
 def invalidation(gs: GoalState, guard: CapabilityGuard, live: list[LiveGap] | None = None) -> list[str]:
@@ -192,12 +209,15 @@ def invalidation(gs: GoalState, guard: CapabilityGuard, live: list[LiveGap] | No
     return found
 
 
-def duty_todos(gs: GoalState, obligation: str) -> list[TodoItem]:
-    """The live todos admitted for capability obligation ``obligation``, by id (a done one has
-    discharged its part)."""
-    return [
-        t for t in gs.live_todos() if t.capability_guard is not None and t.capability_guard.obligation_id == obligation
-    ]
+def epoch(gs: GoalState, gap_id: str, agent_id: str) -> int:
+    return sum(1 for r in gs.retirements.values() if (r.gap_id, r.agent_id) == (gap_id, agent_id))
+
+
+def duty_todos(gs: GoalState, obligation: str, *, done: bool = False) -> list[TodoItem]:
+    """The todos admitted for capability obligation ``obligation``, by id: the live ones (``done``:
+    the closed ones too)."""
+    ids = sorted(gs.duty_todo_ids.get(obligation, ()))
+    return [gs.todos[t] for t in ids if done or t in gs.live]
 
 
 def retirement_contract(gs: GoalState, guard: CapabilityGuard) -> str:

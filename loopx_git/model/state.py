@@ -21,6 +21,7 @@ from loopx_git.model import ledger as ledger_family
 from loopx_git.model import reward as reward_family
 from loopx_git.model import rollback as rollback_family
 from loopx_git.model import todo as todo_family
+from loopx_git.model.capability import CapabilityGuard, RetiredDuty
 from loopx_git.model.event import (
     ENTITY_KINDS,
     EventBase,
@@ -55,7 +56,7 @@ from loopx_git.model.table import IdSet, RecordTable
 from loopx_git.model.todo import ResumeCondition, SuggestedTodo, TodoItem, TodoStatus
 
 RECENT_EVENTS = 20
-FOLD_VERSION = "20"  # bump when the fold's meaning changes: cached folds of older versions are dropped
+FOLD_VERSION = "21"  # bump when the fold's meaning changes: cached folds of older versions are dropped
 
 
 class Conflict(Record):
@@ -128,8 +129,14 @@ class GoalState:
     """Run id -> (its agent, whether it is a compact write-back: a delivery outcome and evidence)."""
     spends: dict[str, tuple[str, str, str | None]] = field(default_factory=dict)
     """Run id -> (event id, when, agent) of the slot spent after it."""
-    retirements: dict[str, str] = field(default_factory=dict)
-    """Capability obligation id -> the run that retired it (capability_obligation_retirement_v0)."""
+    duties: dict[str, CapabilityGuard] = field(default_factory=dict)
+    """Capability obligation id -> the guard of the first todo admitted for it (model/capability.py)."""
+    duty_todo_ids: dict[str, list[str]] = field(default_factory=dict)
+    """Capability obligation id -> every todo admitted for it, in fold order (done ones too)."""
+    retirements: dict[str, RetiredDuty] = field(default_factory=dict)
+    """Capability obligation id -> the first run that retired it (capability_obligation_retirement_v0)."""
+    retiring_runs: dict[str, str] = field(default_factory=dict)
+    """Run id -> the obligation it retired: every such run, a second clone's too (none spends a slot)."""
     dropped: set[str] = field(default_factory=set)
     """Events the fold recorded as a conflict and did not apply (a gate decision or a handoff step that
     lost to another clone's): what they caused in their own commit is not applied either."""
@@ -175,7 +182,10 @@ class GoalState:
             research=dict(self.research),
             writebacks=dict(self.writebacks),
             spends=dict(self.spends),
+            duties=dict(self.duties),
+            duty_todo_ids={o: list(ids) for o, ids in self.duty_todo_ids.items()},
             retirements=dict(self.retirements),
+            retiring_runs=dict(self.retiring_runs),
             dropped=set(self.dropped),
             sources=dict(self.sources),
             imported=set(self.imported),
@@ -477,7 +487,17 @@ def apply_run(state: State, run: RunRecord) -> None:
     goal_state.writebacks[run.run_id] = (run.agent_id, bool(run.delivery_outcome and run.evidence))
     retirement = run.capability_retirement
     if retirement is not None:  # two clones retiring one duty: the first in time order stands
-        goal_state.retirements.setdefault(retirement.obligation_id, run.run_id)
+        goal_state.retiring_runs[run.run_id] = retirement.obligation_id
+        goal_state.retirements.setdefault(
+            retirement.obligation_id,
+            RetiredDuty(
+                run.run_id,
+                retirement.gap_id,
+                retirement.agent_id,
+                retirement.turn_instance_id,
+                retirement.progress_fingerprint,
+            ),
+        )
     if goal_state.latest_run is None or run_order_key(run) > run_order_key(goal_state.latest_run):
         goal_state.latest_run = run
     latest = goal_state.latest_outcome_run

@@ -255,6 +255,9 @@ def apply(state: GoalState, event: TodoEvent) -> None:
             return
         guard = getattr(event, "capability_guard", None)  # a todo_add's, kept whole on the event
         state.put_todo(TodoItem.model_validate({"todo_id": todo_id, **after, "capability_guard": guard}))
+        if guard is not None:
+            state.duties.setdefault(guard.obligation_id, guard)
+            state.duty_todo_ids.setdefault(guard.obligation_id, []).append(todo_id)
         if kind == "todo_promote" and todo_id in state.suggested:
             state.suggested[todo_id] = state.suggested[todo_id].model_copy(update={"promoted": True})
         return

@@ -13,13 +13,13 @@ import json
 from collections import Counter
 from typing import Any, Final, Literal
 
-from pydantic import ConfigDict, Field
+from pydantic import ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
 
 from loopx_git.model.capability import CapabilityGuard, PolicySettings
 from loopx_git.model.composition import Gap, gaps
 from loopx_git.model.goal import explore_policy
-from loopx_git.model.record import Record
-from loopx_git.model.research_gate import LIVE_ORDER, LiveGap, LiveState, invalidation, live_gaps, owed
+from loopx_git.model.record import Record, without_none
+from loopx_git.model.research_gate import LIVE_ORDER, LiveGap, LiveState, duty_todos, invalidation, live_gaps, owed
 from loopx_git.model.state import GoalState, State, require_agent, require_goal
 
 FRONTIER_SCHEMA: Final = "research_frontier_v0"
@@ -116,7 +116,12 @@ class ResearchFrontier(Record):
     inspect: str
     """Where the left-out gaps' sources are: the nodes and their observations."""
     research_execution_frontier: ResearchExecutionFrontier | None = None
-    """With the live gate on and an agent selected (``--agent-id``, or the goal's only agent)."""
+    """With the live gate on and an agent selected (``--agent-id``, or the goal's only agent); left
+    out otherwise, so an inactive policy leaves the projection exactly as it was."""
+
+    @model_serializer(mode="wrap")
+    def _without_inactive(self, handler: SerializerFunctionWrapHandler):
+        return without_none(handler(self), "research_execution_frontier")
 
 
 def _card(gap: Gap) -> GapCard:
@@ -221,16 +226,14 @@ def _live_card(g: LiveGap) -> LiveGapCard:
 
 def _duties(gs: GoalState, agent_id: str, live: list[LiveGap]) -> list[DutyCard]:
     """The agent's admitted capability duties held by live todos, by obligation id."""
-    held: dict[str, list[str]] = {}
-    guards = {}
-    for todo in gs.live_todos():
-        guard = todo.capability_guard
-        if guard is not None and guard.agent_id == agent_id:
-            held.setdefault(guard.obligation_id, []).append(todo.todo_id)
-            guards[guard.obligation_id] = guard
+    held = {
+        obligation: [t.todo_id for t in duty_todos(gs, obligation)]
+        for obligation, guard in gs.duties.items()
+        if guard.agent_id == agent_id
+    }
     cards = []
-    for obligation in sorted(held):
-        guard = guards[obligation]
+    for obligation in sorted(o for o, ids in held.items() if ids):
+        guard = gs.duties[obligation]
         stale = invalidation(gs, guard, live)
         state: Literal["open", "stale", "retired"] = (
             "retired" if obligation in gs.retirements else "stale" if stale else "open"

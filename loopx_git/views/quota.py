@@ -344,8 +344,9 @@ def _capability(gs: GoalState, agent_id: str) -> ReplanActionPacket | None:
     from loopx_git.model.goal import explore_policy
     from loopx_git.model.research_gate import live_gaps, owed
 
-    if not explore_policy(gs.goal).active:  # the graph is not read at all with the gate off
-        return None
+    goal = gs.goal
+    if goal is None or goal.status != "active" or not explore_policy(goal).active:
+        return None  # the graph is not read at all with the gate off, nor for a paused or closed goal
     live = live_gaps(gs)
     guard = owed(gs, agent_id, live)
     if guard is None:

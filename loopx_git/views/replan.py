@@ -71,6 +71,8 @@ CAPABILITY_EXITS: Final = (
     "new_concrete_blocker",
 )
 """The replan exits of a capability obligation (seed 002), in the seed's order."""
+TURN: Final = "<turn-instance-id>"
+"""Stands for the turn in a kept answer; ``quota should-run --turn-instance-id`` fills it in."""
 
 
 def capability_packet(gs: GoalState, guard: CapabilityGuard, experiments: list[str]) -> ReplanActionPacket:
@@ -92,7 +94,8 @@ def capability_packet(gs: GoalState, guard: CapabilityGuard, experiments: list[s
         writeback_contract=WritebackContract(
             command_template=(
                 f"{add}loopx todo add -g {g} -a {a} --replan-obligation-id {o} --action-kind joint_probe "
-                f"--explore-result-node-ref {experiment} --text <joint probe>; then loopx explore observe -g {g} "
+                f"--explore-result-node-ref {experiment} --turn-instance-id {TURN} --text <joint probe>; then loopx "
+                f"explore observe -g {g} "
                 f"-a {a} --observation-json <file> (execution_lineage: gap {guard.gap_id}, obligation {o}; "
                 f"progress.coverage_scope_id {guard.coverage_scope_id})"
             )

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import Final, Literal
 
-from pydantic import Field
+from pydantic import Field, SerializerFunctionWrapHandler, model_serializer
 
 from loopx_git.model.event import event_order_key
 from loopx_git.model.goal import Goal
-from loopx_git.model.record import Record
+from loopx_git.model.record import Record, without_none
 from loopx_git.model.reward import HumanReward
 from loopx_git.model.run import DeliveryFlags, RunRecord
 from loopx_git.model.state import Conflict, EventDigest, GoalState, State, digest, require_agent, require_goal
@@ -295,9 +295,13 @@ class GoalCard(Record):
     last_fire: LastFire | None = None
     bounded_research_frontier: BoundedResearchFrontier | None = None
     """With the goal's live research gate on (``configure-goal``) and an agent selected (``--agent-id``,
-    or the goal's only agent): its live gap counts and at most three cards."""
+    or the goal's only agent): its live gap counts and at most three cards. Left out otherwise."""
     event_count: int
     run_count: int
+
+    @model_serializer(mode="wrap")
+    def _without_inactive(self, handler: SerializerFunctionWrapHandler):
+        return without_none(handler(self), "bounded_research_frontier")
 
 
 def todo_order(todo: TodoItem) -> tuple:

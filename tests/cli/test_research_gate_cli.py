@@ -145,6 +145,9 @@ def test_a_pending_gap_is_raised_scheduled_observed_and_written_back(gap):
     assert guard["obligation_id"] == obligation and guard["coverage_scope_id"] == SCOPE
     assert packet["capability_experiments"] == ["AB"] and packet["triggers"][0]["kind"] == "research_composition_gap"
     assert f"--replan-obligation-id {obligation}" in packet["writeback_contract"]["command_template"]
+    # the asking turn is filled in where the kept answer says <turn-instance-id>
+    assert "--turn-instance-id research-turn" in packet["writeback_contract"]["command_template"]
+    assert guard["turn_instance_id"] == "research-turn"
     # the live frontier, bounded, in status and explore summary
     card = gap.json("status", "-g", G, "--agent-id", AGENT)
     live = card["bounded_research_frontier"]

@@ -363,3 +363,185 @@ def test_two_clones_agree_on_the_live_frontier_after_a_sync(gate, git_repo, tmp_
     ]
     assert ours[0].state == "observed"
     other.close()
+
+
+def test_a_guarded_todo_survives_the_fold_cache(gate):
+    import pickle
+
+    _admit(gate)
+    state = gate.state()
+    again = pickle.loads(pickle.dumps(state))
+    ours, theirs = state.goals[GOAL].todos["todo-joint"], again.goals[GOAL].todos["todo-joint"]
+    assert theirs == ours and theirs.capability_guard is not None
+    assert theirs.capability_guard == ours.capability_guard
+
+
+def _retire(repo, obligation, turn="t1", agent="alice", now=NOW):
+    return repo.refresh_state(
+        GOAL,
+        "blocked",
+        agent_id=agent,
+        delivery_outcome="outcome_gap",
+        replan_obligation_id=obligation,
+        turn_instance_id=turn,
+        progress_result_class="blocked",
+        progress_work_item_id="todo-joint",
+        progress_blocker_id="input-changed",
+        progress_evidence_ids=["ev-changed"],
+        evidence=["ev-changed"],
+        now=now,
+    )
+
+
+def _invalidate_and_pause(repo, agent="alice"):
+    repo.goal_configure(GOAL, execute=True, explore_composition_scope_id="other-scope", now=NOW)
+    repo.todo_update(GOAL, "todo-joint", "blocked", reason="scope changed", actor=agent, now=NOW)
+
+
+def test_a_turn_id_that_is_not_an_id_is_refused_before_anything_is_built(gate, git_repo):
+    obligation, _ = _obligation(gate)
+    refused(
+        gate,
+        git_repo,
+        "invalid-field",
+        lambda: gate.todo_add(
+            GOAL,
+            "x",
+            action_kind="joint_probe",
+            explore_result_node_refs=["AB"],
+            replan_obligation_id=obligation,
+            turn_instance_id="x y",
+            actor="alice",
+            now=NOW,
+        ),
+        "field 'turn_instance_id'",
+    )
+    _admit(gate)
+    _invalidate_and_pause(gate)
+    refused(gate, git_repo, "invalid-field", lambda: _retire(gate, obligation, turn="x y"), "field 'turn_instance_id'")
+
+
+def test_a_retired_obligation_never_comes_back_and_takes_no_new_write_back(gate, git_repo):
+    obligation, _ = _admit(gate)
+    _invalidate_and_pause(gate)
+    run = _retire(gate, obligation).record
+    assert run.capability_retirement is not None
+    # the same facts again (the scope restored): the gap's next obligation has another id
+    gate.goal_configure(GOAL, execute=True, explore_composition_scope_id=SCOPE, now=NOW)
+    again, _ = _obligation(gate)
+    assert again != obligation
+    # the retiring turn's write-back again: its closeout; anything else under the retired id: refused
+    assert _retire(gate, obligation).record.run_id == run.run_id
+    refused(gate, git_repo, "duty-retired", lambda: _retire(gate, obligation, turn="t2"), "was retired by run")
+
+
+def test_every_retiring_run_spends_nothing_also_a_second_clones(gate, git_repo, tmp_path):
+    import loopx_git
+
+    obligation, _ = _admit(gate)
+    bare = tmp_path / "remote.git"
+    git(tmp_path, "init", "-q", "--bare", str(bare))
+    git(git_repo, "remote", "add", "origin", str(bare))
+    gate.sync("origin")
+    other_dir = tmp_path / "other"
+    git(tmp_path, "clone", "-q", str(bare), str(other_dir))
+    other = loopx_git.open(other_dir)
+    other.connect()
+    other.sync("origin")
+    _invalidate_and_pause(gate)
+    _invalidate_and_pause(other)
+    ours = _retire(gate, obligation, turn="t1").record.run_id
+    theirs = _retire(other, obligation, turn="t2", now="2026-03-01T10:05:00Z").record.run_id
+    gate.sync("origin")
+    other.sync("origin")
+    gate.sync("origin")
+    tip = state_tip(git_repo)
+    for repo, run_id in ((gate, ours), (other, theirs), (gate, theirs)):
+        result = repo.spend_slot(GOAL, "alice", run_id, now=NOW)
+        assert not result.changed and result.record.closeout_kind == "capability_duty_retired_no_spend"
+    assert state_tip(git_repo) == tip
+    other.close()
+
+
+def test_a_joint_probe_does_not_close_on_a_stale_duty_nor_by_supersession(gate, git_repo):
+    obligation, gap = _admit(gate)
+    gate.todo_add(GOAL, "a replacement", todo_id="todo-other", now=NOW)
+    refused(
+        gate,
+        git_repo,
+        "closeout-needs-result",
+        lambda: gate.todo_supersede(GOAL, "todo-joint", "todo-other", "replaced", actor="alice", now=NOW),
+    )
+    gate.explore_observe(GOAL, _joint(gate, obligation, gap), agent_id="alice", now=NOW)
+    gate.explore_node_update(GOAL, "A", status="open", reason="recheck", now=NOW)
+    refused(
+        gate,
+        git_repo,
+        "stale-capability-duty",
+        lambda: gate.todo_complete(GOAL, "todo-joint", actor="alice", evidence=["ev-AB"], now=NOW),
+        "no longer holds",
+    )
+
+
+def test_the_write_back_of_a_result_also_follows_its_completion(gate):
+    obligation, gap = _admit(gate)
+    data = _joint(gate, obligation, gap)
+    gate.explore_observe(GOAL, data, agent_id="alice", now=NOW)
+    gate.todo_complete(GOAL, "todo-joint", actor="alice", evidence=["ev-AB"], now=NOW)
+    run = gate.refresh_state(
+        GOAL,
+        "done",
+        agent_id="alice",
+        replan_obligation_id=obligation,
+        progress_result_class="no_followup",
+        progress_work_item_id="todo-joint",
+        progress_coverage_scope_id=SCOPE,
+        progress_coverage_complete=True,
+        progress_evidence_ids=["ev-AB"],
+        now=NOW,
+    ).record
+    assert run.replan_obligation_id == obligation
+
+
+def test_a_successor_that_cannot_produce_the_result_schedules_nothing(gate, git_repo):
+    obligation, _ = _obligation(gate)
+    refused(
+        gate,
+        git_repo,
+        "not-a-joint-probe",
+        lambda: gate.todo_add(
+            GOAL,
+            "x",
+            action_kind="joint_probe",
+            explore_result_node_refs=["AB"],
+            replan_obligation_id=obligation,
+            claimed_by="bob",
+            actor="alice",
+            now=NOW,
+        ),
+        "field 'claimed_by'",
+    )
+    _admit(gate)
+    assert _live(gate).state == "scheduled"
+    # an input observed afresh: the admitted todo is stale, and the gap is pending again for everyone
+    gate.explore_node_update(GOAL, "A", status="open", reason="recheck", now=NOW)
+    gate.explore_observe(GOAL, _terminal("A", "ev-A2", candidates=[("B", "ev-B")]), now=NOW)
+    gate.explore_node_update(GOAL, "A", status="resolved", reason="again", now=NOW)
+    assert _live(gate).state == "pending"
+    assert gate.should_run(GOAL, "bob").decision == "replan_required"
+
+
+def test_no_gap_is_raised_for_a_paused_goal_and_an_inactive_policy_adds_nothing(gate, repo):
+    gate.goal_update(GOAL, status="paused", now=NOW)
+    assert gate.should_run(GOAL, "alice").decision == "idle"
+    gate.goal_configure(GOAL, execute=True, explore_composition_mode="disabled", now=NOW)
+    assert "bounded_research_frontier" not in gate.status_data(GOAL, "alice")
+    assert "research_execution_frontier" not in gate.explore_summary_data(GOAL, "alice")
+
+
+def test_turning_off_what_was_never_on_writes_nothing(repo, git_repo):
+    tip = state_tip(git_repo)
+    result = repo.goal_configure(
+        GOAL, execute=True, explore_harness_enabled=False, explore_composition_mode="disabled", now=NOW
+    )
+    assert not result.changed and not result.record.changed and state_tip(git_repo) == tip
