@@ -545,3 +545,92 @@ def test_turning_off_what_was_never_on_writes_nothing(repo, git_repo):
         GOAL, execute=True, explore_harness_enabled=False, explore_composition_mode="disabled", now=NOW
     )
     assert not result.changed and not result.record.changed and state_tip(git_repo) == tip
+
+
+def _shape(gate, change):
+    obligation, gap = _admit(gate)
+    data = _joint(gate, obligation, gap)
+    change(data)
+    return data
+
+
+def _resolution(disposition, **extra):
+    return {"schema_version": "research_composition_resolution_v0", "disposition": disposition, **extra}
+
+
+SHAPE_RULES = [
+    (
+        "a lineage whose successor is not the progress work item",
+        lambda d: d["execution_lineage"].update(successor_todo_id="todo-other"),
+        "is not the successor todo",
+    ),
+    (
+        "a resolution without execution lineage",
+        lambda d: (d.pop("execution_lineage"), d.update(composition_resolution=_resolution("deferred"))),
+        "missing beside composition_resolution",
+    ),
+    (
+        "a resolution without evidence of the same progress",
+        lambda d: d.update(
+            composition_resolution=_resolution("dismissed", basis="duplicate", evidence_ids=["ev-elsewhere"])
+        ),
+        "empty or not in the progress evidence",
+    ),
+    (
+        "a dismissal without a typed basis",
+        lambda d: d.update(composition_resolution=_resolution("dismissed", evidence_ids=["ev-AB"])),
+        "dismissed without its proof",
+    ),
+    (
+        "a deferral without blocked progress",
+        lambda d: d.update(composition_resolution=_resolution("deferred", evidence_ids=["ev-AB"])),
+        "deferred without a blocker",
+    ),
+]
+
+
+@pytest.mark.parametrize(("name", "change", "said"), SHAPE_RULES, ids=[r[0] for r in SHAPE_RULES])
+def test_each_lineage_and_resolution_shape_rule_is_refused(gate, git_repo, name, change, said):
+    data = _shape(gate, change)
+    refused(
+        gate, git_repo, "invalid-observation", lambda: gate.explore_observe(GOAL, data, agent_id="alice", now=NOW), said
+    )
+
+
+def test_archived_held_misplaced_and_empty_work_supplies_no_attribution(gate, git_repo):
+    obligation, gap = _admit(gate)
+    observe = lambda data: lambda: gate.explore_observe(GOAL, data, agent_id="alice", now=NOW)  # noqa: E731
+    # on a node that is no binary experiment
+    data = _joint(gate, obligation, gap)
+    data["explore_node_id"] = "A"
+    data.pop("input_observations")
+    refused(gate, git_repo, "not-a-binary-experiment", observe(data), "is a hypothesis")
+    # on an experiment over other inputs
+    gate.explore_node_add(GOAL, "C", kind="hypothesis", title="C", now=NOW)
+    gate.explore_node_add(GOAL, "AC", kind="experiment", title="AC", now=NOW)
+    for node in ("A", "C"):
+        gate.explore_edge_add(GOAL, "AC", node, edge_type="depends_on", now=NOW)
+    data = _joint(gate, obligation, gap)
+    data["explore_node_id"] = "AC"
+    refused(gate, git_repo, "lineage-mismatch", observe(data), "not on the gap's inputs")
+    # a result without evidence
+    data = _joint(gate, obligation, gap)
+    data["progress"] = {
+        "schema_version": "typed_progress_observation_v0",
+        "work_item_id": "todo-joint",
+        "result_class": "advanced",
+        "surface_id": "joint",
+    }
+    data.pop("closure_basis")
+    refused(gate, git_repo, "not-an-execution-result", observe(data), "without evidence")
+    # held by a gate: not runnable
+    gate.gate_open(GOAL, "gate-hold", question="Hold it?", owner_class="user", blocks=["todo-joint"], now=NOW)
+    refused(gate, git_repo, "no-execution-authority", observe(_joint(gate, obligation, gap)), "not runnable")
+    gate.gate_decide(GOAL, "gate-hold", decision="approve", reason="go", decided_by_class="user", now=NOW)
+    # the gap observed: a second result is no new attribution; the todo done: archived work
+    gate.explore_observe(GOAL, _joint(gate, obligation, gap), agent_id="alice", now=NOW)
+    second = _joint(gate, obligation, gap)
+    second["progress"]["evidence_ids"] = ["ev-AB", "ev-AB2"]
+    refused(gate, git_repo, "gap-not-pending", observe(second), "is observed")
+    gate.todo_complete(GOAL, "todo-joint", actor="alice", evidence=["ev-AB"], now=NOW)
+    refused(gate, git_repo, "no-execution-authority", observe(second), "todo-joint is done")
