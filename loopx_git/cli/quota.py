@@ -45,6 +45,14 @@ def should_run(
     Example: loopx quota should-run -g parser --agent-id alice --format json
     """
     c = context.get(ctx)
+    if turn_instance_id is not None:  # it goes into command templates and a guard: an id, or refused
+        from loopx_git.errors import ValidationError
+        from loopx_git.model.patterns import ID_RULE, is_id
+
+        if not is_id(turn_instance_id):
+            raise ValidationError(
+                f"field 'turn_instance_id': {turn_instance_id!r} is not an id; rule: {ID_RULE}", code="invalid-field"
+            )
     with c.session() as repo:
         # answered from the answers kept by tip: an agent loop asks this every turn
         answer = {**repo.should_run_data(c.goal(repo, goal_id), agent_id)}

@@ -544,6 +544,8 @@ def _no_authority(
         return f"{todo.todo_id} is {'superseded' if todo.superseded_by else 'done'} (archived work attributes nothing)"
     if guard is None or guard.obligation_id != obligation or todo.replan_obligation_id != obligation:
         return f"{todo.todo_id} was not admitted for obligation {obligation}"
+    if obligation in gs.retirements:
+        return f"its duty {obligation} was retired by run {gs.retirements[obligation].run_id}"
     if guard.agent_id != agent_id or todo.claimed_by not in (None, agent_id):
         return f"{todo.todo_id} is {guard.agent_id}'s" + (f", held by {todo.claimed_by}" if todo.claimed_by else "")
     if todo.task_class != "advancement_task" or todo.action_kind != JOINT_PROBE:

@@ -25,7 +25,7 @@ def spend_slot(state: State, *, goal_id: str, agent_id: str, run_id: str, now: s
         )
     retired = gs.retiring_runs.get(run_id)
     if retired is not None:  # a duty retired without spend: the same closeout every time, nothing appended
-        closeout = DutyCloseout(run_id=run_id, obligation_id=retired)
+        closeout = DutyCloseout(run_id=run_id, obligation_id=retired.obligation_id)
         return Write("quota spend-slot", f"after {run_id} (no spend)", goal_id, agent_id, result=closeout)
     if not compact:
         raise RuleError(

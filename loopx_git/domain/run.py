@@ -274,12 +274,16 @@ def _reentry(gs: GoalState, obligation: str, turn: str | None, progress: Progres
     """The retiring turn's write-back again: its closeout, nothing written. Anything else under a
     retired obligation is refused, never swallowed."""
     retired = gs.retirements[obligation]
-    same = (
-        turn == retired.turn_instance_id
-        and progress is not None
-        and progress.fingerprint == retired.progress_fingerprint
+    fingerprint = progress.fingerprint if progress is not None else None
+    same = next(
+        (
+            r
+            for r in gs.retiring_runs.values()
+            if (r.obligation_id, r.turn_instance_id, r.progress_fingerprint) == (obligation, turn, fingerprint)
+        ),
+        None,
     )
-    if not same:
+    if same is None:  # each clone's retiring turn may ask again, after a merge too
         raise RuleError(
             f"field 'replan_obligation_id': capability duty {obligation} was retired by run {retired.run_id} (turn "
             f"{retired.turn_instance_id}); rule: a retired duty takes no new write-back (only its retiring turn's "
@@ -287,7 +291,7 @@ def _reentry(gs: GoalState, obligation: str, turn: str | None, progress: Progres
             code="duty-retired",
             hint=f"`loopx quota should-run -g {gs.goal_id} -a {retired.agent_id}` names the current one",
         )
-    return DutyCloseout(run_id=retired.run_id, obligation_id=obligation)
+    return DutyCloseout(run_id=same.run_id, obligation_id=obligation)
 
 
 def _retirement(

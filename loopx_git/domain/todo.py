@@ -655,10 +655,13 @@ def _lane(gs: GoalState, agent_id: str) -> dict | None:
 def _closeout_result(gs: GoalState, todo: TodoItem) -> None:
     """A joint_probe admitted for a research gap closes with its exact result: its experiment's
     current observation, made under execution lineage for this todo and its obligation, is a
-    coverage-backed terminal result or a dismissal (seed 002). A done todo certifies nothing more:
-    not the goal, not the gap beyond what that observation says."""
+    coverage-backed terminal result or a dismissal (seed 002), while its guard holds (a stale duty is
+    retired first). Once its duty is retired, or with the gate off, it closes as any todo does. A
+    done todo certifies nothing more: not the goal, not the gap beyond what that observation says."""
     guard = todo.capability_guard
     assert guard is not None
+    if guard.obligation_id in gs.retirements or not explore_policy(gs.goal).active:
+        return  # the duty is closed, or the gate is off: the todo closes as any todo does
     stale = invalidation(gs, guard)
     if stale:
         raise RuleError(

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any, TypeVar
@@ -13,6 +12,7 @@ from loopx_git.errors import ValidationError
 from loopx_git.model.canonical import undecodable_field
 from loopx_git.model.event import EventBase, FieldChange
 from loopx_git.model.ids import new_id
+from loopx_git.model.patterns import ID_RULE, is_id
 from loopx_git.model.record import WRITE_CONTEXT, first_error
 from loopx_git.model.run import RunRecord
 from loopx_git.model.state import GoalState, require_agent
@@ -97,10 +97,8 @@ def given(**values: str | None) -> None:
 
 def an_id(**values: str | None) -> None:
     """Refuse a value that is not an opaque id, before it reaches a record built later."""
-    from loopx_git.model.ids import ID_PATTERN, ID_RULE
-
     for name, value in values.items():
-        if value is not None and not re.fullmatch(ID_PATTERN, value):
+        if value is not None and not is_id(value):
             raise ValidationError(f"field '{name}': {value!r} is not an id; rule: {ID_RULE}", code="invalid-field")
 
 

@@ -47,8 +47,9 @@ class ExplorePolicy:
 
 class RetiredDuty(NamedTuple):
     """What the fold keeps of a retirement: enough to answer the old turn again, and to give the
-    gap's next obligation a new id (``epoch``, model/research_gate.py)."""
+    gap's next obligation a new id (model/research_gate.py)."""
 
+    obligation_id: str
     run_id: str
     gap_id: str
     agent_id: str

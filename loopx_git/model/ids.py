@@ -10,10 +10,8 @@ from typing import Annotated
 
 from pydantic import StringConstraints
 
-# Opaque tokens, never paths: no '/', no leading '.', no spaces. Underscore is
-# accepted because upstream LoopX records use it (todo_public_boundary_repair).
-ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$"
-ID_RULE = "an id (1-128 characters of A-Z a-z 0-9 . _ : -, starting with a letter or digit)"
+from loopx_git.model.patterns import ID_PATTERN as ID_PATTERN  # re-exported: records read the rule here
+from loopx_git.model.patterns import ID_RULE as ID_RULE
 
 # Field ranges are in the pattern so the check runs inside pydantic-core (it runs for every
 # timestamp of every event on a cold fold); day-of-month is not checked against the month.

@@ -94,14 +94,16 @@ def _live(gs: GoalState, gap: Gap, policy: ExplorePolicy, todos: list[TodoItem])
 
 
 def _schedules(gs: GoalState, todo: TodoItem, gap: Gap, policy: ExplorePolicy) -> bool:
-    """Whether ``todo`` is an exact successor that can still produce the gap's result: runnable, its
-    agent's to take, naming one of the gap's experiments, and admitted under the gap's current inputs
-    and the current policy (a stale one suppresses nothing: it can neither observe nor close)."""
+    """Whether ``todo`` is an exact successor that can still produce the gap's result: its duty not
+    retired, runnable, its agent's to take, naming one of the gap's experiments, and admitted under
+    the gap's current inputs and the current policy (a stale or retired one suppresses nothing: it can
+    neither observe nor close)."""
     guard = todo.capability_guard
     assert guard is not None
     current = {i.node_id: i.fingerprint for i in guard.input_observations} == dict(gap.input_observations)
     return (
-        gs.is_runnable(todo)
+        guard.obligation_id not in gs.retirements
+        and gs.is_runnable(todo)
         and todo.claimed_by in (None, guard.agent_id)
         and len(todo.explore_result_node_refs) == 1
         and todo.explore_result_node_refs[0] in gap.experiments
@@ -143,8 +145,8 @@ def guard_for(
     """The guard of the capability obligation ``agent_id`` owes for ``gap`` now. Its id is the common
     replan owner's (model/frontier.py), over the agent and a trigger naming the gap, its current
     input observations, the coverage scope and the policy revision: the same facts give the same id on
-    every clone, and any change to them gives another. ``epoch`` counts the agent's retired duties for
-    the gap: a retired obligation id never comes back, even when its facts do."""
+    every clone, and any change to them gives another; a retired id never comes back, even when its
+    facts do (``_unretired``)."""
     assert policy.scope_id is not None  # an active policy names its scope
     current = [(n, f) for n, f in gap.input_observations if f is not None]
     assert len(current) == 2  # a pending gap's inputs are current observations
@@ -153,10 +155,9 @@ def guard_for(
         *(f"{node}={fingerprint}" for node, fingerprint in current),
         f"scope={policy.scope_id}",
         f"policy={policy.revision}",
-        f"epoch={epoch(gs, gap.gap_id, agent_id)}",
     )
     return CapabilityGuard(
-        obligation_id=obligation_id(agent_id, None, (Trigger(CAPABILITY_TRIGGER, facts),)),
+        obligation_id=_unretired(gs, agent_id, facts),
         agent_id=agent_id,
         gap_id=gap.gap_id,
         input_observations=[InputObservation(node_id=n, fingerprint=f) for n, f in current],
@@ -166,13 +167,19 @@ def guard_for(
     )
 
 
+def gate_on(gs: GoalState) -> bool:
+    """The live gate raises and admits obligations: its policy is active on an active goal."""
+    goal = gs.goal
+    return goal is not None and goal.status == "active" and explore_policy(goal).active
+
+
 def owed(gs: GoalState, agent_id: str, live: list[LiveGap] | None = None) -> CapabilityGuard | None:
     """The capability obligation ``agent_id`` owes now: the first pending gap (by id), with the policy
     active; None otherwise. Whether it is raised at all (after gates, runnable work and handoffs) is
     ``quota should-run``'s to say."""
-    policy = explore_policy(gs.goal)
-    if not policy.active:
+    if not gate_on(gs):
         return None
+    policy = explore_policy(gs.goal)
     found = live if live is not None else live_gaps(gs, policy)
     first = next((g for g in found if g.state == "pending"), None)
     return guard_for(gs, first.gap, agent_id, policy) if first is not None else None
@@ -180,9 +187,9 @@ def owed(gs: GoalState, agent_id: str, live: list[LiveGap] | None = None) -> Cap
 
 def pending_obligations(gs: GoalState, agent_id: str, live: list[LiveGap]) -> dict[str, LiveGap]:
     """Obligation id -> pending gap, for every pending gap ``agent_id`` could be admitted for now."""
-    policy = explore_policy(gs.goal)
-    if not policy.active:
+    if not gate_on(gs):
         return {}
+    policy = explore_policy(gs.goal)
     return {guard_for(gs, g.gap, agent_id, policy).obligation_id: g for g in live if g.state == "pending"}
 
 
@@ -209,8 +216,16 @@ def invalidation(gs: GoalState, guard: CapabilityGuard, live: list[LiveGap] | No
     return found
 
 
-def epoch(gs: GoalState, gap_id: str, agent_id: str) -> int:
-    return sum(1 for r in gs.retirements.values() if (r.gap_id, r.agent_id) == (gap_id, agent_id))
+def _unretired(gs: GoalState, agent_id: str, facts: tuple[str, ...]) -> str:
+    """The obligation id over ``facts``; when exactly these facts were retired before, the next epoch's
+    (a retired id never comes back, and a duty still current keeps its id)."""
+    epoch = 0
+    while True:
+        trigger = Trigger(CAPABILITY_TRIGGER, (*facts, f"epoch={epoch}") if epoch else facts)
+        found = obligation_id(agent_id, None, (trigger,))
+        if found not in gs.retirements:
+            return found
+        epoch += 1
 
 
 def duty_todos(gs: GoalState, obligation: str, *, done: bool = False) -> list[TodoItem]:

@@ -135,8 +135,9 @@ class GoalState:
     """Capability obligation id -> every todo admitted for it, in fold order (done ones too)."""
     retirements: dict[str, RetiredDuty] = field(default_factory=dict)
     """Capability obligation id -> the first run that retired it (capability_obligation_retirement_v0)."""
-    retiring_runs: dict[str, str] = field(default_factory=dict)
-    """Run id -> the obligation it retired: every such run, a second clone's too (none spends a slot)."""
+    retiring_runs: dict[str, RetiredDuty] = field(default_factory=dict)
+    """Run id -> the retirement it made: every such run, a second clone's too (none spends a slot, and
+    each one's turn may ask again)."""
     dropped: set[str] = field(default_factory=set)
     """Events the fold recorded as a conflict and did not apply (a gate decision or a handoff step that
     lost to another clone's): what they caused in their own commit is not applied either."""
@@ -487,17 +488,16 @@ def apply_run(state: State, run: RunRecord) -> None:
     goal_state.writebacks[run.run_id] = (run.agent_id, bool(run.delivery_outcome and run.evidence))
     retirement = run.capability_retirement
     if retirement is not None:  # two clones retiring one duty: the first in time order stands
-        goal_state.retiring_runs[run.run_id] = retirement.obligation_id
-        goal_state.retirements.setdefault(
+        retired = RetiredDuty(
             retirement.obligation_id,
-            RetiredDuty(
-                run.run_id,
-                retirement.gap_id,
-                retirement.agent_id,
-                retirement.turn_instance_id,
-                retirement.progress_fingerprint,
-            ),
+            run.run_id,
+            retirement.gap_id,
+            retirement.agent_id,
+            retirement.turn_instance_id,
+            retirement.progress_fingerprint,
         )
+        goal_state.retiring_runs[run.run_id] = retired
+        goal_state.retirements.setdefault(retirement.obligation_id, retired)
     if goal_state.latest_run is None or run_order_key(run) > run_order_key(goal_state.latest_run):
         goal_state.latest_run = run
     latest = goal_state.latest_outcome_run

@@ -341,11 +341,9 @@ def should_run(
 
 def _capability(gs: GoalState, agent_id: str) -> ReplanActionPacket | None:
     """The capability obligation of the first pending research gap, with the goal's live gate on."""
-    from loopx_git.model.goal import explore_policy
-    from loopx_git.model.research_gate import live_gaps, owed
+    from loopx_git.model.research_gate import gate_on, live_gaps, owed
 
-    goal = gs.goal
-    if goal is None or goal.status != "active" or not explore_policy(goal).active:
+    if not gate_on(gs):
         return None  # the graph is not read at all with the gate off, nor for a paused or closed goal
     live = live_gaps(gs)
     guard = owed(gs, agent_id, live)

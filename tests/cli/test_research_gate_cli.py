@@ -292,3 +292,10 @@ def test_a_current_duty_is_not_retired(gap):
         ],
         "capability-duty-current",
     )
+
+
+def test_a_turn_that_is_not_an_id_is_refused_by_should_run(gap):
+    enable(gap)
+    for turn in ("x y", "x; rm -rf ~", ""):
+        refused(gap, ["quota", "should-run", "-g", G, "-a", AGENT, "--turn-instance-id", turn], "invalid-field",
+                "field 'turn_instance_id'")  # fmt: skip

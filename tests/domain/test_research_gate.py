@@ -634,3 +634,91 @@ def test_archived_held_misplaced_and_empty_work_supplies_no_attribution(gate, gi
     refused(gate, git_repo, "gap-not-pending", observe(second), "is observed")
     gate.todo_complete(GOAL, "todo-joint", actor="alice", evidence=["ev-AB"], now=NOW)
     refused(gate, git_repo, "no-execution-authority", observe(second), "todo-joint is done")
+
+
+def test_a_retired_dutys_todo_keeps_no_authority_and_closes_as_any_todo(gate, git_repo):
+    obligation, gap = _admit(gate)
+    gate.goal_configure(GOAL, execute=True, explore_composition_mode="disabled", now=NOW)
+    gate.todo_update(GOAL, "todo-joint", "blocked", reason="gate off", actor="alice", now=NOW)
+    _retire(gate, obligation)
+    gate.goal_configure(GOAL, execute=True, explore_composition_mode="explicit_only", now=NOW)
+    gate.todo_update(GOAL, "todo-joint", "open", reason="back", actor="alice", now=NOW)
+    # the reopened todo schedules nothing: the gap is owed again, under a new id
+    assert _live(gate).state == "pending"
+    owed = gate.explore_summary(GOAL, "alice").research_execution_frontier.owed_obligation
+    assert owed is not None and owed.obligation_id != obligation
+    refused(
+        gate,
+        git_repo,
+        "no-execution-authority",
+        lambda: gate.explore_observe(GOAL, _joint(gate, obligation, gap), agent_id="alice", now=NOW),
+        "was retired by run",
+    )
+    gate.todo_complete(GOAL, "todo-joint", actor="alice", no_follow_up=True, reason="duty retired", now=NOW)
+
+
+def test_with_the_gate_off_a_joint_probe_closes_as_any_todo(gate):
+    _admit(gate)
+    gate.goal_configure(GOAL, execute=True, explore_composition_mode="disabled", now=NOW)
+    gate.todo_complete(GOAL, "todo-joint", actor="alice", evidence=["ev-AB"], now=NOW)
+
+
+def test_a_current_duty_keeps_its_id_when_an_older_one_of_the_gap_is_retired(gate):
+    first, _ = _admit(gate)
+    # an input observed afresh: the first duty is stale, and the gap owes a second obligation
+    gate.explore_node_update(GOAL, "A", status="open", reason="recheck", now=NOW)
+    gate.explore_observe(GOAL, _terminal("A", "ev-A2", candidates=[("B", "ev-B")]), now=NOW)
+    gate.explore_node_update(GOAL, "A", status="resolved", reason="again", now=NOW)
+    gate.todo_update(GOAL, "todo-joint", "blocked", reason="stale", actor="alice", now=NOW)
+    second, _ = _admit(gate, todo="todo-joint-2")
+    assert second != first
+    _retire(gate, first)
+    gate.todo_update(GOAL, "todo-joint-2", "blocked", reason="paused", actor="alice", now=NOW)
+    assert _obligation(gate)[0] == second  # still current: its id stands
+
+
+def test_each_clones_retiring_turn_may_ask_again_after_a_merge(gate, git_repo, tmp_path):
+    import loopx_git
+
+    obligation, _ = _admit(gate)
+    bare = tmp_path / "remote.git"
+    git(tmp_path, "init", "-q", "--bare", str(bare))
+    git(git_repo, "remote", "add", "origin", str(bare))
+    gate.sync("origin")
+    other_dir = tmp_path / "other"
+    git(tmp_path, "clone", "-q", str(bare), str(other_dir))
+    other = loopx_git.open(other_dir)
+    other.connect()
+    other.sync("origin")
+    _invalidate_and_pause(gate)
+    _invalidate_and_pause(other)
+    ours = _retire(gate, obligation, turn="turn-a").record.run_id
+    theirs = _retire(other, obligation, turn="turn-b", now="2026-03-01T10:05:00Z").record.run_id
+    gate.sync("origin")
+    other.sync("origin")
+    gate.sync("origin")
+    for repo in (gate, other):
+        assert _retire(repo, obligation, turn="turn-a").record.run_id == ours
+        assert _retire(repo, obligation, turn="turn-b").record.run_id == theirs
+    other.close()
+
+
+def test_a_paused_goal_owes_and_admits_nothing(gate, git_repo):
+    obligation, _ = _obligation(gate)
+    gate.goal_update(GOAL, status="paused", now=NOW)
+    frontier = gate.explore_summary(GOAL, "alice").research_execution_frontier
+    assert frontier is not None and frontier.owed_obligation is None
+    refused(
+        gate,
+        git_repo,
+        "unknown-obligation",
+        lambda: gate.todo_add(
+            GOAL,
+            "x",
+            action_kind="joint_probe",
+            explore_result_node_refs=["AB"],
+            replan_obligation_id=obligation,
+            actor="alice",
+            now=NOW,
+        ),
+    )
