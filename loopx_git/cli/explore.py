@@ -253,7 +253,7 @@ def _frontier(f) -> None:
         )
     if f.omitted_count:
         render.line(f"{f.omitted_count} more gaps not shown: {f.inspect}")
-    live = f.research_execution_frontier
+    live = getattr(f, "research_execution_frontier", None)  # left out with the gate off
     if live is not None:
         live_frontier(live)
 

@@ -86,7 +86,8 @@ def refresh_state(
     if duty is None:
         _write_gate(gs, agent_id, todo_id, replan_obligation_id, progress)
     elif duty.obligation_id in gs.retirements:  # the old turn again: the same no-debit closeout, nothing written
-        closeout = _reentry(gs, duty.obligation_id, turn_instance_id, progress)
+        same_shape = delivery_outcome == DeliveryOutcome.outcome_gap.value and todo_id is None
+        closeout = _reentry(gs, duty.obligation_id, turn_instance_id if same_shape else None, progress)
         return Write("refresh-state", f"{duty.obligation_id} (retired before)", goal_id, agent_id, result=closeout)
     elif delivery_outcome == DeliveryOutcome.outcome_gap.value:
         retirement = _retirement(gs, duty, todo_id, progress, turn_instance_id)

@@ -75,6 +75,8 @@ def _live(gs: GoalState, gap: Gap, policy: ExplorePolicy, todos: list[TodoItem])
         facts = gs.research.get(fingerprint) if fingerprint else None
         if facts is None or facts.lineage is None or facts.lineage.gap_id != gap.gap_id:
             continue
+        if facts.lineage.obligation_id in gs.retirements:
+            continue  # a retired duty supplies nothing live: not a result, not a dismissal, not a wait
         if dict(facts.inputs) != inputs:
             continue  # it saw inputs that are no longer current
         if facts.resolution == "dismissed" and gs.explore[experiment].status == "dead_end":

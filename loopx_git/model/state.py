@@ -56,7 +56,7 @@ from loopx_git.model.table import IdSet, RecordTable
 from loopx_git.model.todo import ResumeCondition, SuggestedTodo, TodoItem, TodoStatus
 
 RECENT_EVENTS = 20
-FOLD_VERSION = "21"  # bump when the fold's meaning changes: cached folds of older versions are dropped
+FOLD_VERSION = "22"  # bump when the fold's meaning changes: cached folds of older versions are dropped
 
 
 class Conflict(Record):

@@ -22,7 +22,7 @@ def test_a_second_status_is_answered_without_models_or_pydantic(repo, git_repo):
         f"rc = run_cli(['--repo', {str(git_repo)!r}, 'status', '-g', 'g1']); "
         "print(rc, sorted({m.split('.')[0] for m in sys.modules if m.split('.')[0] in ('pydantic', 'typer', 'rich')} "
         "| {m for m in sys.modules if m.startswith(('loopx_git.model.', 'loopx_git.domain'))} "
-        "- {'loopx_git.model.canonical'}), file=sys.stderr)"  # escapes for the terminal: no models in it
+        "- {'loopx_git.model.canonical', 'loopx_git.model.patterns'}), file=sys.stderr)"  # terminal escapes and the id rule: no models in them
     )
     runs = [subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120) for _ in "ab"]
     assert [r.returncode for r in runs] == [0, 0], runs[0].stderr + runs[1].stderr
@@ -104,7 +104,7 @@ def test_the_operator_projections_are_answered_from_the_tip_too(repo, git_repo):
             "import sys; from loopx_git.cli.main import run_cli; "
             f"rc = run_cli(['--repo', {str(git_repo)!r}, '--format', 'json', *{argv!r}]); "
             "print(rc, sorted({m for m in sys.modules if m.startswith(('loopx_git.model.', 'pydantic'))} "
-            "- {'loopx_git.model.canonical'}), file=sys.stderr)"
+            "- {'loopx_git.model.canonical', 'loopx_git.model.patterns'}), file=sys.stderr)"  # the id rule a turn is checked against: no models in it
         )
         runs = [
             subprocess.run([sys.executable, "-c", code.replace("{n}", n)], capture_output=True, text=True, timeout=120)

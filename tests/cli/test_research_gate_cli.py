@@ -299,3 +299,13 @@ def test_a_turn_that_is_not_an_id_is_refused_by_should_run(gap):
     for turn in ("x y", "x; rm -rf ~", ""):
         refused(gap, ["quota", "should-run", "-g", G, "-a", AGENT, "--turn-instance-id", turn], "invalid-field",
                 "field 'turn_instance_id'")  # fmt: skip
+
+
+def test_explore_summary_in_text_with_the_gate_off_and_on(gap):
+    off = gap("explore", "summary", "-g", G)
+    assert off.code == 0 and "gaps (1 pending)" in off.out and "live research gate" not in off.out
+    enable(gap)
+    on = gap("explore", "summary", "-g", G)  # the only agent is selected for presentation
+    assert on.code == 0 and f"live research gate for {AGENT} (scope {SCOPE}): 1 pending" in on.out
+    status = gap("status", "-g", G, "--agent-id", AGENT)
+    assert status.code == 0 and "owed when idle: replan-" in status.out

@@ -722,3 +722,55 @@ def test_a_paused_goal_owes_and_admits_nothing(gate, git_repo):
             now=NOW,
         ),
     )
+
+
+def test_a_retired_dutys_deferral_holds_nothing_back(gate):
+    obligation, gap = _admit(gate)
+    gate.explore_node_update(GOAL, "AB", status="blocked", reason="needs the prerequisite", now=NOW)
+    gate.todo_add(
+        GOAL,
+        "prerequisite",
+        todo_id="todo-prereq",
+        unblocks_todo_id="todo-joint",
+        claimed_by="alice",
+        actor="alice",
+        now=NOW,
+    )
+    gate.todo_update(
+        GOAL,
+        "todo-joint",
+        "deferred",
+        reason="prerequisite",
+        resume_when="todo_done:todo-prereq",
+        actor="alice",
+        now=NOW,
+    )
+    gate.explore_observe(GOAL, _deferral(gate, obligation, gap), agent_id="alice", now=NOW)
+    assert _live(gate).state == "deferred"
+    gate.goal_configure(GOAL, execute=True, explore_composition_scope_id="other-scope", now=NOW)
+    _retire(gate, obligation)
+    gate.goal_configure(GOAL, execute=True, explore_composition_scope_id=SCOPE, now=NOW)
+    assert _live(gate).state == "pending"
+    owed = gate.explore_summary(GOAL, "bob").research_execution_frontier.owed_obligation
+    assert owed is not None
+
+
+def test_the_retiring_write_back_again_must_be_the_same_write_back(gate, git_repo):
+    obligation, _ = _admit(gate)
+    _invalidate_and_pause(gate)
+    _retire(gate, obligation)
+    changed = lambda: gate.refresh_state(  # noqa: E731 - the same turn and progress, another outcome
+        GOAL,
+        "done",
+        agent_id="alice",
+        delivery_outcome="primary_goal_outcome",
+        replan_obligation_id=obligation,
+        turn_instance_id="t1",
+        progress_result_class="blocked",
+        progress_work_item_id="todo-joint",
+        progress_blocker_id="input-changed",
+        progress_evidence_ids=["ev-changed"],
+        evidence=["other"],
+        now=NOW,
+    )
+    refused(gate, git_repo, "duty-retired", changed, "was retired by run")
