@@ -291,6 +291,28 @@ def _deferral(repo, obligation, gap):
     return data
 
 
+def _wait_for_prerequisite(repo):
+    """todo-joint deferred until todo-prereq, alice's live blocker that names it: a deferral that holds."""
+    repo.todo_add(
+        GOAL,
+        "prerequisite",
+        todo_id="todo-prereq",
+        unblocks_todo_id="todo-joint",
+        claimed_by="alice",
+        actor="alice",
+        now=NOW,
+    )
+    repo.todo_update(
+        GOAL,
+        "todo-joint",
+        "deferred",
+        reason="prerequisite",
+        resume_when="todo_done:todo-prereq",
+        actor="alice",
+        now=NOW,
+    )
+
+
 def test_a_deferral_holds_while_its_blocker_is_pending_and_then_the_gap_is_scheduled_again(gate, git_repo):
     obligation, gap = _admit(gate)
     data = _deferral(gate, obligation, gap)
@@ -303,24 +325,7 @@ def test_a_deferral_holds_while_its_blocker_is_pending_and_then_the_gap_is_sched
         lambda: gate.explore_observe(GOAL, data, agent_id="alice", now=NOW),
         "not waiting",
     )
-    gate.todo_add(
-        GOAL,
-        "prerequisite",
-        todo_id="todo-prereq",
-        unblocks_todo_id="todo-joint",
-        claimed_by="alice",
-        actor="alice",
-        now=NOW,
-    )
-    gate.todo_update(
-        GOAL,
-        "todo-joint",
-        "deferred",
-        reason="prerequisite",
-        resume_when="todo_done:todo-prereq",
-        actor="alice",
-        now=NOW,
-    )
+    _wait_for_prerequisite(gate)
     gate.explore_observe(GOAL, data, agent_id="alice", now=NOW)
     assert _live(gate).state == "deferred"
     # the prerequisite resolved: the wait no longer holds; the successor is runnable again (scheduled, not observed)
@@ -727,24 +732,7 @@ def test_a_paused_goal_owes_and_admits_nothing(gate, git_repo):
 def test_a_retired_dutys_deferral_holds_nothing_back(gate):
     obligation, gap = _admit(gate)
     gate.explore_node_update(GOAL, "AB", status="blocked", reason="needs the prerequisite", now=NOW)
-    gate.todo_add(
-        GOAL,
-        "prerequisite",
-        todo_id="todo-prereq",
-        unblocks_todo_id="todo-joint",
-        claimed_by="alice",
-        actor="alice",
-        now=NOW,
-    )
-    gate.todo_update(
-        GOAL,
-        "todo-joint",
-        "deferred",
-        reason="prerequisite",
-        resume_when="todo_done:todo-prereq",
-        actor="alice",
-        now=NOW,
-    )
+    _wait_for_prerequisite(gate)
     gate.explore_observe(GOAL, _deferral(gate, obligation, gap), agent_id="alice", now=NOW)
     assert _live(gate).state == "deferred"
     gate.goal_configure(GOAL, execute=True, explore_composition_scope_id="other-scope", now=NOW)
