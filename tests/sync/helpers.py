@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import socket
 import subprocess
+import time
 from pathlib import Path
 
 import loopx_git
@@ -37,3 +39,22 @@ def tree_of(path: Path, ref: str = "refs/heads/loopx/state") -> str:
 def event_ids(path: Path, ref: str = "refs/heads/loopx/state") -> list[str]:
     names = git(path, "ls-tree", "-r", "--name-only", ref).split()
     return sorted(n.rsplit("/", 1)[1].removesuffix(".json") for n in names if "/events/" in n)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def listening(port: int, proc: subprocess.Popen, timeout: float = 20) -> bool:
+    """Whether the server ``proc`` started accepts connections on 127.0.0.1:``port`` in time (False
+    when it exits first or the time runs out)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline and proc.poll() is None:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
+            return True
+        except OSError:
+            time.sleep(0.05)
+    return False

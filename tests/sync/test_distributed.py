@@ -6,9 +6,7 @@ from __future__ import annotations
 
 import multiprocessing
 import random
-import socket
 import subprocess
-import time
 from pathlib import Path
 
 import pytest
@@ -16,7 +14,7 @@ import pytest
 import loopx_git
 from loopx_git.errors import RuleError
 from tests.conftest import git
-from tests.sync.helpers import GOAL, bare, clone, event_ids, tree_of
+from tests.sync.helpers import GOAL, bare, clone, event_ids, free_port, listening, tree_of
 
 
 def _seeded(tmp_path: Path, remote: str, names: tuple[str, ...]) -> list[Path]:
@@ -53,10 +51,9 @@ def _claimer(path: str, agent: str, start, results) -> None:
         repo.close()
 
 
-@pytest.mark.parametrize("round_", range(3))
-def test_two_machines_racing_for_one_todo_get_exactly_one_winner(tmp_path, round_):
-    remote = bare(tmp_path / "remote.git")
-    a, b = _seeded(tmp_path, str(remote), ("machine-a", "machine-b"))
+def race(a: Path, b: Path) -> tuple[list[str], dict[str, str]]:
+    """alice on ``a`` and bob on ``b`` claim t1 with --sync at once, as two processes: the winners
+    and what each was told."""
     ctx = multiprocessing.get_context("spawn")
     start, results = ctx.Barrier(2), ctx.Queue()
     procs = [
@@ -68,7 +65,14 @@ def test_two_machines_racing_for_one_todo_get_exactly_one_winner(tmp_path, round
     for p in procs:
         p.join(timeout=60)
         assert p.exitcode == 0
-    winners = [agent for agent, said in outcome.items() if said == "won"]
+    return [agent for agent, said in outcome.items() if said == "won"], outcome
+
+
+@pytest.mark.parametrize("round_", range(3))
+def test_two_machines_racing_for_one_todo_get_exactly_one_winner(tmp_path, round_):
+    remote = bare(tmp_path / "remote.git")
+    a, b = _seeded(tmp_path, str(remote), ("machine-a", "machine-b"))
+    winners, outcome = race(a, b)
     assert len(winners) == 1, outcome
     loser = ({"alice", "bob"} - set(winners)).pop()
     assert outcome[loser].startswith("claim-held: ") and f"already claimed by '{winners[0]}'" in outcome[loser]
@@ -83,19 +87,13 @@ def test_two_machines_racing_for_one_todo_get_exactly_one_winner(tmp_path, round
 # --- over git's network protocol ---------------------------------------------------------------------
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture
 def daemon(tmp_path):
     """``git daemon`` serving a bare repository on 127.0.0.1, pushes enabled; its URL."""
     root = tmp_path / "served"
     root.mkdir()
     bare(root / "project.git")
-    port = _free_port()
+    port = free_port()
     proc = subprocess.Popen(
         [
             "git",
@@ -111,14 +109,7 @@ def daemon(tmp_path):
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
-    deadline = time.monotonic() + 20
-    while time.monotonic() < deadline:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
-            break
-        except OSError:
-            time.sleep(0.05)
-    else:
+    if not listening(port, proc):
         proc.kill()
         pytest.fail("git daemon did not start")
     yield f"git://127.0.0.1:{port}/project.git"
@@ -126,8 +117,8 @@ def daemon(tmp_path):
     proc.wait(timeout=10)
 
 
-def test_two_clones_sync_through_a_git_daemon(tmp_path, daemon):
-    a, b = _seeded(tmp_path, daemon, ("net-a", "net-b"))
+def exchange(a: Path, b: Path) -> None:
+    """Two clones write, merge, fast-forward and claim with --sync through their remote, then agree."""
     with loopx_git.open(a) as ra, loopx_git.open(b) as rb:
         ra.todo_add(GOAL, "over the wire from a", todo_id="ta")
         rb.todo_add(GOAL, "over the wire from b", todo_id="tb")
@@ -140,6 +131,11 @@ def test_two_clones_sync_through_a_git_daemon(tmp_path, daemon):
         rb.sync()
         ra.sync()
     assert tree_of(a) == tree_of(b)
+
+
+def test_two_clones_sync_through_a_git_daemon(tmp_path, daemon):
+    a, b = _seeded(tmp_path, daemon, ("net-a", "net-b"))
+    exchange(a, b)
     assert (
         git(a, "ls-remote", daemon, "refs/heads/loopx/state").split()[0] == git(a, "rev-parse", "loopx/state").strip()
     )
