@@ -46,13 +46,9 @@ def should_run(
     """
     c = context.get(ctx)
     if turn_instance_id is not None:  # it goes into command templates and a guard: an id, or refused
-        from loopx_git.errors import ValidationError
-        from loopx_git.model.patterns import ID_RULE, is_id
+        from loopx_git.model.patterns import require_id
 
-        if not is_id(turn_instance_id):
-            raise ValidationError(
-                f"field 'turn_instance_id': {turn_instance_id!r} is not an id; rule: {ID_RULE}", code="invalid-field"
-            )
+        require_id(turn_instance_id=turn_instance_id)
     with c.session() as repo:
         # answered from the answers kept by tip: an agent loop asks this every turn
         answer = {**repo.should_run_data(c.goal(repo, goal_id), agent_id)}

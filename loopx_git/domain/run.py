@@ -6,12 +6,13 @@ from collections.abc import Sequence
 
 from loopx_git.domain.progress import progress_observation
 from loopx_git.domain.todo import delivery_tier, require_agent, require_todo
-from loopx_git.domain.write import EventMaker, Write, an_id, build, given, many
+from loopx_git.domain.write import EventMaker, Write, build, given, many
 from loopx_git.errors import RuleError, ValidationError
 from loopx_git.model.capability import CapabilityGuard, CapabilityRetirement, DutyCloseout
 from loopx_git.model.event import RefreshState
 from loopx_git.model.frontier import delta_outcomes, required_any_of, why_not
 from loopx_git.model.ids import new_id
+from loopx_git.model.patterns import require_id
 from loopx_git.model.progress import ProgressObservation
 from loopx_git.model.record import JsonScalar
 from loopx_git.model.research_gate import duty_todos, invalidation, retirement_contract
@@ -53,7 +54,7 @@ def refresh_state(
     recorded as partial_success (seed 003); a partial success names what is usable."""
     gs = require_goal(state, goal_id)
     given(agent_id=agent_id, todo_id=todo_id, run_id=run_id, recommended_action=recommended_action)
-    an_id(turn_instance_id=turn_instance_id)
+    require_id(turn_instance_id=turn_instance_id)
     progress = progress_observation(
         result_class=progress_result_class,
         work_item_id=progress_work_item_id,

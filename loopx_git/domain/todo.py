@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from loopx_git.domain.write import EventMaker, Write, an_id, build, changes, check_actor, given, many
+from loopx_git.domain.write import EventMaker, Write, build, changes, check_actor, given, many
 from loopx_git.errors import NotFoundError, RuleError, ValidationError
 from loopx_git.model.capability import JOINT_PROBE, CapabilityGuard
 from loopx_git.model.event import (
@@ -21,12 +21,12 @@ from loopx_git.model.event import (
 )
 from loopx_git.model.goal import explore_policy
 from loopx_git.model.ids import short_id
+from loopx_git.model.patterns import require_id
 from loopx_git.model.record import JsonScalar
 from loopx_git.model.research_gate import (
     LiveGap,
     guard_for,
     invalidation,
-    live_gaps,
     pending_obligations,
     retirement_contract,
 )
@@ -191,7 +191,7 @@ def add_todo(
         unblocks_todo_id=unblocks_todo_id,
         replan_obligation_id=replan_obligation_id,
     )
-    an_id(turn_instance_id=turn_instance_id)
+    require_id(turn_instance_id=turn_instance_id)
     many(explore_result_node_refs=explore_result_node_refs)
     resume_when = _canonical_resume(resume_when)
     check_actor(gs, actor)
@@ -701,7 +701,7 @@ def _check_successor(
     open_ = frontier.open if frontier is not None else None
     capability: LiveGap | None = None
     if open_ is None or open_.obligation_id != obligation:
-        pending = pending_obligations(gs, actor, live_gaps(gs)) if actor is not None else {}
+        pending = pending_obligations(gs, actor) if actor is not None else {}
         capability = pending.get(obligation)
         if capability is None:
             current = f"its open one is {open_.obligation_id}" if open_ is not None else "it has none open"

@@ -12,7 +12,6 @@ from loopx_git.errors import ValidationError
 from loopx_git.model.canonical import undecodable_field
 from loopx_git.model.event import EventBase, FieldChange
 from loopx_git.model.ids import new_id
-from loopx_git.model.patterns import ID_RULE, is_id
 from loopx_git.model.record import WRITE_CONTEXT, first_error
 from loopx_git.model.run import RunRecord
 from loopx_git.model.state import GoalState, require_agent
@@ -93,13 +92,6 @@ def given(**values: str | None) -> None:
             raise ValidationError(
                 f"field '{name}': is empty; rule: give a value, or leave the option out", code="invalid-field"
             )
-
-
-def an_id(**values: str | None) -> None:
-    """Refuse a value that is not an opaque id, before it reaches a record built later."""
-    for name, value in values.items():
-        if value is not None and not is_id(value):
-            raise ValidationError(f"field '{name}': {value!r} is not an id; rule: {ID_RULE}", code="invalid-field")
 
 
 def check_actor(gs: GoalState, actor: str | None, *, field: str = "agent_id") -> str | None:

@@ -296,7 +296,7 @@ class ObservationFacts(NamedTuple):
     """(target node, interaction kind) of each composition candidate."""
     inputs: tuple[tuple[str, str], ...]
     """(node, fingerprint) of each input observation (a joint experiment's)."""
-    lineage: Lineage | None = None
+    lineage: LineageFacts | None = None
     """The execution lineage it was recorded under (the live research gate reads it)."""
     resolution: str | None = None
     """Its composition resolution's disposition: dismissed or deferred."""
@@ -318,7 +318,9 @@ class ObservationFacts(NamedTuple):
             evidence_ids=tuple(p.evidence_ids),
             candidates=tuple((c.target_node_id, c.interaction_kind) for c in observation.composition_candidates),
             inputs=tuple((i.node_id, i.fingerprint) for i in observation.input_observations),
-            lineage=Lineage(lineage.gap_id, lineage.replan_obligation_id, lineage.successor_todo_id, lineage.agent_id)
+            lineage=LineageFacts(
+                lineage.gap_id, lineage.replan_obligation_id, lineage.successor_todo_id, lineage.agent_id
+            )
             if lineage is not None
             else None,
             # what only the live gate reads is kept only where it can read it (50k observations are a
@@ -330,7 +332,7 @@ class ObservationFacts(NamedTuple):
         )
 
 
-class Lineage(NamedTuple):
+class LineageFacts(NamedTuple):
     """What the fold keeps of an execution lineage."""
 
     gap_id: str

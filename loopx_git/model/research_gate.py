@@ -187,11 +187,13 @@ def owed(gs: GoalState, agent_id: str, live: list[LiveGap] | None = None) -> Cap
     return guard_for(gs, first.gap, agent_id, policy) if first is not None else None
 
 
-def pending_obligations(gs: GoalState, agent_id: str, live: list[LiveGap]) -> dict[str, LiveGap]:
-    """Obligation id -> pending gap, for every pending gap ``agent_id`` could be admitted for now."""
+def pending_obligations(gs: GoalState, agent_id: str) -> dict[str, LiveGap]:
+    """Obligation id -> pending gap, for every pending gap ``agent_id`` could be admitted for now (the
+    graph is not read with the gate off)."""
     if not gate_on(gs):
         return {}
     policy = explore_policy(gs.goal)
+    live = live_gaps(gs, policy)
     return {guard_for(gs, g.gap, agent_id, policy).obligation_id: g for g in live if g.state == "pending"}
 
 

@@ -343,7 +343,8 @@ def test_should_run_raises_the_gap_only_after_gates_runnable_work_and_handoffs(g
     assert gate.should_run(GOAL, "alice").decision == "wait_for_user"
 
 
-def test_two_clones_agree_on_the_live_frontier_after_a_sync(gate, git_repo, tmp_path):
+def _second_clone(gate, git_repo, tmp_path):
+    """Another clone of the project meeting this one through a bare remote, synced with it."""
     import loopx_git
 
     bare = tmp_path / "remote.git"
@@ -355,6 +356,23 @@ def test_two_clones_agree_on_the_live_frontier_after_a_sync(gate, git_repo, tmp_
     other = loopx_git.open(other_dir)
     other.connect()
     other.sync("origin")
+    return other
+
+
+def _both_retire(gate, other, obligation, turns):
+    """Both clones retire the same stale duty in their own turns, then meet: the two run ids."""
+    _invalidate_and_pause(gate)
+    _invalidate_and_pause(other)
+    ours = _retire(gate, obligation, turn=turns[0]).record.run_id
+    theirs = _retire(other, obligation, turn=turns[1], now="2026-03-01T10:05:00Z").record.run_id
+    gate.sync("origin")
+    other.sync("origin")
+    gate.sync("origin")
+    return ours, theirs
+
+
+def test_two_clones_agree_on_the_live_frontier_after_a_sync(gate, git_repo, tmp_path):
+    other = _second_clone(gate, git_repo, tmp_path)
     obligation, gap = _obligation(other, "bob")
     assert _obligation(gate, "bob") == (obligation, gap)  # the same facts give the same obligation id
     _admit(other, agent="bob")
@@ -441,25 +459,9 @@ def test_a_retired_obligation_never_comes_back_and_takes_no_new_write_back(gate,
 
 
 def test_every_retiring_run_spends_nothing_also_a_second_clones(gate, git_repo, tmp_path):
-    import loopx_git
-
     obligation, _ = _admit(gate)
-    bare = tmp_path / "remote.git"
-    git(tmp_path, "init", "-q", "--bare", str(bare))
-    git(git_repo, "remote", "add", "origin", str(bare))
-    gate.sync("origin")
-    other_dir = tmp_path / "other"
-    git(tmp_path, "clone", "-q", str(bare), str(other_dir))
-    other = loopx_git.open(other_dir)
-    other.connect()
-    other.sync("origin")
-    _invalidate_and_pause(gate)
-    _invalidate_and_pause(other)
-    ours = _retire(gate, obligation, turn="t1").record.run_id
-    theirs = _retire(other, obligation, turn="t2", now="2026-03-01T10:05:00Z").record.run_id
-    gate.sync("origin")
-    other.sync("origin")
-    gate.sync("origin")
+    other = _second_clone(gate, git_repo, tmp_path)
+    ours, theirs = _both_retire(gate, other, obligation, ("t1", "t2"))
     tip = state_tip(git_repo)
     for repo, run_id in ((gate, ours), (other, theirs), (gate, theirs)):
         result = repo.spend_slot(GOAL, "alice", run_id, now=NOW)
@@ -683,25 +685,9 @@ def test_a_current_duty_keeps_its_id_when_an_older_one_of_the_gap_is_retired(gat
 
 
 def test_each_clones_retiring_turn_may_ask_again_after_a_merge(gate, git_repo, tmp_path):
-    import loopx_git
-
     obligation, _ = _admit(gate)
-    bare = tmp_path / "remote.git"
-    git(tmp_path, "init", "-q", "--bare", str(bare))
-    git(git_repo, "remote", "add", "origin", str(bare))
-    gate.sync("origin")
-    other_dir = tmp_path / "other"
-    git(tmp_path, "clone", "-q", str(bare), str(other_dir))
-    other = loopx_git.open(other_dir)
-    other.connect()
-    other.sync("origin")
-    _invalidate_and_pause(gate)
-    _invalidate_and_pause(other)
-    ours = _retire(gate, obligation, turn="turn-a").record.run_id
-    theirs = _retire(other, obligation, turn="turn-b", now="2026-03-01T10:05:00Z").record.run_id
-    gate.sync("origin")
-    other.sync("origin")
-    gate.sync("origin")
+    other = _second_clone(gate, git_repo, tmp_path)
+    ours, theirs = _both_retire(gate, other, obligation, ("turn-a", "turn-b"))
     for repo in (gate, other):
         assert _retire(repo, obligation, turn="turn-a").record.run_id == ours
         assert _retire(repo, obligation, turn="turn-b").record.run_id == theirs
