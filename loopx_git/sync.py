@@ -26,12 +26,14 @@ from loopx_git.model.state import extend, fold
 from loopx_git.store import layout
 from loopx_git.store.documents import branch_layout, layout_upgrade, render_touched, touched
 from loopx_git.store.git import RefMoved
-from loopx_git.store.remote import MAX_MESSAGES, PushResult, Remote, push_outcome
+from loopx_git.store.remote import MAX_MESSAGES, NO_VERDICT, PushResult, Remote
 
 if TYPE_CHECKING:
     from loopx_git.api import StateRepo, WriteResult
 
 SYNC_ATTEMPTS = 5
+LOCK_ATTEMPTS = 3
+"""Pushes tried while the remote cannot lock its ref, before the lock is reported as left behind."""
 SYNC_SCHEMA = "loopx_sync_result_v0"
 
 
@@ -302,6 +304,23 @@ def refusal(repo: StateRepo, remote: str, branch: str, result: PushResult) -> Pu
             "`git rev-parse --git-path hooks/pre-push`; `loopx doctor` checks loopx's part of it), then run "
             f"`loopx sync` again; {_APPEND_ONLY}"
         )
+    elif result.locked:
+        message = (
+            f"remote {remote} could not lock its {branch} to update it ({_shown(repo, result.reason)}): a git "
+            "process there holds the lock, or one that crashed left its lock file"
+        )
+        hint = (
+            f"nothing was lost: the local state branch keeps its commits and {remote}'s branch is unchanged; once "
+            f"no git process runs there, whoever runs {remote} removes the lock file it names, and `loopx sync` "
+            f"pushes them; {_APPEND_ONLY}"
+        )
+    elif result.reason == NO_VERDICT:
+        message = f"the push of {branch} to {remote} failed ({_shown(repo, result.reason)})"
+        hint = (
+            "nothing was lost: the local state branch keeps its commits; a push cut off midway may have reached "
+            f"{remote} or not, and `loopx sync` finds out and pushes what it lacks once {remote} can be reached "
+            f"and lets you in; {_APPEND_ONLY}"
+        )
     else:
         message = f"remote {remote} refused the push of {branch} ({_shown(repo, result.reason)})"
         hint = (
@@ -339,7 +358,14 @@ def push(repo: StateRepo, remote: Remote) -> Pushed:
         )
     _save_fold(repo)
     result = remote.push(ours, seen)
-    if not result.ok and not result.lost_race:
+    for attempt in range(1, LOCK_ATTEMPTS):
+        if not result.locked:
+            break
+        # another push holds the lock for a moment, or a crashed one left it: the same push again
+        # tells them apart (it lands, loses to the other push, or finds the lock still there)
+        _backoff(attempt)
+        result = remote.push(ours, seen)
+    if result.locked or (not result.ok and not result.lost_race):
         raise refusal(repo, remote.name, repo.ref.removeprefix("refs/heads/"), result)
     return Pushed(result.ok, result.ok, _shown(repo, result.reason))
 
@@ -399,7 +425,7 @@ def propose(repo: StateRepo, remote: Remote, branch: str | None) -> dict:
     if tip is None:
         raise NotFoundError("there is no state branch to propose", code="no-state", hint="run `loopx connect`")
     ref = layout.state_ref(branch or f"loopx/proposals/{tip[:12]}", field="branch")
-    result = push_outcome(repo.git.git_command("push", "--porcelain", remote.name, f"{tip}:{ref}"))
+    result = remote.propose(tip, ref)
     if result.refused_by is not None:
         raise refusal(repo, remote.name, ref.removeprefix("refs/heads/"), result)
     if not result.ok:

@@ -8,6 +8,7 @@ clone last saw it. It is never a force push: loopx pushes only descendants of th
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -45,6 +46,11 @@ MESSAGE_BYTES = 64 * 1024
 before the last lines are picked, so a key over many lines is found whole, header and all."""
 
 _LOST_RACE = ("stale info", "fetch first", "non-fast-forward", "cannot lock ref", "atomic transaction failed")
+NO_VERDICT = "git could not push to the remote"
+"""The reason of a push that ended before the remote said anything of the ref: not reached, not let
+in, or cut off midway (which may have moved the ref or not)."""
+_LOCK_HELD = (".lock': File exists", "Unable to create")
+_TRANSPORT_FAILED = ("fatal: ", "error: RPC failed", "send-pack: ")
 _GIT_TRAILER = "error: failed to push some refs to "
 _STATUS_FLAGS = tuple(f"{flag}\t" for flag in " +-*=!")
 
@@ -61,6 +67,10 @@ class PushResult:
     """What the refusing side printed, as it printed it, its last ``MESSAGE_BYTES`` in whole lines (the
     caller redacts all of them before it picks the last lines to show)."""
 
+    locked: bool = False
+    """The remote could not lock its ref to move it: another push holds the lock for a moment, or a
+    git process that crashed there left its lock file behind (``messages`` hold what it said)."""
+
     @property
     def lost_race(self) -> bool:
         # a remote that moved: refused by the lease, by git's fast-forward rule, or (two pushes at
@@ -69,11 +79,12 @@ class PushResult:
         return not self.ok and self.refused_by is None
 
 
-def push_outcome(proc: subprocess.CompletedProcess[str]) -> PushResult:
+def push_outcome(proc: subprocess.CompletedProcess[str], *, hooked: bool = True) -> PushResult:
     """Read ``git push --porcelain``: which side refused and the lines it printed. A remote's
     refusal carries a ``!`` status line and ``remote:`` lines on stderr; a local pre-push hook
-    stops git before any ref is sent (exit 1, no status line; the hook's stdout and stderr pass
-    through); a remote that cannot be reached makes git die (exit 128)."""
+    (``hooked``: this clone has one) stops git before any ref is sent (exit 1, no status line; the
+    hook's stdout and stderr pass through); a remote that cannot be reached makes git die (exit 128),
+    and one lost midway leaves no status line either, with git's own words on what broke."""
     if proc.returncode == 0:
         return PushResult(True)
     out = proc.stdout.splitlines()
@@ -82,17 +93,23 @@ def push_outcome(proc: subprocess.CompletedProcess[str]) -> PushResult:
     status = [line for line in out[start:] if line[:2] in _STATUS_FLAGS]
     rejected = [line.split("\t")[-1].strip() for line in status if line.startswith("!")]
     reason = rejected[0] if rejected else ""
+    said = [line[len("remote:") :].strip() for line in proc.stderr.splitlines() if line.startswith("remote:")]
     if rejected and any(marker in reason for marker in _LOST_RACE):
-        return PushResult(False, reason)
+        # a ref that moved under the push fails to lock too ("is at X but expected Y"): only a lock
+        # file that is there is a lock, which a retry of the same push tells from a race
+        locked = any(marker in line for line in said for marker in _LOCK_HELD)
+        return PushResult(False, reason, messages=_kept(said) if locked else (), locked=locked)
     if status:
-        said = [line[len("remote:") :].strip() for line in proc.stderr.splitlines() if line.startswith("remote:")]
         return PushResult(False, reason, "remote", _kept(said))
     said = [line.rstrip() for line in proc.stdout.splitlines() if line not in ("Done",)]
     # a hook's last line without a newline has git's own trailer glued to its end
     said += [line.rpartition(_GIT_TRAILER)[0] if _GIT_TRAILER in line else line for line in proc.stderr.splitlines()]
-    if proc.returncode == 1:
+    # a connection lost after the hook passed also ends in exit 1 with no status line: git's own
+    # words on the transport tell it from a hook's refusal, and without a hook it is never one
+    cut = any(line.startswith(_TRANSPORT_FAILED) for line in proc.stderr.splitlines())
+    if proc.returncode == 1 and hooked and not cut:
         return PushResult(False, "stopped by the pre-push hook before anything was sent", "local-hook", _kept(said))
-    return PushResult(False, "git could not push to the remote", "remote", _kept(said))
+    return PushResult(False, NO_VERDICT, "remote", _kept(said))
 
 
 def _kept(lines: list[str]) -> tuple[str, ...]:
@@ -184,12 +201,26 @@ class Remote:
         """Push ``local`` to the remote state branch if the remote is at ``expected`` (absent when None)."""
         lease = f"--force-with-lease={self.state_ref}:{expected or ''}"
         proc = self.git.git_command("push", "--atomic", "--porcelain", lease, self.name, f"{local}:{self.state_ref}")
-        outcome = push_outcome(proc)
+        outcome = push_outcome(proc, hooked=proc.returncode != 0 and self.has_pre_push_hook())
         if outcome.ok:
             seen = self.git.ref_target(self.tracking_ref)
             if seen != local:  # git moves it itself where a fetch refspec maps the branch there
                 self.git.move_ref(self.tracking_ref, local, seen)
         return outcome
+
+    def propose(self, local: str, ref: str) -> PushResult:
+        """Push ``local`` to ``ref`` on the remote, a fast-forward only (no lease: a proposal branch
+        is this clone's own)."""
+        proc = self.git.git_command("push", "--porcelain", self.name, f"{local}:{ref}")
+        return push_outcome(proc, hooked=proc.returncode != 0 and self.has_pre_push_hook())
+
+    def has_pre_push_hook(self) -> bool:
+        """Whether git runs a pre-push hook in this clone (in ``core.hooksPath`` when set)."""
+        try:
+            hook = self.git.hooks_dir() / "pre-push"
+        except StoreError:
+            return True  # not known: a refusal without a status line is then read as the hook's
+        return hook.is_file() and os.access(hook, os.X_OK)
 
     def remote_tip(self) -> str | None:
         """The state branch's tip on the remote itself (``git ls-remote``), None when absent."""

@@ -1,20 +1,19 @@
 """loopx through a real SSH server (issue 16, item 1): ``sshd`` from Debian's openssh-server on
 127.0.0.1 (tests/sync/sshd.py), reached through ``GIT_SSH_COMMAND`` as a user's own ssh would be.
-Two clones sync and race for one todo over it; a refused key and a server hook that refuses a push
-are reported clearly (exit 1, no traceback), and nothing is lost: the write stays in the clone and
-lands once the server lets it."""
+Two clones sync, race for one todo, push, pull, claim --sync and propose over it; a refused key, a
+server hook that refuses a push, a ref the server cannot lock and a connection that dies mid-push
+are reported clearly (exit 1, no traceback, the server's words), and nothing is lost: the write
+stays in the clone and lands once the server lets it."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 import loopx_git
 from tests.conftest import git
-from tests.sync.helpers import GOAL, bare, tree_of
+from tests.sync.helpers import GOAL, bare, commands_round, dropped, lock_lost, loopx, tree_of
 from tests.sync.sshd import sshd
 from tests.sync.test_distributed import _seeded, exchange, race
 
@@ -32,13 +31,6 @@ def remote(tmp_path, server) -> tuple[Path, str]:
     return path, server.url(path)
 
 
-def loopx(repo: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    """The command as a user runs it: a whole process (the environment carries GIT_SSH_COMMAND)."""
-    return subprocess.run(
-        [sys.executable, "-m", "loopx_git", "--repo", str(repo), *args], capture_output=True, text=True, timeout=120
-    )
-
-
 def test_two_clones_sync_over_ssh(tmp_path, remote):
     path, url = remote
     a, b = _seeded(tmp_path, url, ("ssh-a", "ssh-b"))
@@ -54,6 +46,12 @@ def test_two_machines_racing_over_ssh_get_exactly_one_winner(tmp_path, remote):
     assert len(winners) == 1, outcome
     loser = ({"alice", "bob"} - set(winners)).pop()
     assert outcome[loser].startswith("claim-held: "), outcome
+
+
+def test_push_pull_claim_and_propose_from_the_cli(tmp_path, remote):
+    path, url = remote
+    a, b = _seeded(tmp_path, url, ("cli-a", "cli-b"))
+    commands_round(a, b, path)
 
 
 def test_a_refused_key_is_reported_and_the_write_waits_in_the_clone(tmp_path, remote, server, monkeypatch):
@@ -94,3 +92,17 @@ def test_a_server_hook_refusing_the_push_is_reported_and_loses_nothing(tmp_path,
     hook.unlink()
     assert loopx(a, "push").returncode == 0
     assert git(path, "rev-parse", "loopx/state").strip() == local
+
+
+def test_a_ref_the_server_cannot_lock_is_reported_and_lands_once_unlocked(tmp_path, remote):
+    path, url = remote
+    [a] = _seeded(tmp_path, url, ("lock-a",))
+    lock_lost(a, path)
+
+
+@pytest.mark.parametrize("after_update", [False, True], ids=["before-the-ref-moved", "after-the-ref-moved"])
+def test_a_connection_dying_mid_push_loses_nothing_and_the_next_sync_converges(tmp_path, remote, after_update):
+    path, url = remote
+    [a] = _seeded(tmp_path, url, ("drop-a",))
+    # the receive-pack the server runs for this push dies: sshd closes the connection under it
+    dropped(a, path, after_update=after_update, kill="kill -9 $PPID")
