@@ -192,3 +192,20 @@ def read_input(path, *, field: str, source: str) -> bytes:
             code="invalid-field",
         )
     return data
+
+
+MAX_REVISION = 1024
+"""The longest revision an option naming a commit takes: git's own bound on a ref name."""
+
+
+def check_revision(spec: str | None, *, field: str) -> None:
+    """Refuse (ValidationError naming ``field``) a revision no commit can have: git takes it as one
+    argument, and past 128 KiB the system refuses to start git at all."""
+    from loopx_git.errors import ValidationError
+
+    if spec is not None and len(spec) > MAX_REVISION:
+        raise ValidationError(
+            f"field '{field}': is {len(spec)} characters long; rule: a commit is named by a sha or a "
+            f"revision of at most {MAX_REVISION} characters",
+            code="invalid-field",
+        )

@@ -191,6 +191,8 @@ def _run_fast(argv: list[str]) -> int | None:
         parsed = fast.parse(argv, app, SHARED_OPTIONS, FORMATLESS)
     except fast.Unsure:
         return None
+    _refuse_nul(parsed.root)
+    _refuse_nul(parsed.kwargs)
     root = dict(parsed.root)
     if root.pop("version"):  # --version before a command: typer's reading of it stands
         return None
@@ -221,7 +223,7 @@ def _run_typer(argv: list[str]) -> int:
     except ImportError:  # pragma: no cover - depends on the installed typer
         from click import exceptions as click_errors  # type: ignore[import-not-found, no-redef]  # not installed
 
-    command = build_command()
+    command = build_command(_checked_call)
     try:
         rc = command.main(args=argv, prog_name="loopx", standalone_mode=False)
     except typer.Exit as exc:
@@ -232,9 +234,32 @@ def _run_typer(argv: list[str]) -> int:
     except click_errors.ClickException as exc:
         if isinstance(exc, click_errors.BadParameter):  # typer checks a Literal choice with pydantic,
             exc.message = exc.message.removeprefix("Value error, ")  # whose message keeps its own prefix
+        exc.message = _clipped(exc.message)  # it may quote the value whole
         exc.show()
         return EXIT_USAGE if isinstance(exc, click_errors.UsageError) else EXIT_REFUSED
     return rc if isinstance(rc, int) else EXIT_OK
+
+
+def _checked_call(func: Any, args: tuple, kwargs: dict) -> Any:
+    """How typer calls a command: after the same NUL check the fast path makes."""
+    _refuse_nul(kwargs)
+    return func(*args, **kwargs)
+
+
+def _refuse_nul(values: dict[str, Any]) -> None:
+    """No value holds NUL. An operating system cannot pass one in argv, so only a caller running
+    ``run_cli`` in-process can; left alone it reaches open() or a git subprocess as a ValueError (an
+    internal error) or cuts a value short. Refused by the parameter's name, whatever the command."""
+    from loopx_git.errors import ValidationError
+
+    for name, value in values.items():
+        items = value if isinstance(value, (list, tuple)) else [value]
+        if any(isinstance(item, str) and "\x00" in item for item in items):
+            raise ValidationError(
+                f"field '{name}': holds a NUL character (U+0000); rule: no value given to loopx holds NUL "
+                "(no command line can carry one)",
+                code="invalid-field",
+            )
 
 
 def _closed_streams_to_devnull() -> None:
@@ -286,7 +311,27 @@ def _say(message: str) -> None:
     so a message quoting them cannot itself fail."""
     from loopx_git.model.canonical import printable
 
-    sys.stderr.write(printable(message) + "\n")
+    sys.stderr.write(_clipped(printable(message)) + "\n")
+
+
+MAX_WORD, MAX_MESSAGE = 300, 4000
+
+
+def _clipped(message: str) -> str:
+    """A message quoting a 10 MB value is not 10 MB long: an overlong word (the quoted value) keeps
+    its start and end and says how much was cut, and a message still too long keeps its start (the
+    code and field) and its end (the rule)."""
+    import re
+
+    def cut(match: re.Match[str]) -> str:
+        word = match.group()
+        return f"{word[:120]}...[{len(word) - 140} characters cut]...{word[-20:]}"
+
+    message = re.sub(rf"\S{{{MAX_WORD + 1},}}", cut, message)
+    if len(message) > MAX_MESSAGE:
+        cut_out = len(message) - MAX_MESSAGE
+        message = f"{message[: MAX_MESSAGE // 2]}...[{cut_out} characters cut]...{message[-MAX_MESSAGE // 2 :]}"
+    return message
 
 
 def run() -> None:

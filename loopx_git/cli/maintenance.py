@@ -36,6 +36,7 @@ def register(root: Group) -> None:
           loopx verify
           loopx --state-branch refs/remotes/origin/proposal verify --policy-from origin/main
         """
+        context.check_revision(policy_from, field="policy_from")
         c = context.get(ctx)
         with c.session() as repo, render.Progress() as progress:
             report = repo.verify(progress, policy_from=policy_from)

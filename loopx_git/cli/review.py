@@ -191,6 +191,8 @@ def register(root: Group) -> None:
                 f"{masked(range_)!r} is not BASE..HEAD (for example loopx/state..origin/loopx/state)",
                 param_hint="'BASE..HEAD'",
             )
+        for side, spec in (("base", base), ("head", head), ("policy_from", policy_from)):
+            context.check_revision(spec, field=side)
         c = context.get(ctx)
         with c.session() as repo:
             result = review(repo.git, repo.ref, base, head, policy_from=policy_from)

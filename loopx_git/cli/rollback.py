@@ -65,6 +65,7 @@ def rollback(
         return
     if (event is None) == (commit is None):  # judged from the command line alone: a usage error
         raise BadParameter("give exactly one of --event and --commit", param_hint="'--event' / '--commit'")
+    context.check_revision(commit, field="commit")
     c = context.get(ctx)
     with c.session(redact=redact) as repo:
         goal_id = c.goal(repo, goal_id)

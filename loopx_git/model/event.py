@@ -6,8 +6,9 @@ the discriminated union of all of them and the only way events are read.
 
 from __future__ import annotations
 
+import math
 import re
-from typing import Annotated, Final, Literal, Union
+from typing import Annotated, Any, Final, Literal, Union
 
 from pydantic import AfterValidator, ConfigDict, Field, TypeAdapter, ValidationInfo, field_validator, model_validator
 from pydantic import JsonValue as AnyJson
@@ -103,6 +104,9 @@ class FieldChange(Record):
     after: JsonValue = None
 
 
+INT64_MAX: Final = 2**63 - 1
+
+
 class EventHead(Record):
     """What every event has and the fold reads of every event: identity, clock, join keys.
 
@@ -124,6 +128,14 @@ class EventHead(Record):
     lane: Lane | None = None
     summary: Line | None = None
 
+    @field_validator("lamport")
+    @classmethod
+    def _lamport_fits(cls, value: int) -> int:
+        # a clock past 64 bits is no clock loopx wrote: every later event would have to pass it
+        if value > INT64_MAX:
+            raise ValueError(f"a clock of {len(str(value))} digits; rule: lamport fits in 64 bits")
+        return value
+
     @property
     def has_join_key(self) -> bool:
         """Whether a view can join this event to an agent, todo, run, case, benchmark or lane; a
@@ -142,6 +154,18 @@ class _Event(EventHead):
     details: dict[Token, JsonScalar] = Field(default_factory=dict)
     changes: list[FieldChange] = Field(default_factory=list)
     boundary: Boundary = Field(default_factory=Boundary)
+
+    @field_validator("details")
+    @classmethod
+    def _details_are_json(cls, value: dict[str, Any]) -> dict[str, Any]:
+        # the commands write 64-bit integers and never a float that is not finite: NaN and Infinity are
+        # no JSON, and a record from elsewhere holding them would be written back as invalid JSON
+        for key, item in value.items():
+            if isinstance(item, float) and not math.isfinite(item):
+                raise ValueError(f"'{key}' is {item}; rule: details are JSON, with finite numbers")
+            if isinstance(item, int) and not isinstance(item, bool) and not -INT64_MAX - 1 <= item <= INT64_MAX:
+                raise ValueError(f"'{key}' is out of range; rule: integers in details fit in 64 bits")
+        return value
 
 
 def event_order_key(event: EventHead) -> tuple[int, str, str]:

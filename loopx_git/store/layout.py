@@ -40,6 +40,8 @@ RUN_PATH_RE = re.compile(
 )
 
 
+MAX_REF_CHARS = 255
+"""The longest state ref loopx takes (as long as a file name may be on most file systems)."""
 _REF_FORBIDDEN = re.compile(r"[\x00-\x20\x7f~^:?*\[\\]")
 
 
@@ -66,7 +68,12 @@ def state_ref(branch: str, *, field: str = "state_branch") -> str:
     from loopx_git.errors import ValidationError
 
     ref = branch if branch.startswith("refs/") else f"refs/heads/{branch}"
-    problem = "is empty" if not branch or branch in ("refs/", "refs/heads/") else ref_name_problem(ref)
+    if not branch or branch in ("refs/", "refs/heads/"):
+        problem: str | None = "is empty"
+    elif len(ref) > MAX_REF_CHARS:  # past 1024 bytes the git library fails on the name itself
+        problem = f"is {len(ref)} characters long (at most {MAX_REF_CHARS} with refs/heads/)"
+    else:
+        problem = ref_name_problem(ref)
     if problem is None and ref.rsplit("/", 1)[-1] == "HEAD":
         problem = "is HEAD, which git keeps for the checked-out commit"
     if problem is None and not branch.isascii():
@@ -76,7 +83,8 @@ def state_ref(branch: str, *, field: str = "state_branch") -> str:
             problem = "is not UTF-8 text"
     if problem is not None:
         raise ValidationError(
-            f"field '{field}': {branch!r} is not a valid git branch name: it {problem}",
+            f"field '{field}': {branch[:200]!r}{'...' if len(branch) > 200 else ''} is not a valid git branch "
+            f"name: it {problem}",
             code="invalid-field",
             hint="a branch name as `git check-ref-format --branch` accepts it, e.g. loopx/state",
         )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Collection
 
@@ -20,8 +21,19 @@ UPGRADE_HINT = "this branch was written by a newer loopx-git; upgrade with `pip 
 def holding(field: str, value: str) -> re.Pattern[bytes]:
     """Finds ``"field": "value"`` in a record's stored bytes: a cheap look before parsing, for a read
     that wants few records of many (what it finds is checked again once parsed: a value nested deeper
-    matches too). Ids are ASCII and stored unescaped, so a record holding the value is never missed."""
-    return re.compile(rb'"%s"\s*:\s*"%s"' % (re.escape(field.encode()), re.escape(value.encode())))
+    matches too). Ids are ASCII and stored unescaped, so a record holding the value is never missed.
+    A value that is not UTF-8 text (bytes of another encoding on the command line) names nothing on
+    the branch, whose text is UTF-8: it is refused, naming ``field``, not left to fail the encoding."""
+    try:
+        encoded = value.encode()
+    except UnicodeEncodeError:
+        from loopx_git.model.canonical import printable
+
+        raise ValidationError(
+            f"field '{field}': {printable(value)[:200]!r} is not UTF-8 text; rule: text on the state branch is UTF-8",
+            code="invalid-field",
+        ) from None
+    return re.compile(rb'"%s"\s*:\s*"%s"' % (re.escape(field.encode()), re.escape(encoded)))
 
 
 def encode(record: pydantic.BaseModel) -> bytes:
@@ -37,6 +49,30 @@ def parse_event(data: bytes, path: str) -> EventBase:
         raise _refusal(exc, path) from exc
     _check_path(event, path)
     return event
+
+
+def check_unambiguous(data: bytes, path: str) -> None:
+    """Refuse a record whose JSON gives one key twice in an object. The record parser keeps the last
+    value, other readers (a reviewer's tool, another loopx) may keep the first: one file, two
+    records. Run by ``verify`` on every record it reads (incoming, pushed, or a whole branch), after
+    the record parsed: the fold, which reads only verified branches, pays nothing for it."""
+
+    def pairs(items: list[tuple[str, object]]) -> dict[str, object]:
+        seen: set[str] = set()
+        for key, _ in items:
+            if key in seen:
+                raise ValidationError(
+                    f"{path}: invalid record: key {key[:100]!r} is given twice in one object; rule: a record's "
+                    "JSON gives each key once",
+                    code="invalid-record",
+                )
+            seen.add(key)
+        return dict(items)
+
+    try:
+        json.loads(data, object_pairs_hook=pairs)
+    except (ValueError, RecursionError):  # the record parser accepted it: nothing else to say of it
+        return
 
 
 def parse_for_fold(data: bytes, path: str, payload_kinds: Collection[str]) -> EventHead:

@@ -22,7 +22,7 @@ from loopx_git.safety.mask import masked
 from loopx_git.store import layout
 from loopx_git.store.documents import branch_layout, render_all, unannounced_event
 from loopx_git.store.git import Change, GitRepo
-from loopx_git.store.records import parse_event, parse_run
+from loopx_git.store.records import check_unambiguous, parse_event, parse_run
 
 VERIFY_SCHEMA = "loopx_verify_report_v0"
 Progress = Callable[[str, int, int], None]
@@ -107,7 +107,7 @@ def verify(
     _check_entities(state, problems)
     paths = [p for p, _ in records]
     _check_layout(git, tree, paths, added_in, problems)
-    checked = _check_documents(git, render_all(state, branch_layout(git, tree, paths)), problems, documents)
+    checked = _check_documents(git, render_all(state, branch_layout(git, tree, paths)), problems, documents, changed)
     conflicts = [c for g in state.goals.values() for c in g.conflicts]
     return VerifyReport(
         ok=not problems.items,
@@ -199,7 +199,7 @@ def verify_since(
         present = {
             p: o for p, o in lookup.entry_ids(git, tree, sorted({*expected, *(p for p, _ in docs)})).items() if o
         }
-        checked = _check_documents(git, expected, problems, present.items())
+        checked = _check_documents(git, expected, problems, present.items(), changed)
         conflicts = [c for g in state.goals.values() for c in g.conflicts]
     return VerifyReport(
         ok=not problems.items,
@@ -374,11 +374,14 @@ def _parse_records(
     for n, (path, oid) in enumerate(files, 1):
         try:
             record: EventBase | RunRecord
+            data = git.read_blob(oid)
             if layout.record_kind(path) == "event":
-                record = parse_event(git.read_blob(oid), path)
+                record = parse_event(data, path)
+                check_unambiguous(data, path)
                 events.append(record)
             else:
-                record = parse_run(git.read_blob(oid), path)
+                record = parse_run(data, path)
+                check_unambiguous(data, path)
                 runs.append(record)
             where[id(record)] = path
         except LoopxError as exc:
@@ -424,35 +427,60 @@ def _check_safety(
 
 
 def _check_documents(
-    git: GitRepo, expected: dict[str, bytes], problems: _Problems, documents: Iterable[tuple[str, str]]
+    git: GitRepo,
+    expected: dict[str, bytes],
+    problems: _Problems,
+    documents: Iterable[tuple[str, str]],
+    changed: dict[str, str] | None = None,
 ) -> int:
-    """Documents against the fold: ``documents`` (path, blob id) of the documents present."""
+    """Documents against the fold: ``documents`` (path, blob id) of the documents present;
+    ``changed``: the commit that last touched each path, named in a problem (a sync's refusal says
+    which incoming commit brought the document)."""
     actual = dict(documents)
+    touched_in = changed or {}
     for path in sorted(expected.keys() | actual.keys()):
+        commit = touched_in.get(path)
         if path not in actual:
-            problems.add("document-missing", path, None, "the fold implies this document, but it is not on the branch")
+            problems.add(
+                "document-missing", path, commit, "the fold implies this document, but it is not on the branch"
+            )
         elif path not in expected:
-            problems.add("document-orphan", path, None, "no entity in the fold has this document")
+            problems.add("document-orphan", path, commit, "no entity in the fold has this document")
         elif git.read_blob(actual[path]) != expected[path]:
             fields = _differing_fields(git.read_blob(actual[path]), expected[path])
             problems.add(
                 "document-drift",
                 path,
-                None,
+                commit,
                 f"differs from the fold of the events (fields: {fields}); documents are written only by loopx commands",
             )
     return len(actual)
 
 
+MAX_COMPARED_BYTES = 16 << 10
+MAX_FLOW_BRACKETS = 256
+
+
 def _differing_fields(actual: bytes, expected: bytes) -> str:
     from ruamel.yaml import YAML, YAMLError  # lazy: only drifted documents are parsed
 
+    # the parser is pure Python: a megabyte of keys takes it seconds, a few thousand nested
+    # brackets its whole stack. Documents loopx renders are small and in block style; anything else
+    # is not worth a field-by-field account
+    if len(actual) > MAX_COMPARED_BYTES:
+        return f"a {len(actual)}-byte document, not compared field by field"
+    if actual.count(b"[") + actual.count(b"{") > MAX_FLOW_BRACKETS:
+        return "flow collections loopx never writes, not compared field by field"
     yaml = YAML(typ="safe", pure=True)
     try:
         left, right = yaml.load(actual) or {}, yaml.load(expected) or {}
-    except YAMLError:
+    except YAMLError:  # duplicate keys, unknown tags, keys that are lists: all are YAMLErrors
         return "unparsable YAML"
+    except RecursionError:  # the pure-Python parser recurses once per nesting level
+        return "YAML nested too deeply to read"
     if not isinstance(left, dict):
         return "not a mapping"
-    names = sorted(k for k in left.keys() | right.keys() if left.get(k) != right.get(k))
-    return ", ".join(map(str, names)) or "formatting only"
+    # a hostile document's keys may be numbers, dates or a megabyte long: shown as short text
+    names = sorted({str(k)[:60] for k in left.keys() | right.keys() if left.get(k) != right.get(k)})
+    shown = ", ".join(names[:10]) + (f" and {len(names) - 10} more" if len(names) > 10 else "")
+    return shown or "formatting only"
