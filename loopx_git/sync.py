@@ -94,7 +94,11 @@ def _check_incoming(
     if since is None:  # a branch never seen before: all of it (progress shown, it can be long)
         report = verify(repo.git, repo.ref, progress or (lambda stage, done, total: None), tip=tip, policy=policy)
     else:  # a merge re-derives the documents; a fast-forward takes them as they are
-        report = verify_since(repo.git, repo.ref, tip, since, documents=not merging, policy=policy)
+        # through the clone's own reader: the fold of the incoming tip is then kept when the command
+        # ends, so the next pull folds what it brings, not the whole history again
+        report = verify_since(
+            repo.git, repo.ref, tip, since, documents=not merging, policy=policy, state_at=repo.reader.state_at
+        )
     _refuse_problems(report, "the remote state branch", outcome)
 
 
@@ -112,13 +116,15 @@ def pull(repo: StateRepo, remote: Remote, progress=None) -> PullResult:
         return PullResult("ahead", theirs, ours)
     if ours is None or git.is_ancestor(ours, theirs):
         _check_incoming(repo, theirs, ours, merging=False, progress=progress)
-        git.move_ref(repo.ref, theirs, ours)
+        # under the clone's write lock, as every write: local writers take turns with it, and a ref
+        # lock file a killed writer left is taken away first (store/writelock.py)
+        repo.locked(lambda: git.move_ref(repo.ref, theirs, ours))()
         repo.mark_built(theirs, ours)
         return PullResult("fast-forward", theirs, theirs)
     repo.require_intact(ours)  # a merge builds on the local branch: never on a broken one
     base = git.merge_base(ours, theirs)
     _check_incoming(repo, theirs, base, merging=True, progress=progress)
-    return merge(repo, ours, theirs, remote.name)
+    return repo.locked(lambda: merge(repo, ours, theirs, remote.name))()
 
 
 @dataclass(frozen=True)

@@ -10,6 +10,7 @@ import os
 import pickle
 import re
 import tempfile
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -121,6 +122,9 @@ class VerifiedMark:
 
 _OID = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 
+LEFTOVER_SECONDS = 3600.0
+"""Age past which a temporary file of a save is a killed process's: no save takes this long."""
+
 
 def _write_atomically(path: Path, write: Callable[[Any], None]) -> None:
     """Write through a temporary file and rename it into place, so a concurrent reader sees the old
@@ -135,3 +139,17 @@ def _write_atomically(path: Path, write: Callable[[Any], None]) -> None:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
+    _remove_leftovers(path)
+
+
+def _remove_leftovers(path: Path) -> None:
+    """The temporary files of saves of ``path`` that a process killed mid-save left (a fold can be
+    megabytes, and each crash would leave one more): never read, removed once older than any save
+    in progress could be."""
+    prefix, now = f".{path.name}-", time.time()
+    with contextlib.suppress(OSError):
+        for entry in os.scandir(path.parent):
+            if entry.name.startswith(prefix):
+                with contextlib.suppress(OSError):
+                    if now - entry.stat(follow_symlinks=False).st_mtime > LEFTOVER_SECONDS:
+                        os.unlink(entry.path)

@@ -15,7 +15,7 @@ from typing import ParamSpec, TypeAlias, TypeVar, cast
 
 import pygit2
 
-from loopx_git.errors import StoreError, shown_path
+from loopx_git.errors import ConflictError, StoreError, shown_path
 
 FILE_MODE = pygit2.GIT_FILEMODE_BLOB
 TREE_MODE = pygit2.GIT_FILEMODE_TREE
@@ -30,11 +30,24 @@ _LOCK_HELD = ("failed to lock file", "failed to create locked file")
 tip moved before or under the ref lock, or the lock is held. Nothing else is a lost race."""
 
 
-class RefMoved(Exception):
-    """The ref was not where the writer read it (or its lock was held): re-read and retry."""
+class RefMoved(ConflictError):
+    """The ref was not where the writer read it (or its lock was held): re-read and retry.
+
+    A refusal of its own where a step does not retry (sync's fast-forward or merge, a claim taken
+    back): seen with a killed writer's lock left on the state ref, it reached the CLI as an
+    internal error (exit 3) instead of saying which file holds the ref."""
+
+    code = "ref-moved"
 
     def __init__(self, message: str = "", *, lock: str | None = None):
-        super().__init__(message)
+        said = message.strip().splitlines()[0] if message.strip() else "the ref moved"
+        hint = (
+            f"if no other git or loopx process is running, one that crashed left {lock} behind: the next loopx "
+            "write removes it, or remove it yourself; then try again"
+            if lock
+            else "another writer moved it meanwhile: run the command again"
+        )
+        super().__init__(said, hint=hint)
         self.lock = lock
         """The ref's lock file, when a held lock was the reason."""
 
@@ -478,12 +491,16 @@ class GitRepo:
             # fail the same way on every attempt
             if any(said in str(exc) for said in _CAS_LOST):
                 raise RefMoved(str(exc)) from exc
-            raise StoreError(f"git refused the commit on {ref}: {exc}", code="commit-failed") from exc
+            raise StoreError(
+                f"git refused the commit on {ref}: {exc}; {ref} did not move", code="commit-failed", hint=_ROOM
+            ) from exc
         except OSError as exc:
             said = str(exc)
             if any(held in said for held in _LOCK_HELD) and "Permission denied" not in said:
                 raise RefMoved(said, lock=_lock_path(said)) from exc  # another writer holds the ref's lock
-            raise StoreError(f"could not write the commit on {ref}: {exc}", code="commit-failed") from exc
+            raise StoreError(
+                f"could not write the commit on {ref}: {exc}; {ref} did not move", code="commit-failed", hint=_ROOM
+            ) from exc
         self.objects_written += 1
         return str(oid)
 
@@ -579,7 +596,14 @@ class GitRepo:
         compare-and-swap under git's ref lock."""
         proc = self.git_command("update-ref", "-m", "loopx", ref, new, expected or "")
         if proc.returncode != 0:
-            raise RefMoved(proc.stderr.strip())
+            said = proc.stderr.strip()
+            raise RefMoved(said, lock=_lock_path(said) if "File exists" in said else None)
+
+
+_ROOM = (
+    "check that the disk has room and that .git is a folder you can write, then run the command again; "
+    "nothing half-written needs cleaning up (`git fsck` may list dangling objects: harmless, `loopx gc` drops them)"
+)
 
 
 def _bad_ref(ref: str, message: str) -> StoreError:

@@ -199,9 +199,29 @@ def _record(git_dir: Path, *, loose: int, packs: int) -> None:
             tmp.unlink()
 
 
+GIT_GC_LOCKS = (
+    "packed-refs.lock",
+    "objects/info/commit-graph.lock",
+    "objects/info/commit-graphs/commit-graph-chain.lock",
+)
+"""Lock files a ``git gc`` killed midway leaves behind, each failing every later gc until removed."""
+STALE_GC_LOCK_SECONDS = 120.0
+"""Older than any gc step of a repository this tool serves holds one (a killed gc left it)."""
+
+
+def _clear_left_gc_locks(git_dir: Path) -> None:
+    """Called holding ``pack_lock``: no loopx packer holds git's gc locks now, so an old one is a
+    killed gc's. A user's own ``git gc`` running beside it holds them far shorter than the bound."""
+    from loopx_git.store.writelock import clear_stale_lock
+
+    for name in GIT_GC_LOCKS:
+        clear_stale_lock(git_dir / name, stale=STALE_GC_LOCK_SECONDS, wait=False)
+
+
 def repack(git: GitRepo) -> None:
     """The loose objects a ref reaches into one new pack (``-d`` removes their loose copies); the
     unreachable ones stay loose, with their age."""
+    _clear_left_gc_locks(git.common_dir)
     git.run_git("repack", "-d", "-q")
 
 
@@ -214,6 +234,7 @@ def full_gc(git: GitRepo) -> bool:
     """One pack; unreachable objects past the grace period dropped; a gc.log git left removed
     (True when there was one)."""
     had_log = gc_log(git.common_dir) is not None
+    _clear_left_gc_locks(git.common_dir)
     git.run_git("gc", "--quiet", f"--prune={prune_expire(git)}")
     _remove_gc_log(git.common_dir)  # git may have removed it itself
     return had_log

@@ -244,12 +244,14 @@ def _check_commit(
     changed: dict[str, str] | None = None,
 ) -> None:
     """What one commit changes: records are only ever added, no name git's fsck refuses, no blob
-    over the bound. ``changed`` collects every path it touches (first commit that did)."""
+        over the bound. ``changed`` collects every path it touches, with the latest commit that did (commits
+    come parents first): the one a problem with the path at the tip is named by, whether the walk is the
+    whole history or only the commits a pull brings."""
     for parent in parents or (None,):
         base = git.commit(parent).tree if parent else None
         for change in git.changes(base, tree):
             if changed is not None:
-                changed.setdefault(change.path, oid)
+                changed[change.path] = oid
             _check_change(git, oid, change, problems)
             if not layout.is_record(change.path):
                 continue

@@ -495,18 +495,34 @@ def test_todo_text_that_looks_like_markup_or_holds_escapes_is_listed_as_it_is(cl
     assert "\x1b" not in listed.out and "esc \\x1b[31mred" in listed.out
 
 
-def test_a_lock_left_on_the_state_ref_is_named_in_the_refusal(cli, git_repo, monkeypatch):
-    from loopx_git.store import transaction
+def test_a_ref_lock_held_by_a_live_git_is_named_in_the_refusal(cli, git_repo, monkeypatch):
+    import threading
+
+    from loopx_git.store import transaction, writelock
 
     monkeypatch.setattr(transaction, "MAX_ATTEMPTS", 3)
+    monkeypatch.setattr(writelock, "STALE_REF_LOCK_SECONDS", 0.3)
     tip = state_tip(git_repo)
     lock = git_repo / ".git" / "refs" / "heads" / "loopx" / "state.lock"
     lock.write_text("")
-    result = cli("todo", "add", "--goal-id", GOAL, "--text", "blocked")
+    done = threading.Event()
+
+    def busy_git() -> None:  # a git process that keeps updating the ref: its lock is never stale
+        while not done.wait(0.05):
+            os.utime(lock)
+
+    toucher = threading.Thread(target=busy_git)
+    toucher.start()
+    try:
+        result = cli("todo", "add", "--goal-id", GOAL, "--text", "blocked")
+    finally:
+        done.set()
+        toucher.join()
     refused(result, "ref-locked", str(lock), "remove that file")
     assert state_tip(git_repo) == tip
-    lock.unlink()
+    # left behind now (its git gone): the next write takes it away once stale (tests/store/test_crash.py)
     assert cli("todo", "add", "--goal-id", GOAL, "--text", "free again").code == 0
+    assert not lock.exists()
 
 
 @pytest.mark.parametrize("ref", ["refs/remotes/origin/loopx/state", "refs/tags/state"])

@@ -145,6 +145,24 @@ def test_a_stale_gc_log_is_reported_by_doctor_and_removed_by_gc(cli, git_repo):
     assert cli("doctor", "--offline").code == 0
 
 
+def test_locks_a_killed_git_gc_left_are_taken_away_once_old_and_gc_runs(cli, git_repo):
+    assert cli("connect").code == 0
+    git_dir = git_repo / ".git"
+    (git_dir / "objects" / "info").mkdir(parents=True, exist_ok=True)
+    left = [git_dir / name for name in hygiene.GIT_GC_LOCKS[:2]]
+    for lock in left:
+        lock.touch()
+    fresh = cli("gc")  # a lock this young may be a live gc's: left alone, and git says what blocks it
+    assert fresh.code == 1 and "packed-refs.lock" in fresh.err and "Traceback" not in fresh.err, fresh.err
+    assert all(lock.exists() for lock in left)
+    long_ago = time.time() - hygiene.STALE_GC_LOCK_SECONDS - 60
+    for lock in left:
+        os.utime(lock, (long_ago, long_ago))
+    result = cli("gc")
+    assert result.code == 0, result.err
+    assert not any(lock.exists() for lock in left)
+
+
 def test_gc_waits_for_a_running_packer_then_refuses(cli, git_repo, monkeypatch):
     monkeypatch.setattr(hygiene, "LOCK_WAIT_SECONDS", 0.3)
     holder = hold_pack_lock(git_repo / ".git")
