@@ -387,7 +387,14 @@ def sync(repo: StateRepo, remote: Remote, *, attempts: int = SYNC_ATTEMPTS, prog
     """Pull, then push; when the push loses to another clone, pull (merge) and push again."""
     reason = ""
     for attempt in range(1, attempts + 1):
-        pulled = pull(repo, remote, progress)
+        try:
+            pulled = pull(repo, remote, progress)
+        except RefMoved as exc:
+            if exc.lock:  # held past the write lock's wait: a refusal naming the file, not a race
+                raise
+            reason = "the local state branch moved during the pull"  # a writer of this clone: again
+            _backoff(attempt)
+            continue
         outcome = push(repo, remote)
         if outcome.ok:
             return SyncResult(remote.name, pulled, pushed=outcome.pushed, attempts=attempt)
@@ -406,7 +413,13 @@ def claim_synced(
     """Fetch, claim, push, as one step. A claim that loses the push race is taken back (it was
     never published) and tried again on the new remote state, where it may be refused."""
     for attempt in range(1, attempts + 1):
-        pull(repo, remote)
+        try:
+            pull(repo, remote)
+        except RefMoved as exc:
+            if exc.lock:  # held past the write lock's wait: a refusal naming the file, not a race
+                raise
+            _backoff(attempt)  # a writer of this clone moved the branch during the pull: again
+            continue
         base, before = repo.tip, repo.state()
         result = repo.todo_claim(goal_id, todo_id, agent_id)  # refused here if the winner's claim arrived
         if push(repo, remote).ok:

@@ -314,7 +314,8 @@ def _say(message: str) -> None:
     sys.stderr.write(_clipped(printable(message)) + "\n")
 
 
-MAX_WORD, MAX_MESSAGE = 300, 4000
+MAX_WORD, MAX_MESSAGE = 4096, 16000
+"""A word longer than any path (PATH_MAX) is a quoted value; a message longer than this quotes one."""
 
 
 def _clipped(message: str) -> str:

@@ -597,8 +597,18 @@ class GitRepo:
         proc = self.git_command("update-ref", "-m", "loopx", ref, new, expected or "")
         if proc.returncode != 0:
             said = proc.stderr.strip()
-            raise RefMoved(said, lock=_lock_path(said) if "File exists" in said else None)
+            if any(marker in said for marker in _UPDATE_REF_LOST):
+                raise RefMoved(said, lock=_lock_path(said) if "File exists" in said else None)
+            # a full disk, a read-only .git: not a race, and "run it again" would not help
+            raise StoreError(
+                f"git could not move {ref}: {said.splitlines()[-1] if said else 'no reason given'}; it did not move",
+                code="write-failed",
+                hint=_ROOM,
+            )
 
+
+_UPDATE_REF_LOST = ("but expected", "File exists", "already exists", "unable to resolve reference")
+"""What git's update-ref says when the ref was not where the writer read it, or its lock is held."""
 
 _ROOM = (
     "check that the disk has room and that .git is a folder you can write, then run the command again; "

@@ -204,7 +204,8 @@ GIT_GC_LOCKS = (
     "objects/info/commit-graph.lock",
     "objects/info/commit-graphs/commit-graph-chain.lock",
 )
-"""Lock files a ``git gc`` killed midway leaves behind, each failing every later gc until removed."""
+"""Lock files a ``git gc`` killed midway leaves behind, each failing every later gc until removed
+(a plain repack takes none of them, so only a full gc clears them)."""
 STALE_GC_LOCK_SECONDS = 120.0
 """Older than any gc step of a repository this tool serves holds one (a killed gc left it)."""
 
@@ -221,7 +222,6 @@ def _clear_left_gc_locks(git_dir: Path) -> None:
 def repack(git: GitRepo) -> None:
     """The loose objects a ref reaches into one new pack (``-d`` removes their loose copies); the
     unreachable ones stay loose, with their age."""
-    _clear_left_gc_locks(git.common_dir)
     git.run_git("repack", "-d", "-q")
 
 

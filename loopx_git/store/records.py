@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Collection
 
@@ -54,8 +55,10 @@ def parse_event(data: bytes, path: str) -> EventBase:
 def check_unambiguous(data: bytes, path: str) -> None:
     """Refuse a record whose JSON gives one key twice in an object. The record parser keeps the last
     value, other readers (a reviewer's tool, another loopx) may keep the first: one file, two
-    records. Run by ``verify`` on every record it reads (incoming, pushed, or a whole branch), after
-    the record parsed: the fold, which reads only verified branches, pays nothing for it."""
+    records. Numbers the same way: NaN, Infinity and integers past 64 bits, anywhere in the record
+    (a field change's before/after, an imported payload), are refused. Run by ``verify`` on every
+    record it reads (incoming, pushed, or a whole branch), after the record parsed: the fold, which
+    reads only verified branches, pays nothing for it."""
 
     def pairs(items: list[tuple[str, object]]) -> dict[str, object]:
         seen: set[str] = set()
@@ -69,8 +72,29 @@ def check_unambiguous(data: bytes, path: str) -> None:
             seen.add(key)
         return dict(items)
 
+    def refuse(what: str) -> ValidationError:
+        return ValidationError(
+            f"{path}: invalid record: {what}; rule: a record's JSON numbers are finite and fit 64 bits "
+            "(other readers cannot hold them, and JSON output could not carry them)",
+            code="invalid-record",
+        )
+
+    def constant(name: str) -> object:
+        raise refuse(f"it holds {name}")
+
+    def number(text: str) -> float:
+        value = float(text)
+        if not math.isfinite(value):
+            raise refuse(f"the number {text[:40]} is not finite")
+        return value
+
+    def integer(text: str) -> int:
+        if len(text.lstrip("-")) > 20 or not -(2**63) <= int(text) < 2**64:
+            raise refuse(f"the integer {text[:40]}{'...' if len(text) > 40 else ''} does not fit 64 bits")
+        return int(text)
+
     try:
-        json.loads(data, object_pairs_hook=pairs)
+        json.loads(data, object_pairs_hook=pairs, parse_constant=constant, parse_float=number, parse_int=integer)
     except (ValueError, RecursionError):  # the record parser accepted it: nothing else to say of it
         return
 

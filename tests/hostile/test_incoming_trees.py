@@ -265,3 +265,41 @@ def test_a_pull_of_a_hostile_tree_is_refused_naming_commit_and_path(pair, cases,
     assert code == 1 and "Traceback" not in err, (code, err[:500])
     report = json.loads(out)
     assert not report["ok"] and any(p["path"] == path or path in p["message"] for p in report["problems"]), report
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        b"NaN",
+        b"Infinity",
+        b"-Infinity",
+        b"1e999",
+        b"-1e999",
+        b"18446744073709551616",
+        b"-9223372036854775809",
+        b"1" * 500,
+    ],
+    ids=[
+        "nan",
+        "infinity",
+        "minus-infinity",
+        "float-overflow",
+        "minus-float-overflow",
+        "2-to-64",
+        "below-int64",
+        "500-digits",
+    ],
+)
+@pytest.mark.parametrize("where", ["field-change", "payload-list"])
+def test_a_number_no_other_reader_can_hold_is_refused_anywhere_in_a_record(value, where):
+    """Beyond ``details`` and ``lamport`` (checked by the model): a field change's before/after and an
+    imported payload take any JSON, so the raw bytes are checked where verify reads every record."""
+    from loopx_git.errors import ValidationError
+    from loopx_git.store.records import check_unambiguous
+
+    inner = b'{"field": "x", "before": 1, "after": %s}' % value if where == "field-change" else b"[1, [2, %s]]" % value
+    data = b'{"event_id": "evt_1", "changes": [%s]}' % inner
+    with pytest.raises(ValidationError) as refused:
+        check_unambiguous(data, "goals/g1/events/x.json")
+    assert "goals/g1/events/x.json" in refused.value.message and "64 bits" in refused.value.message
+    check_unambiguous(data.replace(value, b"18446744073709551615"), "goals/g1/events/x.json")  # the largest kept

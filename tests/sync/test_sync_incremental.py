@@ -199,3 +199,20 @@ def test_a_merge_takes_a_parents_blobs_unscanned_and_scans_what_it_changes(git_r
     report = check_push(repo, [update], load_from(git_repo), remote=None, state_ref="refs/heads/loopx/state")
     placed = sorted((f.path, f.where) for f in report.findings if f.rule == "github-token")
     assert placed == [("merged.env", f"commit {merge[:12]}"), ("side.env", f"commit {side[:12]}")]
+
+
+def test_a_pull_keeps_the_fold_it_checked_the_incoming_commits_with(alice, bob):
+    """The check of what a pull brings folds through the clone's own reader, so the fold is kept
+    when the command ends and the next pull folds only what it brings (before, a throwaway reader
+    folded the whole history on every pull and kept nothing: benchmarks/README.md, "Scale")."""
+    from loopx_git.model.state import FOLD_VERSION
+    from loopx_git.store.cache import FoldCache
+
+    notes(alice, "alice", 3)
+    with loopx_git.open(alice) as repo:
+        repo.sync()
+    with loopx_git.open(bob) as repo:
+        assert repo.pull().action == "fast-forward"
+    cached = FoldCache(GitRepo.discover(bob).common_dir, "refs/heads/loopx/state", FOLD_VERSION).load()
+    assert cached is not None and cached[0] == git(bob, "rev-parse", "loopx/state").strip()
+    assert_same_state(cached[1], full_fold(bob))
