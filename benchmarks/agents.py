@@ -1,9 +1,10 @@
 """Many agents racing through one server, longer than the suite's run (issue 16, item 2).
 
-    python3 benchmarks/agents.py                          # 16 agents x 300 steps, 20 shared todos
+    python3 benchmarks/agents.py                          # 16 agents x 200 steps, 20 shared todos
     python3 benchmarks/agents.py --agents 32 --steps 100  # wider
     python3 benchmarks/agents.py --steps 100 --seed 16    # the suite's run (tests/sync/test_many_agents.py)
 
+Needs the test extra (pip install -e '.[test]'): the driver imports the test helpers.
 Each agent is a process on its own clone; they meet through a real ``git daemon`` on 127.0.0.1. The
 driver and the rules checked afterwards are tests/sync/swarm.py, shared with the suite. Prints the
 outcome of every kind of step, time per step (median and 95th percentile, wall), sync retries,
@@ -65,7 +66,7 @@ def report(figures: swarm.Figures, cpu: float, failures: list[str], args: argpar
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--agents", type=int, default=16)
-    parser.add_argument("--steps", type=int, default=300)
+    parser.add_argument("--steps", type=int, default=200)
     parser.add_argument("--pool", type=int, default=20)
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
