@@ -295,11 +295,11 @@ def _shown(repo: StateRepo, text: str) -> str:
     return visible(masked(text, repo.policy)).replace("\n", "\\x0a") if text else text
 
 
-def refusal(repo: StateRepo, remote: str, branch: str, result: PushResult) -> PushRefused:
+def refusal(repo: StateRepo, remote: str, branch: str, result: PushResult, *, again: str = "loopx sync") -> PushRefused:
     """The error for a refused push: which side refused, its last lines (all it said masked whole
     before the last lines are picked and cut, so a key that spans lines or a cut through a token
     cannot slip out; control characters escaped, so a server cannot drive the terminal) and what
-    to do."""
+    to do (``again``: the command that pushes them once the cause is gone)."""
     from loopx_git.model.canonical import visible
     from loopx_git.safety.mask import masked
 
@@ -311,7 +311,7 @@ def refusal(repo: StateRepo, remote: str, branch: str, result: PushResult) -> Pu
         hint = (
             "nothing was lost: the local state branch keeps its commits; fix what the hook reports (the hook is "
             "`git rev-parse --git-path hooks/pre-push`; `loopx doctor` checks loopx's part of it), then run "
-            f"`loopx sync` again; {_APPEND_ONLY}"
+            f"`{again}` again; {_APPEND_ONLY}"
         )
     elif result.locked:
         message = (
@@ -320,20 +320,20 @@ def refusal(repo: StateRepo, remote: str, branch: str, result: PushResult) -> Pu
         )
         hint = (
             f"nothing was lost: the local state branch keeps its commits and {remote}'s branch is unchanged; once "
-            f"no git process runs there, whoever runs {remote} removes the lock file it names, and `loopx sync` "
+            f"no git process runs there, whoever runs {remote} removes the lock file it names, and `{again}` "
             f"pushes them; {_APPEND_ONLY}"
         )
     elif result.reason == NO_VERDICT:
         message = f"the push of {branch} to {remote} failed ({_shown(repo, result.reason)})"
         hint = (
             "nothing was lost: the local state branch keeps its commits; a push cut off midway may have reached "
-            f"{remote} or not, and `loopx sync` finds out and pushes what it lacks once {remote} can be reached "
+            f"{remote} or not, and `{again}` finds out and pushes what it lacks once {remote} can be reached "
             f"and lets you in; {_APPEND_ONLY}"
         )
     else:
         message = f"remote {remote} refused the push of {branch} ({_shown(repo, result.reason)})"
         hint = (
-            "nothing was lost: the local state branch keeps its commits, and `loopx sync` pushes them once the "
+            f"nothing was lost: the local state branch keeps its commits, and `{again}` pushes them once the "
             f"remote accepts them (its own lines say why; whoever runs {remote} can tell more); {_APPEND_ONLY}"
         )
     if lines:
@@ -448,8 +448,8 @@ def propose(repo: StateRepo, remote: Remote, branch: str | None) -> dict:
         raise NotFoundError("there is no state branch to propose", code="no-state", hint="run `loopx connect`")
     ref = layout.state_ref(branch or f"loopx/proposals/{tip[:12]}", field="branch")
     result = remote.propose(tip, ref)
-    if result.refused_by is not None:
-        raise refusal(repo, remote.name, ref.removeprefix("refs/heads/"), result)
+    if result.refused_by is not None or result.locked:
+        raise refusal(repo, remote.name, ref.removeprefix("refs/heads/"), result, again="loopx propose")
     if not result.ok:
         raise ConflictError(
             f"the remote refused the proposal push to {ref}: {_shown(repo, result.reason)}",

@@ -202,3 +202,11 @@ def test_a_hook_line_without_a_newline_is_shown_without_git_own_trailer(alice, r
     assert result.code == 1
     assert json.loads(result.out)["error"]["messages"] == ["wait for the review"]
     assert "  wait for the review\n" in result.err and "failed to push some refs" not in result.err
+
+
+def test_a_refused_proposal_says_to_propose_again_not_to_sync(alice, remote, capsys):
+    script(remote / "hooks" / "pre-receive", "echo 'proposals are closed today' >&2\nexit 1\n")
+    result = Cli(alice, capsys)("propose", "--branch", "loopx/proposals/alice")
+    assert result.code == 1 and "error[push-refused]" in result.err and "proposals are closed today" in result.err
+    assert "`loopx propose` pushes them" in result.err and "loopx sync" not in result.err
+    assert git(remote, "for-each-ref", "refs/heads/loopx/proposals").strip() == ""
