@@ -3,7 +3,8 @@
 are in tests/sync/swarm.py, the longer runs and their figures in benchmarks/agents.py). Afterwards
 every clone and the server hold the same tree, every acknowledged write is there exactly once and
 nothing else is, each todo has at most one holder in every clone, every lost claim was told so,
-and verify is clean everywhere."""
+and every clone is on the server's very commit, which verify finds clean (the benchmark runs verify
+in every clone as well)."""
 
 from __future__ import annotations
 
