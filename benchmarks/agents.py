@@ -23,6 +23,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # tests.sync.swarm: the shared driver
 
 from tests.sync import swarm
+from tests.sync.helpers import git_daemon
 
 
 def hermetic(home: Path) -> None:
@@ -74,7 +75,7 @@ def main() -> int:
         root = Path(tmp)
         hermetic(root / "home")
         phases: dict[str, float] = {}
-        with swarm.git_daemon(root / "served") as url:
+        with git_daemon(root / "served") as url:
             mark = time.perf_counter()
             paths = swarm.seed_clones(root / "clones", url, args.agents, args.pool)
             seeded = swarm.seeded_events(paths[0])

@@ -21,16 +21,20 @@ settings.register_profile("loopx", derandomize=True, database=None, deadline=Non
 settings.load_profile("loopx")
 
 
+def hermetic(env: pytest.MonkeyPatch, home: Path) -> None:
+    """Never read the developer's git config; pin identity so commits are reproducible."""
+    env.setenv("HOME", str(home))
+    env.setenv("GIT_CONFIG_GLOBAL", str(home / "gitconfig"))
+    env.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    for var in ("AUTHOR", "COMMITTER"):
+        env.setenv(f"GIT_{var}_NAME", "Test Person")
+        env.setenv(f"GIT_{var}_EMAIL", "test@example.invalid")
+
+
 @pytest.fixture(autouse=True)
 def hermetic_git(tmp_path_factory, monkeypatch):
-    """Never read the developer's git config; pin identity so commits are reproducible."""
-    home = tmp_path_factory.mktemp("home")
-    monkeypatch.setenv("HOME", str(home))
-    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(home / "gitconfig"))
-    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
-    for var in ("AUTHOR", "COMMITTER"):
-        monkeypatch.setenv(f"GIT_{var}_NAME", "Test Person")
-        monkeypatch.setenv(f"GIT_{var}_EMAIL", "test@example.invalid")
+    """Every test: ``hermetic`` (a module-scoped fixture applies it itself, see tests/hostile)."""
+    hermetic(monkeypatch, tmp_path_factory.mktemp("home"))
     monkeypatch.delenv("GIT_DIR", raising=False)
     for var in ("LOOPX_GOAL_ID", "LOOPX_AGENT_ID"):  # the caller's defaults must not reach a test
         monkeypatch.delenv(var, raising=False)

@@ -26,7 +26,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from loopx_git.cli.main import build_command, run_cli, walk
-from tests.conftest import GOAL, git
+from tests.conftest import GOAL, git, hermetic
 from tests.hostile.commands import Param, all_params, choice
 
 STATE = "refs/heads/loopx/state"
@@ -101,14 +101,8 @@ class Shared:
 
 @pytest.fixture(scope="module")
 def shared(tmp_path_factory):
-    home = tmp_path_factory.mktemp("home")
-    with pytest.MonkeyPatch.context() as env:  # the autouse hermetic fixture is per test: this is its twin
-        env.setenv("HOME", str(home))
-        env.setenv("GIT_CONFIG_GLOBAL", str(home / "gitconfig"))
-        env.setenv("GIT_CONFIG_NOSYSTEM", "1")
-        for var in ("AUTHOR", "COMMITTER"):
-            env.setenv(f"GIT_{var}_NAME", "Test Person")
-            env.setenv(f"GIT_{var}_EMAIL", "test@example.invalid")
+    with pytest.MonkeyPatch.context() as env:  # the autouse hermetic fixture is per test: set up here too
+        hermetic(env, tmp_path_factory.mktemp("home"))
         path = tmp_path_factory.mktemp("hostile") / "project"
         path.mkdir()
         git(path, "init", "-q", "-b", "main")

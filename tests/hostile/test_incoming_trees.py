@@ -18,7 +18,7 @@ import pytest
 import loopx_git
 from loopx_git.cli.main import run_cli
 from loopx_git.store import layout
-from tests.conftest import GOAL, git
+from tests.conftest import GOAL, git, hermetic
 from tests.store.test_integrity import blob, with_entry
 from tests.sync.helpers import bare, clone
 
@@ -49,14 +49,8 @@ class Pair:
 
 @pytest.fixture(scope="module")
 def pair(tmp_path_factory):
-    home = tmp_path_factory.mktemp("home")
-    with pytest.MonkeyPatch.context() as env:  # the autouse hermetic fixture is per test: this is its twin
-        env.setenv("HOME", str(home))
-        env.setenv("GIT_CONFIG_GLOBAL", str(home / "gitconfig"))
-        env.setenv("GIT_CONFIG_NOSYSTEM", "1")
-        for var in ("AUTHOR", "COMMITTER"):
-            env.setenv(f"GIT_{var}_NAME", "Test Person")
-            env.setenv(f"GIT_{var}_EMAIL", "test@example.invalid")
+    with pytest.MonkeyPatch.context() as env:  # the autouse hermetic fixture is per test: set up here too
+        hermetic(env, tmp_path_factory.mktemp("home"))
         root = tmp_path_factory.mktemp("incoming")
         remote = bare(root / "remote.git")
         alice = clone(root / "alice", str(remote))

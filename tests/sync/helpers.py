@@ -8,6 +8,8 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import loopx_git
@@ -179,3 +181,34 @@ def dropped(a: Path, served: Path, *, after_update: bool, kill: str, revive=None
     ids = event_ids(served)
     assert len(ids) == len(set(ids)) and set(ids) == written
     assert loopx(a, "verify").returncode == 0
+
+
+@contextmanager
+def git_daemon(root: Path, name: str = "project.git") -> Iterator[str]:
+    """``git daemon`` serving a new bare repository ``root/name`` on 127.0.0.1, pushes enabled; its URL."""
+    root.mkdir(parents=True, exist_ok=True)
+    bare(root / name)
+    port = free_port()
+    proc = subprocess.Popen(
+        [
+            "git",
+            "daemon",
+            "--reuseaddr",
+            "--export-all",
+            "--enable=receive-pack",
+            "--max-connections=64",
+            f"--base-path={root}",
+            "--listen=127.0.0.1",
+            f"--port={port}",
+            str(root),
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        if not listening(port, proc):
+            raise RuntimeError("git daemon did not start")
+        yield f"git://127.0.0.1:{port}/{name}"
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)

@@ -9,11 +9,8 @@ from __future__ import annotations
 import multiprocessing
 import random
 import statistics
-import subprocess
 import time
 from collections import Counter
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -21,43 +18,12 @@ import loopx_git
 from loopx_git.errors import ConflictError, LoopxError
 from loopx_git.sync import SYNC_ATTEMPTS
 from tests.conftest import git
-from tests.sync.helpers import GOAL, bare, clone, event_ids, free_port, listening, tree_of
+from tests.sync.helpers import GOAL, clone, event_ids, tree_of
 
 STATE = "refs/heads/loopx/state"
 KINDS = ("add", "claim", "complete", "note", "sync")
 WEIGHTS = (25, 15, 15, 30, 15)
 """Notes and adds are local commits; claims and syncs go to the server (where the contention is)."""
-
-
-@contextmanager
-def git_daemon(root: Path, name: str = "project.git") -> Iterator[str]:
-    """``git daemon`` serving a new bare repository ``root/name`` on 127.0.0.1, pushes enabled; its URL."""
-    root.mkdir(parents=True, exist_ok=True)
-    bare(root / name)
-    port = free_port()
-    proc = subprocess.Popen(
-        [
-            "git",
-            "daemon",
-            "--reuseaddr",
-            "--export-all",
-            "--enable=receive-pack",
-            "--max-connections=64",
-            f"--base-path={root}",
-            "--listen=127.0.0.1",
-            f"--port={port}",
-            str(root),
-        ],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    try:
-        if not listening(port, proc):
-            raise RuntimeError("git daemon did not start")
-        yield f"git://127.0.0.1:{port}/{name}"
-    finally:
-        proc.terminate()
-        proc.wait(timeout=10)
 
 
 @dataclass

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import multiprocessing
 import random
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -14,7 +13,7 @@ import pytest
 import loopx_git
 from loopx_git.errors import RuleError
 from tests.conftest import git
-from tests.sync.helpers import GOAL, bare, clone, event_ids, free_port, listening, tree_of
+from tests.sync.helpers import GOAL, bare, clone, event_ids, git_daemon, tree_of
 
 
 def _seeded(tmp_path: Path, remote: str, names: tuple[str, ...]) -> list[Path]:
@@ -90,31 +89,8 @@ def test_two_machines_racing_for_one_todo_get_exactly_one_winner(tmp_path, round
 @pytest.fixture
 def daemon(tmp_path):
     """``git daemon`` serving a bare repository on 127.0.0.1, pushes enabled; its URL."""
-    root = tmp_path / "served"
-    root.mkdir()
-    bare(root / "project.git")
-    port = free_port()
-    proc = subprocess.Popen(
-        [
-            "git",
-            "daemon",
-            "--reuseaddr",
-            "--export-all",
-            "--enable=receive-pack",
-            f"--base-path={root}",
-            "--listen=127.0.0.1",
-            f"--port={port}",
-            str(root),
-        ],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    if not listening(port, proc):
-        proc.kill()
-        pytest.fail("git daemon did not start")
-    yield f"git://127.0.0.1:{port}/project.git"
-    proc.terminate()
-    proc.wait(timeout=10)
+    with git_daemon(tmp_path / "served") as url:
+        yield url
 
 
 def exchange(a: Path, b: Path) -> None:

@@ -11,12 +11,13 @@ from __future__ import annotations
 import json
 
 from tests.sync import swarm
+from tests.sync.helpers import git_daemon
 
 AGENTS, STEPS, POOL, SEED = 16, 100, 20, 16
 
 
 def test_sixteen_agents_racing_through_one_server_lose_and_duplicate_nothing(tmp_path):
-    with swarm.git_daemon(tmp_path / "served") as url:
+    with git_daemon(tmp_path / "served") as url:
         paths = swarm.seed_clones(tmp_path / "clones", url, AGENTS, POOL)
         seeded = swarm.seeded_events(paths[0])
         logs = swarm.run_swarm(paths, SEED, STEPS)
