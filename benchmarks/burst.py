@@ -1,10 +1,13 @@
-"""Burst growth: many appends within one hour through one API handle (issue 11, item 2).
+"""Burst growth: many appends within one hour through one API handle (issue 11, item 2), or many
+todos on one goal (issue 16, item 6).
 
-    python benchmarks/burst.py [--quick] [--appends N] [--layout 1|2] [--baseline-appends N]
+    python benchmarks/burst.py [--quick] [--appends N] [--layout 1|2|3] [--baseline-appends N] [--todos]
 
 Writes ``--appends`` notes (10k; 2k with ``--quick``) into one hour shard of a fresh repository
 through one ``loopx_git.open`` handle, then the same for the old layout (``--baseline-appends``,
-fewer by default: layout 1 writes hundreds of KB per append near the end). For each append it
+fewer by default: layout 1 writes hundreds of KB per append near the end). With ``--todos``, each
+append is a ``todo_add`` (ids ``t0``, ``t1``, ...: numbered as a person would) instead, against
+layout 2, the last one with every todo document in one folder. For each append it
 measures the bytes of the loose objects that append wrote (commit, trees, blob: each one's loose
 file, or its zlib size where a pack during use already took it), and samples the repository's
 size on disk every ``SAMPLE_EVERY`` appends. Prints medians of the first and last thousand (or
@@ -81,8 +84,8 @@ def loose_size(repo: pygit2.Repository, git_dir: Path, oid: pygit2.Oid) -> tuple
         return len(zlib.compress(data, 1)), False
 
 
-def run(version: int, appends: int) -> dict:
-    path = fresh_repo(f"burst-layout{version}")
+def run(version: int, appends: int, todos: bool = False) -> dict:
+    path = fresh_repo(f"burst-{'todos-' if todos else ''}layout{version}")
     layout.WRITE_LAYOUT = version
     try:
         handle = loopx_git.open(path)
@@ -98,7 +101,10 @@ def run(version: int, appends: int) -> dict:
         for n in range(appends):
             second = n * 3600 // appends
             now = f"{HOUR}:{second // 60:02d}:{second % 60:02d}Z"
-            result = handle.event_append(GOAL, "note", summary=f"note {n}", now=now)
+            if todos:
+                result = handle.todo_add(GOAL, f"todo {n}", todo_id=f"t{n}", now=now)
+            else:
+                result = handle.event_append(GOAL, "note", summary=f"note {n}", now=now)
             commit = repo[result.commit]
             written = 0
             for oid in new_objects(repo, commit):
@@ -115,13 +121,14 @@ def run(version: int, appends: int) -> dict:
         handle.close()
         close_s = time.perf_counter() - started_close
         hour = f"goals/{GOAL}/events/{HOUR[:4]}/{HOUR[5:7]}/{HOUR[8:10]}/{HOUR[11:13]}"
-        widest = widest_tree(repo, repo.revparse_single(handle.ref).tree, hour)
+        widest = widest_tree(repo, repo.revparse_single(handle.ref).tree, f"goals/{GOAL}/todos" if todos else hour)
     finally:
         layout.WRITE_LAYOUT = layout.LAYOUT_VERSION
     window = min(1000, max(1, appends // 3))
     first, last = statistics.median(per_append[:window]), statistics.median(per_append[-window:])
     return {
         "layout": version,
+        "what": "todo_add" if todos else "note",
         "appends": appends,
         "window": window,
         "first": first,
@@ -141,9 +148,10 @@ def run(version: int, appends: int) -> dict:
     }
 
 
-def widest_tree(repo: pygit2.Repository, root: pygit2.Tree, hour: str) -> tuple[int, int]:
-    """(entries of the hour shard's own tree, entries of the widest tree below it)."""
-    shard = repo[root[hour].id]
+def widest_tree(repo: pygit2.Repository, root: pygit2.Tree, folder: str) -> tuple[int, int]:
+    """(entries of the tree at ``folder`` (the hour shard, or the todo folder), entries of the widest
+    tree below it)."""
+    shard = repo[root[folder].id]
     widest, stack = 0, [shard]
     while stack:
         tree = stack.pop()
@@ -155,7 +163,7 @@ def widest_tree(repo: pygit2.Repository, root: pygit2.Tree, hour: str) -> tuple[
 def show(r: dict) -> None:
     kb = 1024
     print(
-        f"layout {r['layout']}: {r['appends']} appends in one hour, {r['ms_per_append']:.1f} ms each; "
+        f"layout {r['layout']}: {r['appends']} {r['what']} in one hour, {r['ms_per_append']:.1f} ms each; "
         f"loose bytes per append, median of the first/last {r['window']}: {r['first'] / kb:.2f} KB / "
         f"{r['last'] / kb:.2f} KB = {r['ratio']:.2f}x (means {r['mean_first'] / kb:.2f} / {r['mean_last'] / kb:.2f} KB)"
     )
@@ -165,7 +173,8 @@ def show(r: dict) -> None:
         f"before close(), {r['disk_after_close'] / (1 << 20):.1f} MB after; close() {r['close_s']:.2f} s"
     )
     print(
-        f"  hour shard tree: {r['widest'][0]} entries, widest tree below it: {r['widest'][1]} entries; "
+        f"  {'todo folder' if r['what'] == 'todo_add' else 'hour shard'} tree: {r['widest'][0]} entries, "
+        f"widest tree below it: {r['widest'][1]} entries; "
         f"{r['estimated']} objects sized by zlib (packed before they were looked at)"
     )
 
@@ -175,12 +184,14 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--quick", action="store_true", help="2k appends, 1k for the old layout")
     parser.add_argument("--appends", type=int, help="appends for the layout under test (default 10000)")
     parser.add_argument("--layout", type=int, choices=layout.LAYOUTS, help="measure only this layout")
-    parser.add_argument("--baseline-appends", type=int, help="appends for layout 1 (default 3000)")
+    parser.add_argument("--baseline-appends", type=int, help="appends for the old layout (default 3000)")
+    parser.add_argument("--todos", action="store_true", help="todo_add instead of notes; the old layout is 2")
     args = parser.parse_args(argv)
     appends = args.appends or (2000 if args.quick else 10_000)
     baseline = args.baseline_appends or (1000 if args.quick else 3000)
-    versions = [args.layout] if args.layout else [layout.LAYOUT_VERSION, 1]
-    results = [run(v, appends if v == layout.LAYOUT_VERSION else baseline) for v in versions]
+    old_layout = 2 if args.todos else 1
+    versions = [args.layout] if args.layout else [layout.LAYOUT_VERSION, old_layout]
+    results = [run(v, appends if v == layout.LAYOUT_VERSION else baseline, args.todos) for v in versions]
     for r in results:
         show(r)
     current = next((r for r in results if r["layout"] == layout.LAYOUT_VERSION), None)
@@ -191,10 +202,10 @@ def main(argv: list[str]) -> int:
         f"layout {layout.LAYOUT_VERSION}: last/first {current['ratio']:.2f} (<= {MAX_RATIO}), largest on disk "
         f"{current['max_disk'] / (1 << 20):.1f} MB (<= {MAX_BYTES >> 20} MB): {'ok' if ok else 'FAILED'}"
     )
-    old = next((r for r in results if r["layout"] == 1), None)
+    old = next((r for r in results if r["layout"] == old_layout), None)
     if old is not None:
         print(
-            f"layout 1 over {old['appends']} appends: last/first {old['ratio']:.2f}; per append at the end "
+            f"layout {old_layout} over {old['appends']} appends: last/first {old['ratio']:.2f}; per append at the end "
             f"{old['last'] / current['last']:.0f}x layout {layout.LAYOUT_VERSION}'s"
         )
     return 0 if ok else 1

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 from loopx_git.errors import ConflictError, LoopxError, ValidationError
 from loopx_git.model.state import extend, fold
 from loopx_git.store import layout
-from loopx_git.store.documents import branch_layout, layout_upgrade, render_touched, touched
+from loopx_git.store.documents import layout_upgrade, render_touched, touched
 from loopx_git.store.git import RefMoved
 from loopx_git.store.remote import MAX_MESSAGES, NO_VERDICT, PushResult, Remote
 
@@ -238,12 +238,12 @@ def merge(repo: StateRepo, ours: str, theirs: str, label: str) -> PullResult:
     if not extend(merged, their_events, their_runs):  # an interleaving event the fold reads whole: fold all
         events, runs = reader.records_in(ours_tree)  # the merged tree's records: ours and theirs, no others
         merged = fold([*events, *their_events], [*runs, *their_runs])
-    # the merged tree's layout: ours was verified, so only their records can bring layout-2 paths
-    version = branch_layout(git, ours_tree, [p for p, _ in incoming])
-    documents = render_touched(merged, touched(their_events) | touched(our_events), version)
-    if layout.ROOT_DOCUMENT not in documents:  # an old branch says layout 2 once layout-2 records join it
-        documents.update(layout_upgrade(git, ours_tree, [p for p, _ in incoming]))
-    tree = git.write_tree(ours_tree, documents, blobs=dict(incoming))  # one tree: their records, the documents
+    # the documents in the layout this loopx writes; on an older layout's branch the others move there
+    documents = render_touched(merged, touched(their_events) | touched(our_events))
+    upgrade = layout_upgrade(git, ours_tree, [*documents, *(p for p, _ in incoming)])
+    documents.update(upgrade.files)
+    # one tree: their records, the documents
+    tree = git.write_tree(ours_tree, documents, blobs={**dict(incoming), **upgrade.blobs}, remove=upgrade.removed)
     message = (
         f"loopx: merge {label} ({len(their_events)} events from the remote, {len(our_events)} local)\n\n"
         f"Loopx-Merge: {theirs}\n"

@@ -11,6 +11,7 @@ from loopx_git.store import hygiene, layout, transaction
 
 if TYPE_CHECKING:
     from loopx_git.api import StateRepo, WriteResult
+    from loopx_git.store.git import Entry, GitRepo
 
 
 def repair(repo: StateRepo) -> WriteResult:
@@ -30,21 +31,31 @@ def repair(repo: StateRepo) -> WriteResult:
             return WriteResult(None, empty)
         tree = git.commit(tip).tree
         entries = {e.path: e for e in git.walk_entries(tree)}
-        # an old-layout branch keeps saying layout 1 until a layout-2 record lands: not drift
-        expected = render_all(repo.reader.state_at(tip), branch_layout(git, tree, entries))
-        txn = transaction.Transaction("repair", "re-derive documents from the events")
-        for path, data in expected.items():
-            entry = entries.get(path)
-            if entry is None or entry.mode != layout.REGULAR_FILE or git.read_blob(entry.oid) != data:
-                txn.add(path, data)
-        txn.removed = sorted(p for p in entries if p not in expected and not layout.is_record(p))
+        state = repo.reader.state_at(tip)
+        version = branch_layout(git, tree, entries)
+        # a branch in an older layout, as that layout wants it, is not drift: no commit
+        txn = _rederive(git, entries, render_all(state, version))
         if not txn.files and not txn.removed:
             return WriteResult(None, empty)
+        if version != layout.WRITE_LAYOUT:  # a commit is due: it leaves the tree in this loopx's layout
+            txn = _rederive(git, entries, render_all(state))
         txn.summary = f"re-derive {len(txn.files)} document(s), remove {len(txn.removed)} orphan(s) or stray file(s)"
         done = Write("repair", txn.summary, "", None, result={"rederived": sorted(txn.files), "removed": txn.removed})
         return WriteResult(transaction.commit(git, repo.ref, tip, txn), done)
 
     return transaction.retrying(repo.locked(attempt))
+
+
+def _rederive(git: GitRepo, entries: dict[str, Entry], expected: dict[str, bytes]) -> transaction.Transaction:
+    """The transaction that makes a tree's documents ``expected``: what differs is written, any
+    other file that is not a record removed."""
+    txn = transaction.Transaction("repair", "re-derive documents from the events")
+    for path, data in expected.items():
+        entry = entries.get(path)
+        if entry is None or entry.mode != layout.REGULAR_FILE or git.read_blob(entry.oid) != data:
+            txn.add(path, data)
+    txn.removed = sorted(p for p in entries if p not in expected and not layout.is_record(p))
+    return txn
 
 
 def review_policy(repo: StateRepo, policy_from: str | None = None):

@@ -14,6 +14,7 @@ import pytest
 
 import loopx_git
 from loopx_git.fire import STDERR_KEEP
+from loopx_git.store import layout
 from tests.conftest import GOAL, Cli, git, state_tip
 from tests.safety.corpus import SHAPES
 from tests.safety.parts import pem
@@ -207,13 +208,13 @@ def test_a_later_write_back_clears_the_failure_and_an_ok_fire_has_no_reason(ledg
     assert (ok["terminal_status"], ok["reason"]) == ("ok", None)
     entry = ledger.ledger_entry(GOAL, "e1")
     assert entry.status == "done" and entry.failure is None
-    document = git(git_repo, "show", f"refs/heads/loopx/state:goals/{GOAL}/ledger/e1.yaml")
+    document = git(git_repo, "show", f"refs/heads/loopx/state:{layout.entity_document('ledger', GOAL, 'e1')}")
     assert "failure" not in document  # an entry without a failure renders as before the field existed
     assert loopx_git.open(git_repo).verify().ok
 
 
 def test_an_entry_that_never_failed_renders_as_before(ledger, git_repo):
-    document = git(git_repo, "show", f"refs/heads/loopx/state:goals/{GOAL}/ledger/e1.yaml")
+    document = git(git_repo, "show", f"refs/heads/loopx/state:{layout.entity_document('ledger', GOAL, 'e1')}")
     assert "failure" not in document and "question: null" in document
 
 

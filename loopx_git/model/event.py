@@ -358,7 +358,7 @@ class _ExploreEvent(_Event):
 
 
 class ExploreNodeAdd(_ExploreEvent):
-    """A node of the investigation; its document is goals/<goal>/explore/<node>.yaml."""
+    """A node of the investigation; its document is goals/<goal>/explore/<h1>/<h2>/<node>.yaml."""
 
     event_kind: Literal["explore_node_add"] = "explore_node_add"
 
@@ -408,7 +408,7 @@ class ExploreObserve(_ExploreEvent):
 
 
 class RewardAdd(_Event):
-    """A human_reward given; its document is goals/<goal>/rewards/<id>.yaml."""
+    """A human_reward given; its document is goals/<goal>/rewards/<h1>/<h2>/<id>.yaml."""
 
     event_kind: Literal["reward_add"] = "reward_add"
     reward: HumanReward
@@ -425,7 +425,7 @@ class FireRecord(_Event):
 
 
 class RollbackPlan(_Event):
-    """A rollback_packet_v0 recorded on the branch; its document is goals/<goal>/rollbacks/<id>.yaml."""
+    """A rollback_packet_v0 recorded on the branch; its document is goals/<goal>/rollbacks/<h1>/<h2>/<id>.yaml."""
 
     event_kind: Literal["rollback_plan"] = "rollback_plan"
     packet: RollbackPacket

@@ -3,7 +3,7 @@ experiments, artifacts — their edges and findings, and the typed research obse
 them, with the fold step that keeps them.
 
 Every change is an event, and every event on a node is a new revision of it (``revision`` counts
-them): nothing is edited in place. A node's document (``goals/<goal>/explore/<node>.yaml``) shows
+them): nothing is edited in place. A node's document (``goals/<goal>/explore/<h1>/<h2>/<node>.yaml``) shows
 what its own events made of it; what depends on other nodes — whether its observation may still be
 used as an input, which composition gaps are open — is worked out by ``model/composition.py`` and
 never stored, so it cannot go stale.

@@ -21,6 +21,12 @@ not see: a fold it cached or a tip it marked verified on such a branch is blind 
 none of its files is trusted here, and it finds none of ours (it verifies, and refuses, instead)."""
 
 
+MARK_FORMAT = 3
+"""In the name of the verified mark. 3 came with layout 3 (bucketed documents): a loopx before it
+sees those documents as stray files, so it must never find a tip this loopx marked verified (it
+verifies, and refuses, instead). A mark it left (``CACHE_FORMAT`` in the name) is still read
+here: what it verified, this loopx checks the same way."""
+
 _DIGEST = 16
 
 
@@ -107,14 +113,17 @@ class VerifiedMark:
 
     def __init__(self, git_dir: Path, ref: str):
         digest = hashlib.sha1(ref.encode()).hexdigest()[:12]
-        self.path = git_dir / "loopx" / f"verified-{CACHE_FORMAT}-{digest}"
+        self.path = git_dir / "loopx" / f"verified-{MARK_FORMAT}-{digest}"
+        self._before = git_dir / "loopx" / f"verified-{CACHE_FORMAT}-{digest}"  # a layout-2 loopx's
 
     def load(self) -> str | None:
-        try:
-            text = self.path.read_text(encoding="ascii").strip()
-        except (OSError, UnicodeDecodeError):
-            return None
-        return text if _OID.fullmatch(text) else None
+        for path in (self.path, self._before):
+            try:
+                text = path.read_text(encoding="ascii").strip()
+            except (OSError, UnicodeDecodeError):
+                continue
+            return text if _OID.fullmatch(text) else None
+        return None
 
     def save(self, tip: str) -> None:
         _write_atomically(self.path, lambda out: out.write(tip.encode("ascii") + b"\n"))

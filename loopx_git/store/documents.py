@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, cast
 
 from loopx_git.model.event import (
@@ -72,33 +73,23 @@ def root_document(state: State, layout_version: int | None = None) -> dict[str, 
 
 
 def render_entity(state: State, entity: Entity, layout_version: int | None = None) -> tuple[str, bytes] | None:
+    """(path, bytes) of one entity's document in layout ``layout_version`` (``WRITE_LAYOUT`` unless
+    given), or None when the state holds no such entity."""
     kind, goal_id, entity_id = entity
     if kind == "root":
         return layout.ROOT_DOCUMENT, render(root_document(state, layout_version))
     goal_state: GoalState | None = state.goals.get(goal_id)
     if goal_state is None:
         return None
-    if kind == "goal" and goal_state.goal is not None:
-        return layout.goal_document(goal_id), render(_dump(goal_state.goal))
-    if kind == "agent" and entity_id in goal_state.agents:
-        return layout.agent_document(goal_id, entity_id), render(_dump(goal_state.agents[entity_id]))
-    if kind == "todo" and entity_id in goal_state.todos:
-        return layout.todo_document(goal_id, entity_id), render(_dump(goal_state.todos[entity_id]))
-    if kind == "suggested" and entity_id in goal_state.suggested:
-        return layout.suggested_document(goal_id, entity_id), render(_dump(goal_state.suggested[entity_id]))
-    if kind == "ledger" and entity_id in goal_state.ledger:
-        return layout.ledger_document(goal_id, entity_id), render(_dump(goal_state.ledger[entity_id]))
-    if kind == "rollback" and entity_id in goal_state.rollbacks:
-        return layout.rollback_document(goal_id, entity_id), render(_dump(goal_state.rollbacks[entity_id]))
-    if kind == "gate" and entity_id in goal_state.gates:
-        return layout.gate_document(goal_id, entity_id), render(_dump(goal_state.gates[entity_id]))
-    if kind == "handoff" and entity_id in goal_state.handoffs:
-        return layout.handoff_document(goal_id, entity_id), render(_dump(goal_state.handoffs[entity_id]))
-    if kind == "reward" and entity_id in goal_state.rewards:
-        return layout.reward_document(goal_id, entity_id), render(_dump(goal_state.rewards[entity_id]))
-    if kind == "explore" and entity_id in goal_state.explore:
-        return layout.explore_document(goal_id, entity_id), render(_dump(goal_state.explore[entity_id]))
-    return None
+    if kind == "goal":
+        return None if goal_state.goal is None else (layout.goal_document(goal_id), render(_dump(goal_state.goal)))
+    folder = layout.DOCUMENT_FOLDERS.get(kind)
+    if folder is None:
+        return None
+    table = getattr(goal_state, folder)  # a goal's tables are named as the folders of their documents
+    if entity_id not in table:
+        return None
+    return layout.entity_document(kind, goal_id, entity_id, layout_version), render(_dump(table[entity_id]))
 
 
 def render_touched(state: State, entities: Iterable[Entity], layout_version: int | None = None) -> dict[str, bytes]:
@@ -132,18 +123,23 @@ def render_all(state: State, layout_version: int | None = None) -> dict[str, byt
 
 
 def branch_layout(git: GitRepo, tree: str, event_paths: Iterable[str] | None = None) -> int:
-    """The ``layout_version`` loopx.yaml at ``tree`` must say: 1 where it says 1 and every event
-    sits at its layout-1 path (a branch no loopx since layout 2 has written to), else
-    ``LAYOUT_VERSION``. ``event_paths``: the tree's record paths when the caller has them; else the
-    tree is walked, and only when loopx.yaml says 1."""
-    if _declared(git, tree) != 1:
+    """The layout the documents at ``tree`` must be in, and what its loopx.yaml must say: what it
+    says, 1 to 3; except that a branch saying 1 with an event at a layout-2 path must say 2 (no
+    loopx writes that: verify reports it, and its documents stay in one folder per kind);
+    ``LAYOUT_VERSION`` when it says nothing loopx wrote. ``event_paths``:
+    the tree's record paths when the caller has them; else the tree is walked, and only when
+    loopx.yaml says 1."""
+    declared = _declared(git, tree)
+    if declared not in layout.LAYOUTS:
         return layout.LAYOUT_VERSION
-    return layout.LAYOUT_VERSION if unannounced_event(git, tree, event_paths) else 1
+    if declared == 1 and unannounced_event(git, tree, event_paths):
+        return 2
+    return declared
 
 
 def unannounced_event(git: GitRepo, tree: str, event_paths: Iterable[str] | None = None) -> str | None:
-    """The first event at a layout-2 path in a tree whose loopx.yaml says layout 1 (which this
-    loopx never writes: the commit that adds the first one says 2), or None."""
+    """The first event at a layout-2 path in a tree whose loopx.yaml says layout 1 (which no loopx
+    writes: the commit that adds the first one says 2 or later), or None."""
     if _declared(git, tree) != 1:
         return None
     if event_paths is None:
@@ -156,16 +152,56 @@ def _declared(git: GitRepo, tree: str) -> int | None:
     return None if oid is None else layout.declared_layout(git.read_blob(oid))
 
 
-def layout_upgrade(git: GitRepo, base_tree: str | None, added: Iterable[str]) -> dict[str, bytes]:
-    """loopx.yaml saying ``LAYOUT_VERSION`` when records at layout-2 paths join a tree whose
-    loopx.yaml says 1 (the first write of this loopx on an old branch, or a merge bringing one's
-    records into it); else nothing. The rest of the document stays as it was."""
-    if base_tree is None or not any(layout.event_layout(p) == 2 for p in added):
-        return {}
-    oid = git.tree_entry(base_tree, layout.ROOT_DOCUMENT)
-    if oid is None:
-        return {}
-    data = git.read_blob(oid)
-    if layout.declared_layout(data) != 1:  # says 2 already, or drifted: verify names that, not this
-        return {}
-    return {layout.ROOT_DOCUMENT: layout.with_layout(data, layout.LAYOUT_VERSION)}
+@dataclass
+class Upgrade:
+    """What a commit adds to bring the tree it writes on up to ``WRITE_LAYOUT``: loopx.yaml saying
+    so (``files``), and documents moved to their new paths (``blobs``: new path -> the blob as it
+    was; ``removed``: the old paths)."""
+
+    files: dict[str, bytes] = field(default_factory=dict)
+    blobs: dict[str, str] = field(default_factory=dict)
+    removed: list[str] = field(default_factory=list)
+
+
+def layout_upgrade(git: GitRepo, base_tree: str | None, added: Iterable[str], removed: Iterable[str] = ()) -> Upgrade:
+    """What a commit of ``added`` paths (and ``removed`` ones) on ``base_tree`` needs besides, to
+    leave the tree in the layout this loopx writes. On a tree saying layout 1 or 2: every document
+    moves, as it is, to its layout-3 path, and loopx.yaml says 3 (when the commit does not render
+    it anew). A document the commit writes or removes itself is left to it. (A build of an older
+    layout, ``WRITE_LAYOUT`` 2: loopx.yaml says 2 once a layout-2 event joins a tree saying 1.)
+    Nothing on a tree saying the layout already, or something loopx never wrote: verify names that."""
+    upgrade = Upgrade()
+    if base_tree is None:
+        return upgrade
+    declared, target = _declared(git, base_tree), layout.WRITE_LAYOUT
+    if declared not in layout.LAYOUTS or declared >= target:
+        return upgrade
+    added = set(added)
+    if target < layout.BUCKETED_DOCUMENTS and not any(layout.event_layout(p) == 2 for p in added):
+        return upgrade  # a layout-1 build stays 1 until a layout-2 record lands
+    if layout.ROOT_DOCUMENT not in added:
+        data = git.read_blob(cast(str, git.tree_entry(base_tree, layout.ROOT_DOCUMENT)))
+        upgrade.files[layout.ROOT_DOCUMENT] = layout.with_layout(data, target)
+    if target >= layout.BUCKETED_DOCUMENTS:
+        removing = set(removed)
+        for old, new, oid in _document_moves(git, base_tree, target):
+            if old in removing:
+                continue
+            upgrade.removed.append(old)
+            if new not in added:
+                upgrade.blobs[new] = oid
+    return upgrade
+
+
+def _document_moves(git: GitRepo, tree: str, version: int) -> Iterable[tuple[str, str, str]]:
+    """(old path, path in ``version``, blob id) of every entity document of ``tree`` not where
+    ``version`` puts it. Only the document folders are walked, never the events."""
+    for goal_id in git.list_dir(tree, "goals"):
+        for folder in layout.DOCUMENT_FOLDERS.values():
+            for path, oid in git.walk_files(tree, f"goals/{goal_id}/{folder}"):
+                entity = layout.document_entity(path)
+                if entity is None:  # a stray: verify reports it, repair removes it
+                    continue
+                new = layout.entity_document(*entity, version)
+                if new != path:
+                    yield path, new, oid

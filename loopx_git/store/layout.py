@@ -6,20 +6,34 @@ import re
 
 DEFAULT_STATE_REF = "refs/heads/loopx/state"
 ROOT_DOCUMENT = "loopx.yaml"
-LAYOUT_VERSION = 2
-"""The layout new event records are written in, and what ``layout_version`` in loopx.yaml says once
-a branch holds one. Layout 1 put every event of an hour in one tree (``.../HH/<id>.json``), which
-each append rewrote: bytes per append grew with the events of that hour (330 KB per append after
-10k in one hour). Layout 2 adds two bucket levels under the hour, the last and second-to-last
-characters of the event id (``.../HH/<last>/<second-to-last>/<id>.json``): a ULID's low-order
-characters are random, so no tree of the spine has more than 37 entries and a leaf holds about
-N/1024 of the hour's N events. A branch may hold both: events written in layout 1 stay where they
-are (records never move); every new event goes to its layout-2 path. loopx.yaml says 1 only while
-every event sits at its layout-1 path."""
-LAYOUTS = (1, 2)
+LAYOUT_VERSION = 3
+"""The layout new writes use, and what ``layout_version`` in loopx.yaml says once this loopx has
+written to a branch. Each layout bounds what one write rewrites, whatever the history's length:
+
+- layout 1 put every event of an hour in one tree (``.../HH/<id>.json``), which each append
+  rewrote: bytes per append grew with the events of that hour (330 KB per append after 10k in one
+  hour);
+- layout 2 adds two bucket levels under the hour, the last and second-to-last characters of the
+  event id (``.../HH/<last>/<second-to-last>/<id>.json``): a ULID's low-order characters are
+  random, so no tree of the spine has more than 37 entries and a leaf holds about N/1024 of the
+  hour's N events. Documents stayed in one folder per kind (``todos/<id>.yaml``), which a write of
+  one todo rewrote whole: 2.4 MB at 30k todos;
+- layout 3 splits each document folder in two bucket levels too, by a hash of the id (people
+  choose todo ids, so their last characters are not random): ``todos/<b1>/<b2>/<id>.yaml``; its
+  events are where layout 2 put them.
+
+A branch may hold events of layouts 1 and 2: records never move, so events written in layout 1 stay
+where they are, and every new event goes to its layout-2 path. loopx.yaml says 1 only while every
+event sits at its layout-1 path. Documents are derived, so they do move: the first commit this loopx
+writes on a branch saying 1 or 2 moves every document to its layout-3 path and says 3."""
+LAYOUTS = (1, 2, 3)
+RECORD_LAYOUTS = (1, 2)
+"""The two shapes of an event record's path; layout 3 writes events at layout-2 paths."""
 WRITE_LAYOUT = LAYOUT_VERSION
-"""The layout ``event_path`` writes in. Always ``LAYOUT_VERSION``, except to rebuild a branch as an
-older loopx wrote it (tests of old branches, the benchmark's baseline)."""
+"""The layout this loopx writes in. Always ``LAYOUT_VERSION``, except to rebuild a branch as an
+older loopx wrote it (tests of old branches, the benchmarks' baselines)."""
+BUCKETED_DOCUMENTS = 3
+"""The first layout with documents in bucket folders."""
 
 MAX_BLOB_BYTES = 1 << 20
 """No file on the state branch is larger: records hold short fields (4 KiB each by default) and
@@ -102,9 +116,22 @@ def _bucket(char: str) -> str:
 
 
 def event_buckets(event_id: str) -> str:
-    """``<last>/<second-to-last>`` character of the id: the random end of a ULID, so events spread
-    evenly over 32 x 32 leaves whatever the write rate."""
+    """``<last>/<second-to-last>`` character of an event id: the random end of a ULID, so events
+    spread evenly over 32 x 32 leaves whatever the write rate."""
     return f"{_bucket(event_id[-1])}/{_bucket(event_id[-2] if len(event_id) > 1 else '_')}"
+
+
+_CROCKFORD = "0123456789abcdefghjkmnpqrstvwxyz"
+
+
+def document_buckets(entity_id: str) -> str:
+    """Two base32 characters of the SHA-1 of an entity id: documents spread evenly over 32 x 32
+    leaves whatever their ids look like. Unlike event ids, these are often chosen by people
+    (``t1``, ``t2``, ... or ``release``), whose last characters would crowd a few leaves."""
+    import hashlib  # here, not at the top: the hooks import this module and never place a document
+
+    digest = hashlib.sha1(entity_id.encode("utf-8")).digest()
+    return f"{_CROCKFORD[digest[0] & 31]}/{_CROCKFORD[digest[1] & 31]}"
 
 
 def event_path(goal_id: str, event_id: str, recorded_at: str, version: int | None = None) -> str:
@@ -120,9 +147,9 @@ def event_path(goal_id: str, event_id: str, recorded_at: str, version: int | Non
 
 
 def event_paths(goal_id: str, event_id: str, recorded_at: str) -> tuple[str, ...]:
-    """Every path the event may be stored at, one per layout, newest layout first: what a record's
+    """Every path the event may be stored at, one per record layout, newest first: what a record's
     content allows (a reader finds it at exactly one of them)."""
-    return tuple(event_path(goal_id, event_id, recorded_at, version) for version in reversed(LAYOUTS))
+    return tuple(event_path(goal_id, event_id, recorded_at, version) for version in reversed(RECORD_LAYOUTS))
 
 
 def event_layout(path: str) -> int | None:
@@ -168,40 +195,34 @@ def goal_document(goal_id: str) -> str:
     return f"goals/{goal_id}/goal.yaml"
 
 
-def todo_document(goal_id: str, todo_id: str) -> str:
-    return f"goals/{goal_id}/todos/{todo_id}.yaml"
+DOCUMENT_FOLDERS = {
+    "agent": "agents",
+    "todo": "todos",
+    "suggested": "suggested",
+    "ledger": "ledger",
+    "rollback": "rollbacks",
+    "gate": "gates",
+    "handoff": "handoffs",
+    "reward": "rewards",
+    "explore": "explore",
+}
+"""The folder of a goal that holds one document per entity of a kind."""
+_FOLDER_KIND = {folder: kind for kind, folder in DOCUMENT_FOLDERS.items()}
 
 
-def suggested_document(goal_id: str, todo_id: str) -> str:
-    return f"goals/{goal_id}/suggested/{todo_id}.yaml"
+def entity_document(kind: str, goal_id: str, entity_id: str, version: int | None = None) -> str:
+    """Where the document of one entity of a goal lives (``kind`` a key of ``DOCUMENT_FOLDERS``;
+    ``version``: ``WRITE_LAYOUT`` unless given). Layout 3: ``goals/<goal>/<folder>/<b1>/<b2>/<id>.yaml``
+    (``document_buckets``), so writing one document rebuilds a few small trees whatever the number
+    of its kind; layouts 1 and 2: ``goals/<goal>/<folder>/<id>.yaml``."""
+    folder = f"goals/{goal_id}/{DOCUMENT_FOLDERS[kind]}"
+    if (WRITE_LAYOUT if version is None else version) < BUCKETED_DOCUMENTS:
+        return f"{folder}/{entity_id}.yaml"
+    return f"{folder}/{document_buckets(entity_id)}/{entity_id}.yaml"
 
 
-def agent_document(goal_id: str, agent_id: str) -> str:
-    return f"goals/{goal_id}/agents/{agent_id}.yaml"
-
-
-def ledger_document(goal_id: str, entry_id: str) -> str:
-    return f"goals/{goal_id}/ledger/{entry_id}.yaml"
-
-
-def rollback_document(goal_id: str, packet_id: str) -> str:
-    return f"goals/{goal_id}/rollbacks/{packet_id}.yaml"
-
-
-def gate_document(goal_id: str, gate_id: str) -> str:
-    return f"goals/{goal_id}/gates/{gate_id}.yaml"
-
-
-def reward_document(goal_id: str, reward_id: str) -> str:
-    return f"goals/{goal_id}/rewards/{reward_id}.yaml"
-
-
-def handoff_document(goal_id: str, handoff_id: str) -> str:
-    return f"goals/{goal_id}/handoffs/{handoff_id}.yaml"
-
-
-def explore_document(goal_id: str, node_id: str) -> str:
-    return f"goals/{goal_id}/explore/{node_id}.yaml"
+def todo_document(goal_id: str, todo_id: str, version: int | None = None) -> str:
+    return entity_document("todo", goal_id, todo_id, version)
 
 
 def may_hold_records(folder: str) -> bool:
@@ -247,23 +268,16 @@ def record_kind(path: str) -> str | None:
 
 
 _DOCUMENT_RE = re.compile(
-    rf"goals/(?P<goal>{_ID})/(?:(?P<goal_doc>goal)|(?P<folder>todos|suggested|agents|rollbacks|ledger|gates|rewards|handoffs|explore)/(?P<id>{_ID}))\.yaml\Z"
+    rf"goals/(?P<goal>{_ID})/(?:(?P<goal_doc>goal)|(?P<folder>{'|'.join(DOCUMENT_FOLDERS.values())})/"
+    rf"(?:(?P<b1>{_BUCKET})/(?P<b2>{_BUCKET})/)?(?P<id>{_ID}))\.yaml\Z"
 )
-_FOLDER_KIND = {
-    "todos": "todo",
-    "suggested": "suggested",
-    "agents": "agent",
-    "rollbacks": "rollback",
-    "ledger": "ledger",
-    "gates": "gate",
-    "rewards": "reward",
-    "handoffs": "handoff",
-    "explore": "explore",
-}
+"""A document of either shape: in its folder (layouts 1 and 2) or two bucket levels down (layout 3).
+The shape only; that the path is the one its entity's document has is checked against the fold."""
 
 
 def document_entity(path: str) -> tuple[str, str, str] | None:
-    """The entity (kind, goal id, id) a document path renders, or None for any other path."""
+    """The entity (kind, goal id, id) a document path of either shape renders, or None for any
+    other path."""
     if path == ROOT_DOCUMENT:
         return ("root", "", "")
     m = _DOCUMENT_RE.match(path)

@@ -128,7 +128,7 @@ def _refusal(exc: pydantic.ValidationError, path: str) -> LoopxError:
 def _check_path(event: EventHead, path: str) -> None:
     """An event sits at the one path its content gives it in the layout of its path's shape: a
     layout-1 path (``.../HH/<id>.json``) or a layout-2 one (``.../HH/<b1>/<b2>/<id>.json``)."""
-    version = layout.event_layout(path) or layout.LAYOUT_VERSION
+    version = layout.event_layout(path) or layout.RECORD_LAYOUTS[-1]
     expected = layout.event_path(event.goal_id, event.event_id, event.recorded_at, version)
     if expected != path:
         rule = "the hour shard of recorded_at" + (" and the last two characters of event_id" if version == 2 else "")

@@ -57,12 +57,12 @@ def commit(git: GitRepo, ref: str, parent: str | None, txn: Transaction) -> str:
                 raise StoreError(f"{path} already exists on {ref}; records are append-only", code="record-exists")
     if any(layout.is_record(path) for path in txn.removed):
         raise StoreError("records are append-only; a transaction never removes one", code="record-removed")
-    files = txn.files
-    if layout.ROOT_DOCUMENT not in files:  # an old branch's first layout-2 record says so in loopx.yaml
-        from loopx_git.store.documents import layout_upgrade
+    # the first commit on an older layout's branch moves its documents and says the new layout
+    from loopx_git.store.documents import layout_upgrade
 
-        files = {**files, **layout_upgrade(git, base_tree, files)}
-    tree = git.write_tree(base_tree, files, remove=txn.removed)
+    upgrade = layout_upgrade(git, base_tree, txn.files, txn.removed)
+    files = {**txn.files, **upgrade.files}
+    tree = git.write_tree(base_tree, files, blobs=upgrade.blobs, remove=[*txn.removed, *upgrade.removed])
     commit = git.commit_on_ref(ref, tree, [parent] if parent else [], txn.message())
     pack_if_due(git)
     return commit

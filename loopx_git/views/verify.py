@@ -104,10 +104,11 @@ def verify(
     if policy is not None:
         _check_safety(events, runs, where, policy, added_in, problems)
     state = fold(events, runs)
-    _check_entities(state, problems)
     paths = [p for p, _ in records]
+    version = branch_layout(git, tree, paths)
+    _check_entities(state, problems, version)
     _check_layout(git, tree, paths, added_in, problems)
-    checked = _check_documents(git, render_all(state, branch_layout(git, tree, paths)), problems, documents, changed)
+    checked = _check_documents(git, render_all(state, version), problems, documents, changed)
     conflicts = [c for g in state.goals.values() for c in g.conflicts]
     return VerifyReport(
         ok=not problems.items,
@@ -194,8 +195,9 @@ def verify_since(
             state_at = state_reader(git, ref).state_at
         state = state_at(tip)
         entities = touched(events) | {e for e in map(layout.document_entity, changed) if e is not None}
-        _check_entities(state, problems, {(goal, todo) for kind, goal, todo in entities if kind == "todo"})
-        expected = render_touched(state, entities, branch_layout(git, tree, layout_paths))
+        version = branch_layout(git, tree, layout_paths)
+        _check_entities(state, problems, version, {(goal, todo) for kind, goal, todo in entities if kind == "todo"})
+        expected = render_touched(state, entities, version)
         present = {
             p: o for p, o in lookup.entry_ids(git, tree, sorted({*expected, *(p for p, _ in docs)})).items() if o
         }
@@ -267,10 +269,11 @@ def _check_commit(
                 )
 
 
-def _check_entities(state: Any, problems: _Problems, only: set | None = None) -> None:
+def _check_entities(state: Any, problems: _Problems, version: int, only: set | None = None) -> None:
     """Todos as the fold leaves them are valid records (the fold applies field changes without
-    validating each one: a well-formed event can still set a status that does not exist).
-    ``only``: the (goal, todo) pairs to check; all of them when None."""
+    validating each one: a well-formed event can still set a status that does not exist), each
+    named by its document's path in layout ``version``. ``only``: the (goal, todo) pairs to check;
+    all of them when None."""
     if only is None:
         todos = [(g.goal_id, t) for g in state.goals.values() for t in g.todos.values()]
     else:  # looked up one by one: a goal's todos are built into records only when read
@@ -285,7 +288,7 @@ def _check_entities(state: Any, problems: _Problems, only: set | None = None) ->
         except ValueError as exc:
             problems.add(
                 "invalid-entity",
-                layout.todo_document(goal_id, todo.todo_id),
+                layout.todo_document(goal_id, todo.todo_id, version),
                 None,
                 f"the fold of its events is not a valid todo: {exc}".splitlines()[0],
             )
@@ -295,7 +298,8 @@ def _check_layout(
     git: GitRepo, tree: str, event_paths: list[str] | None, added_in: dict[str, str], problems: _Problems
 ) -> None:
     """An event at a layout-2 path while loopx.yaml says layout 1: loopx never writes that (the
-    commit that adds the first such event says 2). ``event_paths``: where to look (all when None)."""
+    commit that adds the first such event says 2 or later). ``event_paths``: where to look (all
+    when None)."""
     where = unannounced_event(git, tree, event_paths)
     if where is not None:
         problems.add(
@@ -303,7 +307,7 @@ def _check_layout(
             where,
             added_in.get(where),
             "an event at a layout-2 path on a branch whose loopx.yaml says layout_version 1; the commit "
-            "that adds the first layout-2 event says layout_version 2 (`loopx repair` re-derives it)",
+            "that adds the first layout-2 event says layout_version 2 or later (`loopx repair` re-derives it)",
         )
 
 

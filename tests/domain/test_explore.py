@@ -12,6 +12,7 @@ import pytest
 
 from loopx_git.errors import LoopxError
 from loopx_git.model.research import ResearchObservation, gap_id, observation_fingerprint
+from loopx_git.store import layout
 from tests.conftest import GOAL, NOW, git, state_tip
 from tests.hooks.test_hooks import FAKE_TOKEN
 
@@ -95,7 +96,7 @@ def test_the_seed_envelope_is_accepted_and_recorded_on_a_new_revision(graph, git
         2,
     )
     assert receipt.commit == state_tip(git_repo) and [e.event_kind for e in result.write.events] == ["explore_observe"]
-    doc = git(git_repo, "show", f"refs/heads/loopx/state:goals/{GOAL}/explore/node-a.yaml")
+    doc = git(git_repo, "show", f"refs/heads/loopx/state:{layout.entity_document('explore', GOAL, 'node-a')}")
     assert f"current_observation: {SEED_FINGERPRINT}" in doc and "revision: 2" in doc
     assert graph.verify().ok
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from loopx_git.errors import LoopxError
+from loopx_git.store import layout
 from tests.conftest import GOAL, NOW, git, state_tip
 from tests.hooks.test_hooks import FAKE_TOKEN
 
@@ -50,7 +51,7 @@ def test_an_open_gate_holds_what_it_blocks_and_the_card_shows_it_first(work, git
     # safe-bypass work stays runnable, the gate stays visible
     assert {a.todo_id for a in card.next_actions} == {"docs", None}
     assert "ship" not in {a.todo_id for a in card.next_actions}
-    doc = git(git_repo, "show", f"refs/heads/loopx/state:goals/{GOAL}/gates/release.yaml")
+    doc = git(git_repo, "show", f"refs/heads/loopx/state:{layout.entity_document('gate', GOAL, 'release')}")
     assert "status: open" in doc and "owner_class: user" in doc
     assert work.verify().ok
 

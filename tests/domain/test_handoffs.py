@@ -8,6 +8,7 @@ import json
 import pytest
 
 from loopx_git.errors import LoopxError
+from loopx_git.store import layout
 from tests.cli.test_schemas import conforms, conforms_each, written
 from tests.conftest import GOAL, NOW, git, state_tip
 
@@ -49,7 +50,7 @@ def test_adopt_moves_every_claim_in_one_commit(held, git_repo):
     adopted = held.handoff(GOAL, "h1")
     assert adopted.status == "adopted" and adopted.from_agent_id == "alice" and adopted.to_agent_id == "bob"
     assert held.status(GOAL, "bob").waiting_handoffs == []
-    doc = git(git_repo, "show", f"refs/heads/loopx/state:goals/{GOAL}/handoffs/h1.yaml")
+    doc = git(git_repo, "show", f"refs/heads/loopx/state:{layout.entity_document('handoff', GOAL, 'h1')}")
     assert "status: adopted" in doc and "stop_condition: tests pass" in doc
     assert held.verify().ok
 

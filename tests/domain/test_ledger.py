@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from loopx_git.errors import LoopxError
+from loopx_git.store import layout
 from tests.conftest import GOAL, Cli, git, state_tip
 
 DIGEST = "sha256:" + "ab" * 32
@@ -184,7 +185,7 @@ def test_the_cli_prints_the_action_contract_and_documents_are_written(ledger, gi
         "alice",
     )
     assert result.code == 0, result.err
-    doc = git(git_repo, "show", f"loopx/state:goals/{GOAL}/ledger/e1.yaml")
+    doc = git(git_repo, "show", f"loopx/state:{layout.entity_document('ledger', GOAL, 'e1')}")
     assert "status: done" in doc and "verdict: MATCH" in doc and "tests/test_assets.py" in doc
     assert [e["id"] for e in cli.json("ledger", "list", "-g", GOAL)] == ["e1", "e2"]
     assert cli.json("ledger", "show", "-g", GOAL, "--entry-id", "e1")["next"] == "resume"

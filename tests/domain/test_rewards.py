@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from loopx_git.errors import LoopxError
+from loopx_git.store import layout
 from tests.cli.test_schemas import conforms, conforms_each, written
 from tests.conftest import GOAL, NOW, git, state_tip
 from tests.hooks.test_hooks import FAKE_TOKEN
@@ -46,7 +47,7 @@ def test_a_reward_is_bound_to_its_run_and_shown_beside_it(judged, git_repo):
     [entry] = repo.history(GOAL)
     assert entry.run_id == run_id and [(w.polarity, w.label) for w in entry.rewards] == [("positive", "accept")]
     assert [w.reward_id for w in repo.status(GOAL).latest_rewards] == [reward.reward_id]
-    doc = git(git_repo, "show", f"refs/heads/loopx/state:goals/{GOAL}/rewards/{reward.reward_id}.yaml")
+    doc = git(git_repo, "show", f"refs/heads/loopx/state:{layout.entity_document('reward', GOAL, reward.reward_id)}")
     assert "polarity: positive" in doc and "run_id: " + run_id in doc
     assert repo.verify().ok
 

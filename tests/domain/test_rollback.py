@@ -11,6 +11,7 @@ import pytest
 import loopx_git
 from loopx_git.errors import RuleError
 from loopx_git.model.rollback import RollbackPacket
+from loopx_git.store import layout
 from tests.conftest import GOAL, Cli, git, state_tip
 
 # A copy of upstream LoopX's public example (Apache-2.0), so that the tests run in any clone; the
@@ -181,7 +182,7 @@ def test_the_upstream_packet_loads_unchanged_and_its_history_rewrite_never_runs(
     assert git(git_repo, "for-each-ref", "--format=%(refname) %(objectname)", "refs/heads/main") == heads
     card = Cli(git_repo, capsys).json("status", "-g", data["goal_id"])
     assert card["open_rollbacks"][0]["pending_steps"][0] == "clean_main_history (history_rewrite)"
-    doc = git(git_repo, "show", f"loopx/state:goals/{data['goal_id']}/rollbacks/{data['packet_id']}.yaml")
+    doc = git(git_repo, "show", f"loopx/state:{layout.entity_document('rollback', data['goal_id'], data['packet_id'])}")
     assert "history_rewrite" in doc
     assert repo.verify().ok
 

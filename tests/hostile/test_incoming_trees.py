@@ -134,19 +134,18 @@ def _tree_cases(pair: Pair) -> dict[str, tuple[str, str]]:
     a = pair.alice
     head = pair.base  # a gitlink names a commit: any will do
     link = blob(a, b"../../../../etc/passwd")
-    doc = layout.todo_document(GOAL, "t1")
+    doc, t9, t8 = (layout.todo_document(GOAL, todo) for todo in ("t1", "t9", "t8"))
+
+    def at(path: str, mode: str, kind: str, oid: str) -> tuple[str, str]:
+        folder, name = path.rsplit("/", 1)
+        return with_entry(a, pair.base, folder, mode, kind, oid, name), path
+
     return {
-        "symlink-document": (with_entry(a, pair.base, f"goals/{GOAL}/todos", "120000", "blob", link, "t1.yaml"), doc),
+        "symlink-document": at(doc, "120000", "blob", link),
         "symlink-stray": (with_entry(a, pair.base, "goals", "120000", "blob", link, "evil"), "goals/evil"),
-        "gitlink-document": (
-            with_entry(a, pair.base, f"goals/{GOAL}/todos", "160000", "commit", head, "t9.yaml"),
-            f"goals/{GOAL}/todos/t9.yaml",
-        ),
+        "gitlink-document": at(t9, "160000", "commit", head),
         "gitlink-root": (with_entry(a, pair.base, "", "160000", "commit", head, "sub"), "sub"),
-        "executable": (
-            with_entry(a, pair.base, f"goals/{GOAL}/todos", "100755", "blob", blob(a, b"x"), "t8.yaml"),
-            f"goals/{GOAL}/todos/t8.yaml",
-        ),
+        "executable": at(t8, "100755", "blob", blob(a, b"x")),
         "dotdot": (with_entry(a, pair.base, "goals", "100644", "blob", blob(a, b"x\n"), ".."), "goals/.."),
         "dot-git": (with_entry(a, pair.base, "goals", "100644", "blob", blob(a, b"x\n"), ".git"), "goals/.git"),
         "dot-git-upper": (with_entry(a, pair.base, "", "100644", "blob", blob(a, b"x\n"), ".GIT"), ".GIT"),
@@ -178,18 +177,7 @@ def _tree_cases(pair: Pair) -> dict[str, tuple[str, str]]:
             ),
             f"goals/{GOAL}/events/2026/03/01/10/z/z/evt_zz.json",
         ),
-        "huge-document": (
-            with_entry(
-                a,
-                pair.base,
-                f"goals/{GOAL}/todos",
-                "100644",
-                "blob",
-                blob(a, b"text: " + b"x" * (2 << 20) + b"\n"),
-                "t1.yaml",
-            ),
-            doc,
-        ),
+        "huge-document": at(doc, "100644", "blob", blob(a, b"text: " + b"x" * (2 << 20) + b"\n")),
     }
 
 

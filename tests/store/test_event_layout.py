@@ -86,14 +86,14 @@ def test_the_declared_layout_is_read_and_rewritten_without_a_yaml_parser():
 # -- new writes -----------------------------------------------------------------------------------------
 
 
-def test_new_writes_land_at_layout_2_paths_and_loopx_yaml_says_2(repo, git_repo):
+def test_new_events_land_at_layout_2_paths_and_loopx_yaml_says_the_layout_written(repo, git_repo):
     result = repo.todo_add(GOAL, "Write the tokenizer", todo_id="t1", now=NOW)
     files = event_files(git_repo)
     assert files and all(V2.fullmatch(f) for f in files)
     (added,) = [f for f in files if result.event_ids[0] in f]
     event_id = result.event_ids[0]
     assert added == f"goals/{GOAL}/events/2026/03/01/10/{event_id[-1]}/{event_id[-2]}/{event_id}.json"
-    assert declared(git_repo) == 2
+    assert declared(git_repo) == layout.LAYOUT_VERSION == 3  # layout 3 writes events where layout 2 did
     assert repo.verify().ok
 
 
@@ -116,7 +116,7 @@ def test_an_old_layout_branch_reads_folds_and_verifies_clean(old_branch, capsys)
     assert result.code == 0, result.err
 
 
-def test_new_writes_on_an_old_branch_use_layout_2_and_say_so_in_the_same_commit(old_branch):
+def test_new_writes_on_an_old_branch_use_layout_2_paths_and_say_so_in_the_same_commit(old_branch):
     before = set(event_files(old_branch))
     with loopx_git.open(old_branch) as repo:
         repo.todo_complete(GOAL, "t1", evidence=["tests/test_tokenizer.py"], actor="alice", now="2026-03-01T13:00:00Z")
@@ -127,9 +127,9 @@ def test_new_writes_on_an_old_branch_use_layout_2_and_say_so_in_the_same_commit(
     new = files - before
     assert len(new) == 3 and all(V2.fullmatch(f) for f in new)
     changed = git(old_branch, "diff-tree", "--no-commit-id", "--name-only", "-r", f"{tip}^", tip).split()
-    assert "loopx.yaml" in changed and declared(old_branch, tip) == 2
+    assert "loopx.yaml" in changed and declared(old_branch, tip) == 3
     yaml = git(old_branch, "show", f"{STATE}:loopx.yaml")
-    assert yaml == render({"layout_version": 2, "goals": [GOAL]}).decode()
+    assert yaml == render({"layout_version": 3, "goals": [GOAL]}).decode()
     for pickle in (old_branch / ".git" / "loopx").glob("fold-*.pickle"):
         pickle.unlink()
     with loopx_git.open(old_branch) as repo:
@@ -147,7 +147,9 @@ def test_a_commit_of_layout_1_events_is_rolled_back_whole(old_branch):
         assert repo.verify().ok
 
 
-def test_old_and_new_layout_clones_sync_and_both_verify_clean(tmp_path, monkeypatch):
+def test_a_clone_still_on_layout_1_merges_a_newer_clones_work_once_it_upgrades(tmp_path, monkeypatch):
+    """An older loopx cannot pull a branch a newer one wrote (it sees the new paths as strays); once
+    its clone runs this loopx, its own unpushed layout-1 work merges in and both verify clean."""
     remote = bare(tmp_path / "remote.git")
     with monkeypatch.context() as patch:
         patch.setattr(layout, "WRITE_LAYOUT", 1)
@@ -156,19 +158,17 @@ def test_old_and_new_layout_clones_sync_and_both_verify_clean(tmp_path, monkeypa
             repo.goal_create(GOAL, "Ship the parser", now=NOW)
             write_history(repo)
             assert repo.sync().pushed
+            repo.todo_add(GOAL, "old clone's work", todo_id="to", now="2026-03-01T14:10:00Z")  # not pushed
+    assert declared(old) == 1
     new = clone(tmp_path / "new", str(remote), connect=False)
     with loopx_git.open(new) as repo:
         repo.connect()  # adopts the old-layout branch
         repo.todo_add(GOAL, "new clone's work", todo_id="tn", now="2026-03-01T14:00:00Z")
         assert repo.sync().pushed
-    with monkeypatch.context() as patch:  # the old clone wrote on meanwhile, and merges the new layout in
-        patch.setattr(layout, "WRITE_LAYOUT", 1)
-        with loopx_git.open(old) as repo:
-            repo.todo_add(GOAL, "old clone's work", todo_id="to", now="2026-03-01T14:10:00Z")
-            assert declared(old) == 1
-            result = repo.sync()
-            assert result.pull.action == "merged" and result.pushed
-    assert declared(old) == 2  # layout-2 records arrived: the merge says so
+    with loopx_git.open(old) as repo:  # the old clone, upgraded
+        result = repo.sync()
+        assert result.pull.action == "merged" and result.pushed
+    assert declared(old) == 3
     with loopx_git.open(new) as repo:
         assert repo.sync().pull.action == "fast-forward"
     assert tree_of(old) == tree_of(new)
@@ -235,10 +235,10 @@ def test_a_layout_2_event_on_a_branch_that_says_layout_1_is_refused(old_branch, 
     result = Cli(old_branch, capsys)("verify")
     assert result.code == 1 and "layout-mismatch" in result.out + result.err
     assert state_tip(old_branch) == tip
-    with loopx_git.open(old_branch) as repo:  # re-derivable: repair says 2, and all is clean
+    with loopx_git.open(old_branch) as repo:  # re-derivable: repair says the layout it writes, and all is clean
         assert repo.repair().changed
         assert repo.verify().ok
-    assert declared(old_branch) == 2
+    assert declared(old_branch) == 3
 
 
 def test_a_layout_1_event_written_by_hand_on_a_new_branch_is_accepted(repo, git_repo):

@@ -80,7 +80,7 @@ def test_git_show_has_one_event_file_and_the_documents_it_changed(repo, git_repo
     event_id = result.event_ids[0]
     assert files == [
         f"goals/{GOAL}/events/2026/03/01/10/{event_id[-1]}/{event_id[-2]}/{event_id}.json",
-        f"goals/{GOAL}/todos/t1.yaml",
+        layout.todo_document(GOAL, "t1"),
     ]
 
 

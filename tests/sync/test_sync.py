@@ -9,6 +9,7 @@ import pytest
 
 import loopx_git
 from loopx_git.errors import ConflictError
+from loopx_git.store import layout
 from loopx_git.sync import SyncRefused, merge
 from tests.conftest import Cli, git
 from tests.sync.helpers import GOAL, bare, clone, tree_of
@@ -222,7 +223,7 @@ def test_a_plain_git_merge_with_drifted_documents_is_repaired_in_one_commit(alic
     assert not report.ok and {p.code for p in report.problems} == {"document-drift"}
     before = repo.tip
     fixed = Cli(alice, capsys).json("repair")
-    assert fixed["changed"] is True and fixed["record"]["rederived"] == ["goals/g1/todos/t1.yaml"]
+    assert fixed["changed"] is True and fixed["record"]["rederived"] == [layout.todo_document("g1", "t1")]
     assert git(alice, "rev-parse", "loopx/state^").strip() == before
     assert loopx_git.open(alice).verify().ok
     assert Cli(alice, capsys).json("repair")["changed"] is False

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 
+from loopx_git.store import layout
 from tests.cli.test_schemas import conforms
 from tests.conftest import GOAL, NOW, git
 
@@ -37,7 +38,7 @@ def test_a_drifted_document_fails_the_check_with_exit_1(cli, repo, git_repo):
     _busy(repo)
     # a hand edit of a derived document, committed straight onto the state branch
     tip = git(git_repo, "rev-parse", "refs/heads/loopx/state").strip()
-    path = f"goals/{GOAL}/gates/release.yaml"
+    path = layout.entity_document("gate", GOAL, "release")
     text = git(git_repo, "show", f"{tip}:{path}").replace("question: Release?", "question: Edited by hand")
     blob = git(git_repo, "hash-object", "-w", "--stdin", input_text=text).strip() if False else None
     assert blob is None  # (hash-object through a file below: git() takes no stdin)

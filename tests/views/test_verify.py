@@ -88,11 +88,11 @@ def test_deleted_event_file_is_reported(worktree, git_repo):
 
 
 def test_hand_edited_document_is_drift_naming_the_field(worktree, git_repo):
-    doc = worktree / f"goals/{GOAL}/todos/t1.yaml"
+    doc = worktree / layout.todo_document(GOAL, "t1")
     doc.write_text(doc.read_text().replace("claimed_by: alice", "claimed_by: bob"))
     commit_all(worktree, "hand edit")
     found, _ = problems(git_repo)
-    assert "claimed_by" in found[("document-drift", f"goals/{GOAL}/todos/t1.yaml")].message
+    assert "claimed_by" in found[("document-drift", layout.todo_document(GOAL, "t1"))].message
 
 
 def test_invalid_record_is_reported_with_the_commit_that_added_it(worktree, git_repo):
@@ -131,12 +131,14 @@ def test_reused_event_id_is_reported(worktree, git_repo):
 
 
 def test_missing_and_orphan_documents(worktree, git_repo):
-    (worktree / f"goals/{GOAL}/todos/t1.yaml").unlink()
-    (worktree / f"goals/{GOAL}/todos/ghost.yaml").write_text("todo_id: ghost\n")
+    (worktree / layout.todo_document(GOAL, "t1")).unlink()
+    ghost = worktree / layout.todo_document(GOAL, "ghost")
+    ghost.parent.mkdir(parents=True, exist_ok=True)
+    ghost.write_text("todo_id: ghost\n")
     commit_all(worktree, "docs")
     found, _ = problems(git_repo)
-    assert ("document-missing", f"goals/{GOAL}/todos/t1.yaml") in found
-    assert ("document-orphan", f"goals/{GOAL}/todos/ghost.yaml") in found
+    assert ("document-missing", layout.todo_document(GOAL, "t1")) in found
+    assert ("document-orphan", layout.todo_document(GOAL, "ghost")) in found
 
 
 def test_incremental_verify_of_clean_new_commits(repo, git_repo):
