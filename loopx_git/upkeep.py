@@ -37,9 +37,11 @@ def repair(repo: StateRepo) -> WriteResult:
         txn = _rederive(git, entries, render_all(state, version))
         if not txn.files and not txn.removed:
             return WriteResult(None, empty)
-        if version != layout.WRITE_LAYOUT:  # a commit is due: it leaves the tree in this loopx's layout
-            txn = _rederive(git, entries, render_all(state))
         txn.summary = f"re-derive {len(txn.files)} document(s), remove {len(txn.removed)} orphan(s) or stray file(s)"
+        if version != layout.WRITE_LAYOUT:  # a commit is due: it leaves the tree in this loopx's layout
+            summary = f"{txn.summary}; every document moved to layout {layout.WRITE_LAYOUT}"
+            txn = _rederive(git, entries, render_all(state))
+            txn.summary = summary
         done = Write("repair", txn.summary, "", None, result={"rederived": sorted(txn.files), "removed": txn.removed})
         return WriteResult(transaction.commit(git, repo.ref, tip, txn), done)
 

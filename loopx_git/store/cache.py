@@ -24,8 +24,8 @@ none of its files is trusted here, and it finds none of ours (it verifies, and r
 MARK_FORMAT = 3
 """In the name of the verified mark. 3 came with layout 3 (bucketed documents): a loopx before it
 sees those documents as stray files, so it must never find a tip this loopx marked verified (it
-verifies, and refuses, instead). A mark it left (``CACHE_FORMAT`` in the name) is still read
-here: what it verified, this loopx checks the same way."""
+verifies, and refuses, instead). A mark it left (``verified-2-...``) is still read here: what it
+verified, this loopx checks the same way."""
 
 _DIGEST = 16
 
@@ -114,7 +114,9 @@ class VerifiedMark:
     def __init__(self, git_dir: Path, ref: str):
         digest = hashlib.sha1(ref.encode()).hexdigest()[:12]
         self.path = git_dir / "loopx" / f"verified-{MARK_FORMAT}-{digest}"
-        self._before = git_dir / "loopx" / f"verified-{CACHE_FORMAT}-{digest}"  # a layout-2 loopx's
+        # the mark of the loopx before layout 3 (named with CACHE_FORMAT 2 then), spelled out: a later
+        # CACHE_FORMAT must not make this a newer loopx's mark
+        self._before = git_dir / "loopx" / f"verified-2-{digest}"
 
     def load(self) -> str | None:
         for path in (self.path, self._before):

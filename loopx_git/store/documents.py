@@ -185,7 +185,7 @@ def layout_upgrade(git: GitRepo, base_tree: str | None, added: Iterable[str], re
     if target >= layout.BUCKETED_DOCUMENTS:
         removing = set(removed)
         for old, new, oid in _document_moves(git, base_tree, target):
-            if old in removing:
+            if old in removing or old in added:  # the commit's own business: never moved over it
                 continue
             upgrade.removed.append(old)
             if new not in added:
@@ -193,15 +193,21 @@ def layout_upgrade(git: GitRepo, base_tree: str | None, added: Iterable[str], re
     return upgrade
 
 
-def _document_moves(git: GitRepo, tree: str, version: int) -> Iterable[tuple[str, str, str]]:
-    """(old path, path in ``version``, blob id) of every entity document of ``tree`` not where
-    ``version`` puts it. Only the document folders are walked, never the events."""
+def document_files(git: GitRepo, tree: str) -> Iterable[tuple[str, str]]:
+    """(path, blob id) of every file in the entity document folders of ``tree``, of either shape
+    (and any stray among them). Only those folders are walked, never the events."""
     for goal_id in git.list_dir(tree, "goals"):
         for folder in layout.DOCUMENT_FOLDERS.values():
-            for path, oid in git.walk_files(tree, f"goals/{goal_id}/{folder}"):
-                entity = layout.document_entity(path)
-                if entity is None:  # a stray: verify reports it, repair removes it
-                    continue
-                new = layout.entity_document(*entity, version)
-                if new != path:
-                    yield path, new, oid
+            yield from git.walk_files(tree, f"goals/{goal_id}/{folder}")
+
+
+def _document_moves(git: GitRepo, tree: str, version: int) -> Iterable[tuple[str, str, str]]:
+    """(old path, path in ``version``, blob id) of every entity document of ``tree`` not where
+    ``version`` puts it."""
+    for path, oid in document_files(git, tree):
+        entity = layout.document_entity(path)
+        if entity is None:  # a stray: verify reports it, repair removes it
+            continue
+        new = layout.entity_document(*entity, version)
+        if new != path:
+            yield path, new, oid

@@ -216,9 +216,24 @@ def entity_document(kind: str, goal_id: str, entity_id: str, version: int | None
     (``document_buckets``), so writing one document rebuilds a few small trees whatever the number
     of its kind; layouts 1 and 2: ``goals/<goal>/<folder>/<id>.yaml``."""
     folder = f"goals/{goal_id}/{DOCUMENT_FOLDERS[kind]}"
-    if (WRITE_LAYOUT if version is None else version) < BUCKETED_DOCUMENTS:
+    if not buckets_documents(WRITE_LAYOUT if version is None else version):
         return f"{folder}/{entity_id}.yaml"
     return f"{folder}/{document_buckets(entity_id)}/{entity_id}.yaml"
+
+
+def document_path(kind: str, goal_id: str, entity_id: str, version: int | None = None) -> str:
+    """Where the document of any entity lives (``kind`` as ``document_entity`` gives it: ``root``,
+    ``goal`` or a key of ``DOCUMENT_FOLDERS``)."""
+    if kind == "root":
+        return ROOT_DOCUMENT
+    if kind == "goal":
+        return goal_document(goal_id)
+    return entity_document(kind, goal_id, entity_id, version)
+
+
+def buckets_documents(version: int) -> bool:
+    """Whether a branch of layout ``version`` keeps its documents in bucket folders."""
+    return version >= BUCKETED_DOCUMENTS
 
 
 def todo_document(goal_id: str, todo_id: str, version: int | None = None) -> str:

@@ -20,7 +20,7 @@ from loopx_git.model.state import Conflict, fold
 from loopx_git.model.todo import TodoItem
 from loopx_git.safety.mask import masked
 from loopx_git.store import layout
-from loopx_git.store.documents import branch_layout, render_all, unannounced_event
+from loopx_git.store.documents import Entity, branch_layout, render_all, unannounced_event
 from loopx_git.store.git import Change, GitRepo
 from loopx_git.store.records import check_unambiguous, parse_event, parse_run
 
@@ -147,7 +147,7 @@ def verify_since(
     from collections import Counter
 
     from loopx_git.store import lookup
-    from loopx_git.store.documents import render_touched, touched
+    from loopx_git.store.documents import all_entities, document_files, render_touched, touched
 
     resolved = resolve_tip(git, ref, tip)
     if isinstance(resolved, VerifyReport):
@@ -194,14 +194,31 @@ def verify_since(
 
             state_at = state_reader(git, ref).state_at
         state = state_at(tip)
-        entities = touched(events) | {e for e in map(layout.document_entity, changed) if e is not None}
+        by_events = touched(events)
+        entities = by_events | {e for e in map(layout.document_entity, changed) if e is not None}
         version = branch_layout(git, tree, layout_paths)
+        since_tree = git.commit(since).tree
+        since_version = branch_layout(git, since_tree)
+        present_paths = {p for p, _ in docs}
+        if layout.buckets_documents(version) != layout.buckets_documents(since_version):
+            # loopx.yaml moved every document's place: all of them are checked, or a range that
+            # changed the line and left documents where they were would pass
+            entities |= set(all_entities(state))
+            present_paths |= {p for p, _ in document_files(git, tree)}
+        # an entity no event of the range touches, whose document is the very blob a verified
+        # ``since`` held for it, renders the same: its place is checked, not its bytes (the commit
+        # moving every document to layout 3 is checked at the cost of a lookup a document)
+        same = _same_as_since(git, tree, since_tree, entities - by_events, version, since_version)
+        entities -= same.keys()
         _check_entities(state, problems, version, {(goal, todo) for kind, goal, todo in entities if kind == "todo"})
         expected = render_touched(state, entities, version)
+        kept = set(same.values())
         present = {
-            p: o for p, o in lookup.entry_ids(git, tree, sorted({*expected, *(p for p, _ in docs)})).items() if o
+            p: o
+            for p, o in lookup.entry_ids(git, tree, sorted({*expected, *(present_paths - kept)})).items()
+            if o and p not in kept
         }
-        checked = _check_documents(git, expected, problems, present.items(), changed)
+        checked = _check_documents(git, expected, problems, present.items(), changed) + len(kept)
         conflicts = [c for g in state.goals.values() for c in g.conflicts]
     return VerifyReport(
         ok=not problems.items,
@@ -213,6 +230,20 @@ def verify_since(
         problems=problems.items,
         conflicts=conflicts,
     )
+
+
+def _same_as_since(
+    git: GitRepo, tree: str, since_tree: str, entities: Iterable[Entity], version: int, since_version: int
+) -> dict[Entity, str]:
+    """entity -> its document's path at ``tree``, for each of ``entities`` (not loopx.yaml, which
+    says the layout) whose document there is the blob its document was at ``since_tree``."""
+    from loopx_git.store import lookup
+
+    entities = [e for e in entities if e[0] != "root"]
+    here = {e: layout.document_path(*e, version) for e in entities}
+    there = {e: layout.document_path(*e, since_version) for e in entities}
+    now, before = lookup.entry_ids(git, tree, here.values()), lookup.entry_ids(git, since_tree, there.values())
+    return {e: here[e] for e in entities if now[here[e]] is not None and now[here[e]] == before[there[e]]}
 
 
 class _Problems:

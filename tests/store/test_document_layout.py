@@ -90,7 +90,7 @@ def verify_problems(path: Path) -> list[tuple[str, str]]:
         ("explore", "explore"),
     ],
 )
-def test_every_kind_of_document_is_bucketed_by_the_last_two_characters_of_its_id(kind, folder):
+def test_every_kind_of_document_is_bucketed_by_a_hash_of_its_id(kind, folder):
     path = layout.entity_document(kind, GOAL, "todo-4k2x9m7q")
     assert path == f"goals/{GOAL}/{folder}/g/6/todo-4k2x9m7q.yaml"
     old = layout.entity_document(kind, GOAL, "todo-4k2x9m7q", 2)
@@ -207,9 +207,16 @@ def test_repair_of_a_drifted_layout_2_branch_leaves_it_in_layout_3(layout_2_bran
     git(layout_2_branch, "update-ref", STATE, drifted)
     assert verify_problems(layout_2_branch) == [("document-drift", t1)]
     with loopx_git.open(layout_2_branch) as repo:
-        assert repo.repair().changed
+        result = repo.repair()
+        assert result.changed
+        # what was wrong, then the move: not every moved document counted as re-derived
+        assert result.write.summary == (
+            "re-derive 1 document(s), remove 0 orphan(s) or stray file(s); every document moved to layout 3"
+        )
         assert repo.verify().ok and not repo.repair().changed
     assert all(BUCKETED.fullmatch(p) for p in entity_documents(layout_2_branch)) and declared(layout_2_branch) == 3
+    subject = git(layout_2_branch, "log", "-1", "--format=%s", STATE).strip()
+    assert subject.startswith("loopx: repair re-derive 1 document(s)")
 
 
 def test_a_layout_2_clone_merges_a_layout_3_remote_once_it_upgrades(tmp_path, monkeypatch):
@@ -261,3 +268,71 @@ def test_a_document_off_its_layout_3_path_is_reported_and_repaired(repo, git_rep
     with loopx_git.open(git_repo) as again:
         assert again.repair().changed and again.verify().ok
     assert home in files(git_repo) and where not in files(git_repo)
+
+
+# -- a layout line that does not match the documents ----------------------------------------------------
+
+
+def said(path: Path, version: int) -> str:
+    """A plain-git commit that changes only what loopx.yaml says, leaving every document in place."""
+    text = git(path, "show", f"{STATE}:loopx.yaml")
+    commit = plain_commit(
+        path,
+        STATE,
+        "the layout line by hand",
+        {"loopx.yaml": text.replace(f"layout_version: {declared(path)}", f"layout_version: {version}")},
+    )
+    git(path, "update-ref", STATE, commit)
+    return commit
+
+
+@pytest.mark.parametrize(("start", "to"), [(2, 3), (3, 2)], ids=["says-3-documents-flat", "says-2-documents-bucketed"])
+def test_a_layout_line_its_documents_do_not_follow_is_refused_by_the_next_write(
+    layout_2_branch, capsys, monkeypatch, start, to
+):
+    """The incremental check of a write (and of a pull, and of a push) looks at every document when
+    the range changes where documents belong, not only at the ones it changed."""
+    if start == 3:
+        with loopx_git.open(layout_2_branch) as repo:  # upgraded by a write
+            repo.todo_add(GOAL, "moves the documents", todo_id="t3", now=NOW)
+    assert declared(layout_2_branch) == start
+    tip = said(layout_2_branch, to)
+    codes = {code for code, _ in verify_problems(layout_2_branch)}
+    assert {"document-missing", "document-orphan"} <= codes
+    result = Cli(layout_2_branch, capsys)("todo", "add", "--goal-id", GOAL, "--text", "on top")
+    assert result.code == 1 and "broken-branch" in result.err and "document-" in result.err
+    assert state_tip(layout_2_branch) == tip
+
+
+def test_the_upgrade_commit_is_checked_without_rendering_the_documents_it_moves_as_they_were(
+    layout_2_branch, monkeypatch
+):
+    from loopx_git.store import documents
+    from loopx_git.views import verify
+
+    since = state_tip(layout_2_branch)
+    with loopx_git.open(layout_2_branch) as repo:
+        repo.todo_claim(GOAL, "t1", "alice", now="2026-03-01T11:00:00Z")
+        rendered: list = []
+        real = documents.render_touched
+        monkeypatch.setattr(documents, "render_touched", lambda s, e, v=None: rendered.append(set(e)) or real(s, e, v))
+        report = verify.verify_since(repo.git, repo.ref, repo.tip, since)
+    assert report.ok and report.documents_checked == 8, report.problems
+    (entities,) = rendered
+    assert entities == {("root", "", ""), ("todo", GOAL, "t1")}  # what the claim changed; the rest moved as they were
+
+
+def test_a_document_changed_while_it_was_moved_is_drift(layout_2_branch):
+    since = state_tip(layout_2_branch)
+    with loopx_git.open(layout_2_branch) as repo:
+        repo.todo_add(GOAL, "moves the documents", todo_id="t3", now=NOW)
+    gate = layout.entity_document("gate", GOAL, "release")
+    text = git(layout_2_branch, "show", f"{STATE}:{gate}").replace("Ship it?", "Ship it now?")
+    # the same move, one document edited on the way: a branch made by hand to look like an upgrade
+    forged = plain_commit(layout_2_branch, STATE, "forged", {gate: text})
+    git(layout_2_branch, "update-ref", STATE, forged)
+    with loopx_git.open(layout_2_branch) as repo:
+        from loopx_git.views import verify
+
+        report = verify.verify_since(repo.git, repo.ref, forged, since)
+    assert [(p.code, p.path) for p in report.problems] == [("document-drift", gate)]
