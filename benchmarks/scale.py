@@ -232,6 +232,7 @@ def main() -> None:
     parser.add_argument("--build-in", type=Path, help="build in this folder (e.g. /dev/shm), then move")
     parser.add_argument("--keep", action="store_true", help="keep the repositories (a later run reuses them)")
     parser.add_argument("--build-only", action="store_true", help="build the histories and stop")
+    parser.add_argument("--append-only", action="store_true", help="measure the appends only (a few minutes)")
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
     work = args.work or Path(tempfile.mkdtemp(prefix="loopx-scale-"))
@@ -243,7 +244,7 @@ def main() -> None:
             print(f"# {n} events: {json.dumps(infos[n])}", file=sys.stderr, flush=True)
         if args.build_only:
             return
-        measure(work, sizes, infos, args.samples)
+        measure(work, sizes, infos, args.samples, append_only=args.append_only)
     finally:
         if not args.keep:
             shutil.rmtree(work, ignore_errors=True)
@@ -316,7 +317,7 @@ def ms(wall: float, cpu: float) -> str:
     return f"{wall:,.0f} / {cpu:,.0f}"
 
 
-def measure(work: Path, sizes: list[int], infos: dict, samples: int) -> None:
+def measure(work: Path, sizes: list[int], infos: dict, samples: int, *, append_only: bool = False) -> None:
     import loopx_git
 
     repos = {n: work / f"goal-{n}" for n in sizes}
@@ -355,6 +356,9 @@ def measure(work: Path, sizes: list[int], infos: dict, samples: int) -> None:
         rows[n][f"api_{kind}"] = value
     for handle in handles.values():
         handle.close()
+    if append_only:
+        append_table(sizes, rows)
+        return
 
     for n, repo in repos.items():
         say(f"{n}: cold status")
@@ -410,18 +414,8 @@ def measure(work: Path, sizes: list[int], infos: dict, samples: int) -> None:
     report(sizes, infos, rows, samples, heavy)
 
 
-def report(sizes: list[int], infos: dict, rows: dict, samples: int, heavy: dict) -> None:
+def append_table(sizes: list[int], rows: dict) -> None:
     base = sizes[0]
-    print(f"\n### History and cache (median of interleaved samples; {samples} of the cheap ones)\n")
-    print("| events | todos | commits | built in | state pack | cache under .git/loopx | of it: fold | cache ÷ pack |")
-    print("| --- | --- | --- | --- | --- | --- | --- | --- |")
-    for n in sizes:
-        info, row = infos[n], rows[n]
-        print(
-            f"| {info['events']:,} | {info['todos']:,} | {info['commits']:,} | {info['build_seconds']:,.0f} s "
-            f"| {row['pack'] / 1e6:,.1f} MB | {row['cache_total'] / 1e6:,.1f} MB | {row['cache'].get('fold', 0) / 1e6:,.1f} MB "
-            f"| {row['cache_total'] / max(row['pack'], 1):.2f} |"
-        )
     print(f"\n### Append (wall / CPU ms; x = CPU ÷ CPU at {base:,} events)\n")
     print(
         "| events | `event append` process | x | `todo add` process | x | API `event_append` | x | API `todo_add` | x |"
@@ -433,6 +427,20 @@ def report(sizes: list[int], infos: dict, rows: dict, samples: int, heavy: dict)
         for key in ("proc_note", "proc_todo", "api_note", "api_todo"):
             cells += [ms(*row[key][:2]), f"{row[key][1] / b[key][1]:.2f}"]
         print("| " + " | ".join(cells) + " |")
+
+
+def report(sizes: list[int], infos: dict, rows: dict, samples: int, heavy: dict) -> None:
+    print(f"\n### History and cache (median of interleaved samples; {samples} of the cheap ones)\n")
+    print("| events | todos | commits | built in | state pack | cache under .git/loopx | of it: fold | cache ÷ pack |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- |")
+    for n in sizes:
+        info, row = infos[n], rows[n]
+        print(
+            f"| {info['events']:,} | {info['todos']:,} | {info['commits']:,} | {info['build_seconds']:,.0f} s "
+            f"| {row['pack'] / 1e6:,.1f} MB | {row['cache_total'] / 1e6:,.1f} MB | {row['cache'].get('fold', 0) / 1e6:,.1f} MB "
+            f"| {row['cache_total'] / max(row['pack'], 1):.2f} |"
+        )
+    append_table(sizes, rows)
     print("\n### Reads, checks and packing (wall / CPU ms, peak RSS of the process; ratio = CPU ÷ plain git's)\n")
     print(
         "| events | warm `status` | cold `status` | RSS | `verify` | RSS | `git fsck` | ratio "

@@ -135,7 +135,10 @@ class IdSet:
         if self._own:  # freeze what this one added: from now on both share it
             self._layers, self._own = self._layers + (_Layer(frozenset(self._own)),), set()
         if len(self._layers) > self.MAX_LAYERS:
-            self._layers = (_Layer(frozenset[str]().union(*(layer.ids for layer in self._layers))),)
+            # the newer layers become one; the first (what was loaded or folded before the writes: by far
+            # the largest) stays as it is, so a merge costs what was added since, not every id of the goal
+            base, *newer = self._layers
+            self._layers = (base, _Layer(frozenset[str]().union(*(layer.ids for layer in newer))))
         twin = IdSet()
         twin._layers = self._layers
         return twin

@@ -75,3 +75,20 @@ def test_id_set_pickles_as_one_string_and_loads_lazily():
     assert sorted(again) == sorted(twin)
     empty = pickle.loads(pickle.dumps(IdSet()))
     assert len(empty) == 0 and "x" not in empty
+
+
+def test_merging_an_id_sets_layers_keeps_the_first_one_as_it_is():
+    """A write's copy merges the layers it and the copies before it added, never the goal's whole
+    history: the first layer (the ids loaded from the cache, a million of them on a long history)
+    is shared as it is, and a merge costs what the writes since added."""
+    from loopx_git.model.table import IdSet
+
+    loaded = pickle.loads(pickle.dumps(IdSet(f"evt_{n}" for n in range(1000))))
+    base = loaded._layers[0]
+    ids = loaded
+    for n in range(3 * IdSet.MAX_LAYERS):
+        ids = ids.copy()
+        ids.add(f"new_{n}")
+    assert ids._layers[0] is base and base._ids is None  # never split: no question asked of it
+    assert len(ids._layers) <= IdSet.MAX_LAYERS + 1
+    assert len(ids) == 1000 + 3 * IdSet.MAX_LAYERS and "evt_999" in ids and "new_0" in ids
