@@ -105,15 +105,8 @@ def all_entities(state: State) -> Iterable[Entity]:
     yield ("root", "", "")
     for goal_id, goal_state in state.goals.items():
         yield ("goal", goal_id, goal_id)
-        yield from (("agent", goal_id, a) for a in goal_state.agents)
-        yield from (("todo", goal_id, t) for t in goal_state.todos)
-        yield from (("suggested", goal_id, t) for t in goal_state.suggested)
-        yield from (("rollback", goal_id, r) for r in goal_state.rollbacks)
-        yield from (("ledger", goal_id, e) for e in goal_state.ledger)
-        yield from (("gate", goal_id, g) for g in goal_state.gates)
-        yield from (("reward", goal_id, r) for r in goal_state.rewards)
-        yield from (("handoff", goal_id, h) for h in goal_state.handoffs)
-        yield from (("explore", goal_id, n) for n in goal_state.explore)
+        for kind, folder in layout.DOCUMENT_FOLDERS.items():  # a goal's tables are named as their folders
+            yield from ((kind, goal_id, entity_id) for entity_id in getattr(goal_state, folder))
 
 
 def render_all(state: State, layout_version: int | None = None) -> dict[str, bytes]:

@@ -19,7 +19,7 @@ written to a branch. Each layout bounds what one write rewrites, whatever the hi
   hour's N events. Documents stayed in one folder per kind (``todos/<id>.yaml``), which a write of
   one todo rewrote whole: 2.4 MB at 30k todos;
 - layout 3 splits each document folder in two bucket levels too, by a hash of the id (people
-  choose todo ids, so their last characters are not random): ``todos/<b1>/<b2>/<id>.yaml``; its
+  choose todo ids, so their last characters are not random): ``todos/<h1>/<h2>/<id>.yaml``; its
   events are where layout 2 put them.
 
 A branch may hold events of layouts 1 and 2: records never move, so events written in layout 1 stay
