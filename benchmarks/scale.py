@@ -2,6 +2,7 @@
 
     python benchmarks/scale.py [--sizes 1000,10000,100000,1000000] [--samples N] [--batch 5000]
                                [--work DIR] [--build-in /dev/shm] [--keep] [--build-only]
+                               [--append-only | --pull-only]
 
 For each size, one goal of N events (one todo for every ten events, half of them done, the rest
 notes; 100 events an hour of past time) is built through loopx's own write path
@@ -23,6 +24,10 @@ size:
 - fetch: 100 new events in 10 commits on the origin, then ``loopx pull`` (fast-forward, checks what
   arrives) against ``git fetch`` of the same new objects in a plain clone (new objects every sample);
 - the cache under ``.git/loopx/`` against the state branch's pack.
+
+``--append-only`` measures the appends alone. ``--pull-only`` measures the fetch alone, into a copy
+of each built repository (its verified mark and fold cache with it, as a clone that has been at
+work has them) instead of a clone ``loopx connect`` made, which at 1M events takes ten minutes.
 
 Every figure is a median of interleaved samples: wall time, CPU time (user + system of the child
 process, from ``os.wait4``) and, for the big operations, the child's peak memory (``ru_maxrss``).
@@ -233,6 +238,11 @@ def main() -> None:
     parser.add_argument("--keep", action="store_true", help="keep the repositories (a later run reuses them)")
     parser.add_argument("--build-only", action="store_true", help="build the histories and stop")
     parser.add_argument("--append-only", action="store_true", help="measure the appends only (a few minutes)")
+    parser.add_argument(
+        "--pull-only",
+        action="store_true",
+        help="measure `loopx pull` only, into a copy of each history (no `loopx connect` first: minutes, not an hour)",
+    )
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
     work = args.work or Path(tempfile.mkdtemp(prefix="loopx-scale-"))
@@ -244,7 +254,10 @@ def main() -> None:
             print(f"# {n} events: {json.dumps(infos[n])}", file=sys.stderr, flush=True)
         if args.build_only:
             return
-        measure(work, sizes, infos, args.samples, append_only=args.append_only)
+        if args.pull_only:
+            measure_pulls(work, sizes)
+        else:
+            measure(work, sizes, infos, args.samples, append_only=args.append_only)
     finally:
         if not args.keep:
             shutil.rmtree(work, ignore_errors=True)
@@ -399,19 +412,64 @@ def measure(work: Path, sizes: list[int], infos: dict, samples: int, *, append_o
         rows[n].update(got)
 
         say(f"{n}: fetch")
-        origin = loopx_git.open(repo)
-        got = sample(
-            {
-                "pull": (lambda o=origin: notes_on(o, 100, 10, "fetched"), (loopx("pull"), lx)),
-                "git_fetch": (["git", "fetch", "-q", "origin", f"+{STATE}:refs/remotes/origin/loopx/state"], gt),
-            },
-            max(3, heavy[n]),
-        )
-        origin.close()
-        rows[n].update(got)
+        rows[n].update(pulls(repo, lx, gt, max(3, heavy[n])))
         shutil.rmtree(lx)
         shutil.rmtree(gt)
     report(sizes, infos, rows, samples, heavy)
+
+
+def pulls(origin_path: Path, lx: Path, gt: Path, samples: int) -> dict:
+    """``loopx pull`` in ``lx`` of 100 new events (10 commits) made on the origin before each
+    sample, against ``git fetch`` of the same new objects into ``gt``; both have the origin's
+    state branch already."""
+    import loopx_git
+
+    origin = loopx_git.open(origin_path)
+    try:
+        return sample(
+            {
+                "pull": (lambda: notes_on(origin, 100, 10, "fetched"), (loopx("pull"), lx)),
+                "git_fetch": (["git", "fetch", "-q", "origin", f"+{STATE}:refs/remotes/origin/loopx/state"], gt),
+            },
+            samples,
+        )
+    finally:
+        origin.close()
+
+
+def measure_pulls(work: Path, sizes: list[int], samples: int = 5) -> None:
+    """The pull figures alone, into a copy of each built repository (its verified mark and fold
+    cache with it: a clone that has been working) rather than a clone ``loopx connect`` made."""
+    say = lambda what: print(f"# {what}", file=sys.stderr, flush=True)
+    rows = {}
+    for n in sizes:
+        repo = work / f"goal-{n}"
+        origin = work / f"origin-{n}"  # a copy: the built history itself stays as it was built
+        lx, gt = work / f"pull-loopx-{n}", work / f"pull-git-{n}"
+        say(f"{n}: copies")
+        for path in (origin, lx):
+            shutil.rmtree(path, ignore_errors=True)
+            shutil.copytree(repo, path, symlinks=True)
+        git("-C", str(lx), "remote", "add", "origin", str(origin))
+        run(loopx("status"), lx)  # as a working clone: its fold cached at its tip
+        init(gt)
+        git("-C", str(gt), "remote", "add", "origin", str(origin))
+        git("-C", str(gt), "fetch", "-q", "origin", f"+{STATE}:refs/remotes/origin/loopx/state")
+        say(f"{n}: pull")
+        rows[n] = pulls(origin, lx, gt, samples)
+        for path in (origin, lx, gt):
+            shutil.rmtree(path)
+    print(
+        f"\n### `loopx pull` of 100 new events (10 commits) into a working clone (wall / CPU ms, medians of {samples})\n"
+    )
+    print("| events | `loopx pull` | RSS | `git fetch` of the same | ratio |")
+    print("| --- | --- | --- | --- | --- |")
+    for n in sizes:
+        r = rows[n]
+        print(
+            f"| {n:,} | {ms(*r['pull'][:2])} | {r['pull'][2]:,.0f} MB | {ms(*r['git_fetch'][:2])} "
+            f"| {r['pull'][1] / r['git_fetch'][1]:.1f} |"
+        )
 
 
 def append_table(sizes: list[int], rows: dict) -> None:

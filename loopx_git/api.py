@@ -307,7 +307,7 @@ class StateRepo:
     def require_intact(self, tip: str) -> None:
         """Refuse (``broken-branch``) unless the branch at ``tip`` verifies: checked since the last
         verified tip, so usually free. Every write calls it before building on ``tip``."""
-        self.note(self._integrity.require(tip, self.reader.state_at, self.policy))
+        self.note(self._integrity.require(tip, self.reader, self.policy))
 
     def mark_built(self, commit: str, parent: str | None) -> None:
         """``commit`` was made (or fetched and checked) on top of ``parent``: verified when

@@ -10,12 +10,14 @@ and what another writer added otherwise. A clone with no mark verifies the whole
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from loopx_git.errors import Notice, RuleError
 from loopx_git.store.cache import VerifiedMark
 from loopx_git.store.git import GitRepo
+
+if TYPE_CHECKING:
+    from loopx_git.store.reader import StateReader
 
 
 class BrokenBranch(RuleError):
@@ -37,13 +39,13 @@ class Integrity:
             self._verified = self._mark.load()
         return self._verified
 
-    def require(self, tip: str, state_at: Callable[[str], Any], policy: Any) -> Notice | None:
+    def require(self, tip: str, reader: StateReader, policy: Any) -> Notice | None:
         """Refuse (BrokenBranch) unless the branch at ``tip`` verifies; cheap when ``tip`` was
         verified already, incremental when it descends from a verified tip."""
         if tip == self._verified:
             return None
         self._verified = None  # another writer may have moved the mark forward: read it again
-        report = self.report(tip, state_at, policy)
+        report = self.report(tip, reader, policy)
         if report is None:
             return None  # the mark on disk is at the tip already
         if not report.ok:
@@ -51,7 +53,7 @@ class Integrity:
         self._verified = tip
         return self._save(tip)
 
-    def report(self, tip: str, state_at: Callable[[str], Any], policy: Any, *, documents: bool = True):
+    def report(self, tip: str, reader: StateReader, policy: Any, *, documents: bool = True):
         """The verify report of what changed since the verified tip (None when nothing did)."""
         from loopx_git.views.verify import verify, verify_since
 
@@ -59,7 +61,7 @@ class Integrity:
         if since == tip:
             return None
         if since is not None and self.git.has_object(since) and self.git.is_ancestor(since, tip):
-            return verify_since(self.git, self.ref, tip, since, documents=documents, policy=policy, state_at=state_at)
+            return verify_since(self.git, self.ref, tip, since, documents=documents, policy=policy, reader=reader)
         return verify(self.git, self.ref, tip=tip, policy=policy)
 
     def built(self, commit: str, parent: str | None) -> Notice | None:

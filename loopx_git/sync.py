@@ -99,9 +99,7 @@ def _check_incoming(
     else:  # a merge re-derives the documents; a fast-forward takes them as they are
         # through the clone's own reader: the fold of the incoming tip is then kept when the command
         # ends, so the next pull folds what it brings, not the whole history again
-        report = verify_since(
-            repo.git, repo.ref, tip, since, documents=not merging, policy=policy, state_at=repo.reader.state_at
-        )
+        report = verify_since(repo.git, repo.ref, tip, since, documents=not merging, policy=policy, reader=repo.reader)
     _refuse_problems(report, "the remote state branch", outcome)
 
 

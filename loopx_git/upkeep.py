@@ -95,7 +95,7 @@ def read_warning(repo: StateRepo) -> Notice | None:
     git, tip, since = repo.git, repo.tip, repo.integrity.verified()
     if tip is None or since is None or since == tip or not git.has_object(since) or not git.is_ancestor(since, tip):
         return None
-    report = repo.integrity.report(tip, repo.reader.state_at, repo.policy, documents=False)
+    report = repo.integrity.report(tip, repo.reader, repo.policy, documents=False)
     if report is None or report.ok:
         return None
     first = report.problems[0]

@@ -43,9 +43,7 @@ class StateReader:
     def state_at(self, tip: str | None) -> Any:
         if tip is None:
             return self._fold([], [])
-        if self._memory is None:
-            self._memory = self._usable(self._cache.load())
-            self._ahead = 0 if self._memory is not None else None
+        self.cached()
         if self._memory is not None and self._memory[0] == tip:
             return self._memory[1]
         advanced = None
@@ -56,6 +54,29 @@ class StateReader:
         else:
             self.remember(tip, advanced[0], added=advanced[1])
         return self._memory[1]  # type: ignore[index]  # remember() set it
+
+    def cached(self) -> tuple[str, Any] | None:
+        """The (tip, state) at hand without folding anything: the one in memory, else the one
+        cached on disk (loaded once), else None. For a caller that can use a fold of some tip
+        near the one it needs, and would rather do without than fold the history for it."""
+        if self._memory is None:
+            self._memory = self._usable(self._cache.load())
+            self._ahead = 0 if self._memory is not None else None
+        return self._memory
+
+    def state_if_cheap(self, tip: str) -> Any | None:
+        """The state at ``tip`` if it costs no fold of the history — it is the one at hand, or that
+        one advanced by the records added after it — else None."""
+        cached = self.cached()
+        if cached is None:
+            return None
+        if cached[0] == tip:
+            return cached[1]
+        advanced = self._advance(cached[0], cached[1], tip)
+        if advanced is None:
+            return None
+        self.remember(tip, advanced[0], added=advanced[1])
+        return advanced[0]
 
     def _usable(self, cached: tuple[str, Any] | None) -> tuple[str, Any] | None:
         """The cached (tip, state) if it has the shape this reader folds — a tip that is a commit

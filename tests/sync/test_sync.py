@@ -154,14 +154,48 @@ def test_a_reused_record_id_with_other_content_is_refused(alice, bob, tmp_path):
     target.parent.mkdir(parents=True, exist_ok=True)
     data["event_id"] = bob_event.event_id
     target.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n")
+    _push_by_hand(alice, work, "reuse an id")
+    assert _refused_pull(bob).code in ("record-clash", "remote-refused")
+
+
+def _push_by_hand(clone: Path, work: Path, message: str) -> None:
+    """Commit what was changed in ``work`` (a checkout of the clone's state branch) and push it."""
     git(work, "add", "-A")
-    git(work, "commit", "-q", "-m", "reuse an id")
-    git(alice, "push", "-q", "origin", "loopx/state")
-    with loopx_git.open(bob) as b:
-        tip = b.tip
+    git(work, "commit", "-q", "-m", message)
+    git(clone, "push", "-q", "origin", "loopx/state")
+
+
+def _refused_pull(clone: Path) -> SyncRefused:
+    """The refusal of a pull into ``clone``, whose state branch it left where it was."""
+    with loopx_git.open(clone) as repo:
+        tip = repo.tip
         with pytest.raises(SyncRefused) as err:
-            b.pull()
-        assert b.tip == tip and err.value.code in ("record-clash", "remote-refused")
+            repo.pull()
+        assert repo.tip == tip
+    return err.value
+
+
+def test_an_incoming_event_reusing_an_id_at_another_path_is_refused(alice, bob, tmp_path):
+    """An id the receiving clone already holds, on an event recorded in another hour (so at another
+    path): the pull checks new ids against its own fold and refuses, naming the path."""
+    with loopx_git.open(bob) as b:
+        b.event_append(GOAL, "note", summary="bob's fold is cached at this tip")
+        assert b.sync().pushed
+    with loopx_git.open(alice) as a:
+        assert a.pull().action == "fast-forward"
+        old = a.events(GOAL)[0]
+    work = tmp_path / "copycat"
+    git(alice, "worktree", "add", "-q", str(work), "loopx/state")
+    source = sorted(work.glob("goals/g1/events/**/*.json"))[-1]
+    data = json.loads(source.read_text())
+    data["event_id"] = old.event_id
+    data["recorded_at"] = "2020-01-01T00:00:00Z"
+    rel = layout.event_path(GOAL, old.event_id, data["recorded_at"])
+    (work / rel).parent.mkdir(parents=True)
+    (work / rel).write_text(json.dumps(data, indent=2, sort_keys=True) + "\n")
+    _push_by_hand(alice, work, "reuse an id at another path")
+    message = _refused_pull(bob).message
+    assert "duplicate-event-id" in message and rel in message
 
 
 def test_connect_remote_adds_the_refspec_once(alice, capsys):

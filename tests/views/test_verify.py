@@ -130,6 +130,81 @@ def test_reused_event_id_is_reported(worktree, git_repo):
     ) in found
 
 
+def _event_copy(worktree: Path, source: Path, event_id: str, hour: str) -> Path:
+    """A copy of the event at ``source`` with ``event_id``, recorded in another ``hour``: a valid
+    event at its own layout path."""
+    data = json.loads(source.read_text())
+    data["event_id"] = event_id
+    data["recorded_at"] = data["recorded_at"][:11] + hour + data["recorded_at"][13:]
+    path = worktree / layout.event_path(GOAL, event_id, data["recorded_at"])
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n")
+    return path
+
+
+def _reader_at(repo, where: str, since: str, tip: str, tmp_path: Path):
+    """A reader whose fold at hand is at ``where``: since, the tip, an ancestor of since (advanced
+    to since by the records after it), or none."""
+    from loopx_git.model.state import FOLD_VERSION, PAYLOAD_KINDS, extend, fold
+    from loopx_git.store.cache import FoldCache
+    from loopx_git.store.reader import StateReader
+    from loopx_git.views.folded import state_reader
+
+    if where == "none":
+        return StateReader(
+            repo.git, FoldCache(tmp_path / "no-cache", repo.ref, FOLD_VERSION), fold, extend, PAYLOAD_KINDS
+        )
+    reader = state_reader(repo.git, repo.ref)
+    reader.state_at({"since": since, "tip": tip, "older": repo.git.commit(since).parents[0]}[where])
+    return reader
+
+
+@pytest.mark.parametrize("where", ["since", "tip", "older", "none"])
+@pytest.mark.parametrize("reuse", ["an older event's id", "another new event's id"])
+def test_the_incremental_check_finds_a_reused_event_id_whatever_fold_is_at_hand(
+    worktree, git_repo, tmp_path, where, reuse
+):
+    """The ids a range adds are checked against the fold at hand (exact at ``since``; one at a later
+    commit is confirmed by the tree) or, with none usable, against every event file name."""
+    from loopx_git.views.verify import verify_since
+
+    source = event_files(worktree)[-1]
+    if reuse == "an older event's id":
+        copies = [_event_copy(worktree, source, source.stem, "11")]
+    else:
+        copies = [_event_copy(worktree, source, "evt-twice", hour) for hour in ("11", "12")]
+    sha = commit_all(worktree, "reuse an event id")
+    repo = loopx_git.open(git_repo)
+    since = BASES[git_repo]
+    reader = _reader_at(repo, where, since, sha, tmp_path)
+    report = verify_since(repo.git, repo.ref, sha, since, reader=reader)
+    found = {(p.code, p.path): p.commit for p in report.problems}
+    named = [c for c in copies if ("duplicate-event-id", c.relative_to(worktree).as_posix()) in found]
+    assert (
+        not report.ok
+        and named
+        and all(found[("duplicate-event-id", c.relative_to(worktree).as_posix())] == sha for c in named)
+    )
+    assert (reader.cached() is None) == (where == "none")  # with no fold at hand, none was made for this
+
+
+def test_an_id_the_fold_knows_from_the_other_side_of_a_merge_is_no_duplicate(worktree, git_repo, tmp_path):
+    """A fold at a commit after ``since`` knows events the checked tip may also hold at the same
+    path (both sides of a merge took it from a third clone): only the tree says it is one event."""
+    from loopx_git.views.verify import verify_since
+
+    since = BASES[git_repo]
+    _event_copy(worktree, event_files(worktree)[-1], "evt-shared", "11")
+    ours = commit_all(worktree, "the shared event, as one clone took it")
+    tree = git(worktree, "rev-parse", "HEAD^{tree}").strip()
+    theirs = git(worktree, "commit-tree", tree, "-p", since, "-m", "the shared event, as another took it").strip()
+    repo = loopx_git.open(git_repo)
+    reader = _reader_at(repo, "tip", since, ours, tmp_path)
+    report = verify_since(repo.git, repo.ref, theirs, since, reader=reader, documents=False)
+    assert report.ok, report.problems
+    assert reader.cached()[0] == ours
+
+
 def test_missing_and_orphan_documents(worktree, git_repo):
     (worktree / layout.todo_document(GOAL, "t1")).unlink()
     ghost = worktree / layout.todo_document(GOAL, "ghost")
