@@ -52,11 +52,11 @@ from loopx_git.model.research import ObservationFacts
 from loopx_git.model.reward import HumanReward
 from loopx_git.model.rollback import RollbackPacket
 from loopx_git.model.run import RunRecord, run_order_key
-from loopx_git.model.table import IdSet, RecordTable
+from loopx_git.model.table import CowDict, CowSet, IdSet, RecordTable
 from loopx_git.model.todo import ResumeCondition, SuggestedTodo, TodoItem, TodoStatus
 
 RECENT_EVENTS = 20
-FOLD_VERSION = "22"  # bump when the fold's meaning changes: cached folds of older versions are dropped
+FOLD_VERSION = "23"  # bump when the fold's meaning changes: cached folds of older versions are dropped
 
 
 class Conflict(Record):
@@ -109,7 +109,7 @@ class GoalState:
     goal: Goal | None = None
     agents: dict[str, Agent] = field(default_factory=dict)
     todos: RecordTable[TodoItem] = field(default_factory=lambda: RecordTable(TodoItem))
-    live: set[str] = field(default_factory=set)  # todos neither done nor superseded
+    live: CowSet = field(default_factory=CowSet)  # todos neither done nor superseded
     closed: Counter[str] = field(default_factory=Counter)  # done / superseded todos, by kind
     suggested: dict[str, SuggestedTodo] = field(default_factory=dict)
     merged_prs: set[tuple[str, int]] = field(default_factory=set)
@@ -141,7 +141,7 @@ class GoalState:
     dropped: set[str] = field(default_factory=set)
     """Events the fold recorded as a conflict and did not apply (a gate decision or a handoff step that
     lost to another clone's): what they caused in their own commit is not applied either."""
-    sources: dict[str, str] = field(default_factory=dict)
+    sources: CowDict[str] = field(default_factory=CowDict)
     """``todo:<id>``, ``gate:<id>``, ``handoff:<id>`` -> the last event that wrote it (a claim too):
     the source event id a projection row names."""
     imported: set[str] = field(default_factory=set)
@@ -168,7 +168,7 @@ class GoalState:
             self,
             agents=dict(self.agents),
             todos=self.todos.copy(),
-            live=set(self.live),
+            live=self.live.copy(),
             closed=Counter(self.closed),
             suggested=dict(self.suggested),
             merged_prs=set(self.merged_prs),
@@ -188,7 +188,7 @@ class GoalState:
             retirements=dict(self.retirements),
             retiring_runs=dict(self.retiring_runs),
             dropped=set(self.dropped),
-            sources=dict(self.sources),
+            sources=self.sources.copy(),
             imported=set(self.imported),
             frontiers={agent: f.copy() for agent, f in self.frontiers.items()},
             recent=deque(self.recent, maxlen=RECENT_EVENTS),

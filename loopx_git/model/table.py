@@ -1,82 +1,212 @@
-"""A mapping of records that is cheap to load from the fold cache.
+"""Containers of the folded state that are cheap to load from the fold cache and cheap to copy.
 
 Unpickling thousands of pydantic models costs a Python call per model; a cached fold with 10k
 todos spent most of a ``status`` in it. ``RecordTable`` pickles its records as plain field
 tuples, each marshalled on its own, and decodes and builds a record only when it is read: loading
 a cached fold costs little per record, and a view pays only for the records it looks at.
+
+Every write copies the state of its goal (the cached one may be shared with callers). Copies of a
+``CowDict`` (and of ``RecordTable``, ``CowSet`` and ``IdSet``) share what they held and keep only
+their own changes, so a write costs what it changes, not what the goal holds: at 100k todos a
+plain copy of the todo table alone was 5 ms of each write, and freeing the old copy 3.5 ms more.
 """
 
 from __future__ import annotations
 
 import marshal
-from collections.abc import Iterable, Iterator, MutableMapping
-from typing import Generic, TypeVar, overload
+from collections.abc import Iterable, Iterator, Mapping, MutableMapping, MutableSet
+from typing import Any, TypeVar, cast, overload
 
 from loopx_git.model.record import Record
 
 R = TypeVar("R", bound=Record)
+_V = TypeVar("_V")
 _T = TypeVar("_T")
+_C = TypeVar("_C", bound="CowDict[Any]")
 
 
-class RecordTable(MutableMapping[str, R], Generic[R]):
-    def __init__(self, model: type[R]):
-        self._model = model
-        self._records: dict[str, R] = {}
-        self._rows: dict[str, bytes] = {}  # marshalled rows; never a key that _records holds
-        self._blob: bytes | None = None
+class _Shared:
+    """The dict copies of one ``CowDict`` share. Never changed once shared, but for a value replaced
+    by an equal one (a row decoded into its record); made from a marshalled blob when first asked."""
 
-    def _loaded_rows(self) -> dict[str, bytes]:
-        if self._blob is not None:
-            self._rows, self._blob = marshal.loads(self._blob), None
-        return self._rows
+    __slots__ = ("_blob", "_items")
 
-    def __getitem__(self, key: str) -> R:
-        found = self._records.get(key)
-        if found is None:
-            row = self._loaded_rows().pop(key)  # KeyError when absent, as a dict would
-            found = self._records[key] = self._model.from_row(marshal.loads(row))
-        return found
+    def __init__(self, items: dict[str, Any] | None = None, blob: bytes | None = None):
+        self._items, self._blob = items, blob
+
+    @property
+    def items(self) -> dict[str, Any]:
+        if self._items is None:
+            self._items = marshal.loads(self._blob) if self._blob is not None else {}
+            self._blob = None
+        return self._items
+
+
+class CowDict(MutableMapping[str, _V]):
+    """A dict that is cheap to copy: copies share one dict they never change, and each keeps its
+    own changes to it (values set, keys deleted). A write copies the state of a goal with 100k
+    todos; copying what the writes since the last merge changed costs that, not 100k entries. The
+    changes are merged into a new shared dict at a copy once they pass ``MERGE_AT``: a full copy
+    every few hundred writes, not every write. Pickles as a plain dict of what it holds."""
+
+    __slots__ = ("_gone", "_over", "_own", "_shared")
+    MERGE_AT = 256
+
+    def __init__(self, items: Mapping[str, _V] | Iterable[tuple[str, _V]] = ()):
+        self._shared = _Shared({})
+        self._own: dict[str, _V] = dict(items)
+        self._gone: set[str] = set()  # keys of the shared dict deleted here (never one _own holds)
+        self._over = 0  # keys of _own the shared dict holds too (what len() must not count twice)
+
+    def _from_shared(self, key: str) -> _V:
+        return cast(_V, self._shared.items[key])
+
+    def __getitem__(self, key: str) -> _V:
+        own = self._own
+        if key in own:
+            return own[key]
+        if key in self._gone:
+            raise KeyError(key)
+        return self._from_shared(key)  # KeyError when absent, as a dict would
 
     @overload
-    def get(self, key: str) -> R | None: ...
+    def get(self, key: str) -> _V | None: ...
     @overload
-    def get(self, key: str, default: R | _T) -> R | _T: ...
+    def get(self, key: str, default: _V | _T) -> _V | _T: ...
     def get(self, key: str, default: object = None) -> object:
         # without the KeyError round trip of Mapping.get: new ids are looked up on every add
         return self[key] if key in self else default
 
-    def __setitem__(self, key: str, value: R) -> None:
-        self._loaded_rows().pop(key, None)
-        self._records[key] = value
+    def __setitem__(self, key: str, value: _V) -> None:
+        own = self._own
+        if key not in own:
+            if key in self._gone:
+                self._gone.discard(key)
+                self._over += 1
+            elif key in self._shared.items:
+                self._over += 1
+        own[key] = value
 
     def __delitem__(self, key: str) -> None:
-        if self._records.pop(key, None) is None:
-            del self._loaded_rows()[key]
+        shared = self._shared.items
+        if key in self._own:
+            del self._own[key]
+            if key in shared:
+                self._over -= 1
+                self._gone.add(key)
+        elif key in shared and key not in self._gone:
+            self._gone.add(key)
+        else:
+            raise KeyError(key)
 
     def __contains__(self, key: object) -> bool:
-        return key in self._records or key in self._loaded_rows()
+        return key in self._own or (key not in self._gone and key in self._shared.items)
 
     def __iter__(self) -> Iterator[str]:
-        yield from list(self._records)
-        yield from list(self._loaded_rows())
+        own, gone = self._own, self._gone
+        yield from list(own)
+        yield from [key for key in self._shared.items if key not in own and key not in gone]
 
     def __len__(self) -> int:
-        return len(self._records) + len(self._loaded_rows())
+        return len(self._own) + len(self._shared.items) - len(self._gone) - self._over
 
-    def copy(self) -> RecordTable[R]:
-        twin = RecordTable(self._model)
-        twin._records = dict(self._records)
-        twin._rows = dict(self._loaded_rows())
+    def copy(self: _C) -> _C:
+        if len(self._own) + len(self._gone) > self.MERGE_AT:
+            self._merge()
+        twin = type(self).__new__(type(self))
+        twin._shared, twin._own, twin._gone, twin._over = self._shared, dict(self._own), set(self._gone), self._over
         return twin
 
-    def __getstate__(self) -> tuple[type[R], bytes]:
-        rows = dict(self._loaded_rows())
-        rows.update((key, marshal.dumps(record.to_row())) for key, record in self._records.items())
+    def _merge(self) -> None:
+        """A new shared dict holding what this one holds; the old one stays as the other copies see it."""
+        shared = self._shared.items
+        if shared:
+            merged = dict(shared)
+            for key in self._gone:
+                del merged[key]
+            merged.update(self._own)
+        else:  # nothing shared yet (a fold from scratch): its own dict becomes the shared one
+            merged = self._own
+        self._shared, self._own, self._gone, self._over = _Shared(merged), {}, set(), 0
+
+    def _held(self) -> Iterator[tuple[str, object]]:
+        """(key, value as stored) of every key, without building what the shared dict holds as rows."""
+        own, gone = self._own, self._gone
+        yield from own.items()
+        yield from ((k, v) for k, v in self._shared.items.items() if k not in own and k not in gone)
+
+    def __getstate__(self) -> tuple[dict[str, Any]]:
+        return (dict(self._held()),)  # a tuple: an empty (false) state skips __setstate__
+
+    def __setstate__(self, state: tuple[dict[str, Any]]) -> None:
+        self._shared, self._own, self._gone, self._over = _Shared(state[0]), {}, set(), 0
+
+
+class RecordTable(CowDict[R]):
+    """A ``CowDict`` of records that pickles them as rows and builds a record only when it is read."""
+
+    __slots__ = ("_model",)
+
+    def __init__(self, model: type[R]):
+        super().__init__()
+        self._model = model
+
+    def _from_shared(self, key: str) -> R:
+        items = self._shared.items
+        found = items[key]
+        if isinstance(found, bytes):  # every copy sharing the row gets the record built once
+            found = items[key] = self._model.from_row(marshal.loads(found))
+        return cast(R, found)
+
+    def copy(self) -> RecordTable[R]:
+        twin = super().copy()
+        twin._model = self._model
+        return twin
+
+    def __getstate__(self) -> tuple[type[R], bytes]:  # type: ignore[override]
+        rows = {k: v if isinstance(v, bytes) else marshal.dumps(v.to_row()) for k, v in self._held()}  # type: ignore[attr-defined]
         return (self._model, marshal.dumps(rows))
 
-    def __setstate__(self, state: tuple[type[R], bytes]) -> None:
-        self._model, self._blob = state
-        self._records, self._rows = {}, {}
+    def __setstate__(self, state: tuple[type[R], bytes]) -> None:  # type: ignore[override]
+        self._model = state[0]
+        self._shared, self._own, self._gone, self._over = _Shared(blob=state[1]), {}, set(), 0
+
+
+class CowSet(MutableSet[str]):
+    """A set of ids that is cheap to copy, as ``CowDict`` is (its keys)."""
+
+    __slots__ = ("_keys",)
+
+    def __init__(self, items: Iterable[str] = ()):
+        self._keys: CowDict[None] = CowDict((item, None) for item in items)
+
+    def add(self, item: str) -> None:
+        self._keys[item] = None
+
+    def discard(self, item: str) -> None:
+        if item in self._keys:
+            del self._keys[item]
+
+    def __contains__(self, item: object) -> bool:
+        return item in self._keys
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._keys)
+
+    def __len__(self) -> int:
+        return len(self._keys)
+
+    def copy(self) -> CowSet:
+        twin = CowSet()
+        twin._keys = self._keys.copy()
+        return twin
+
+    def __getstate__(self) -> tuple[list[str]]:
+        return (list(self._keys),)
+
+    def __setstate__(self, state: tuple[list[str]]) -> None:
+        self._keys = CowDict()
+        self._keys.__setstate__((dict.fromkeys(state[0]),))
 
 
 class _Layer:
