@@ -335,7 +335,13 @@ def _kill_in_ref_window(proc: subprocess.Popen[str], path: Path, after: float) -
     os.mkfifo(reflog)
     try:
         deadline = time.monotonic() + 20
-        while not lock.exists() and proc.poll() is None and time.monotonic() < deadline:
+        while proc.poll() is None and time.monotonic() < deadline:
+            # held: still there a moment later (the writer blocked opening the FIFO); seen once on a
+            # loaded machine, a lock that came and went before the kill left none behind
+            if lock.exists():
+                time.sleep(0.05)
+                if lock.exists():
+                    break
             time.sleep(0.005)
         phase = "ref-lock held" if lock.exists() else "missed"
         _kill(proc, "group")
