@@ -1328,6 +1328,16 @@ class StateRepo:
         self.note(upkeep.read_warning(self))
         return data
 
+    def dashboard(self, goal_ids: list[str] | None, out: Path, *, commit_url: str | None = None):
+        """Write the static dashboard of ``goal_ids`` (None: every goal) into the folder ``out``
+        (``dashboard/build.py``); refused, with nothing written, on a blocking safety finding."""
+        from loopx_git import upkeep
+        from loopx_git.dashboard.build import write_dashboard
+
+        result = write_dashboard(self, goal_ids, out, commit_url=commit_url)
+        self.note(upkeep.read_warning(self))  # as status: a page of records changed by hand says so
+        return result
+
     def verify(self, progress: Any = None, *, policy_from: str | None = None):
         """Walk the whole branch; ``progress(stage, done, total)`` is called as it goes. Records
         are scanned with ``review_policy(policy_from)``."""

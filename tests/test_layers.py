@@ -24,6 +24,7 @@ RANK = {
     "upkeep": 6,
     "defaults": 6,
     "evidence": 6,
+    "dashboard": 6,
     "cli": 7,
 }
 

@@ -12,6 +12,7 @@ from typing import Any
 
 from loopx_git.cli import (
     connect,
+    dashboard,
     event,
     explore,
     gate,
@@ -120,6 +121,7 @@ sync.register(app)
 review.register(app)
 maintenance.register(app)
 packets.register(app)
+dashboard.register(app)
 goal.register_configure(app)
 
 FORMATLESS = {

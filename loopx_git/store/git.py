@@ -389,6 +389,15 @@ class GitRepo:
         for obj in walker:
             yield self.commit(str(obj.id))
 
+    def commit_messages(self, tip: str) -> Iterator[tuple[str, str]]:
+        """(commit id, message) of every commit reachable from ``tip``, parents first: what a reader of
+        trailers needs, without building a ``CommitInfo`` (a second lookup of each commit)."""
+        peeled = self._peel_commit(tip)
+        if peeled is None:
+            return
+        for obj in self._repo.walk(peeled, pygit2.enums.SortMode.TOPOLOGICAL | pygit2.enums.SortMode.REVERSE):
+            yield str(obj.id), obj.message
+
     def _peel_commit(self, oid: str) -> pygit2.Oid | None:
         """The commit an id names (an annotated tag is followed); None for a tree or blob."""
         try:

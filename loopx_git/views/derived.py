@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from typing import Final, Literal, Protocol
 
 from loopx_git.errors import NotFoundError
-from loopx_git.model.event import EventBase, event_order_key
+from loopx_git.model.event import EventBase, EventHead, event_order_key
 from loopx_git.model.record import Record
 from loopx_git.model.state import GoalState
 from loopx_git.store.records import holding, parse_event
@@ -192,6 +192,12 @@ def _causes(event: EventBase) -> list[tuple[str, str]]:
     return out
 
 
+def bridge_confidence(cause: EventHead, event: EventHead) -> tuple[str, str | None]:
+    """``observed`` when both ends carry a join key; else ``inferred``, and which end has none."""
+    bare = [x.event_id for x in (cause, event) if not x.has_join_key]
+    return ("inferred", f"no join key on {', '.join(bare)}") if bare else ("observed", None)
+
+
 def bridges(selected: Sequence[EventBase], by_id: dict[str, EventBase]) -> list[Bridge]:
     """The causal links that touch the view's events, each observed or inferred."""
     chosen = {e.event_id for e in selected}
@@ -201,14 +207,14 @@ def bridges(selected: Sequence[EventBase], by_id: dict[str, EventBase]) -> list[
             cause = by_id.get(cause_id)
             if cause is None or not ({event.event_id, cause.event_id} & chosen):
                 continue  # caused_by may be a reason, not an event id: only links to events count
-            bare = [x.event_id for x in (cause, event) if not x.has_join_key]
+            confidence, reason = bridge_confidence(cause, event)
             out.append(
                 Bridge(
                     from_event_id=cause.event_id,
                     to_event_id=event.event_id,
                     relation=relation,
-                    confidence="inferred" if bare else "observed",
-                    reason=f"no join key on {', '.join(bare)}" if bare else None,
+                    confidence=confidence,
+                    reason=reason,
                 )
             )
     return out

@@ -49,6 +49,7 @@ OUTPUTS: dict[str, Output] = {
     "loopx_safety_rule_v0": Output(_OUT, "SafetyRule", "safety rules [...]"),
     "loopx_doctor_report_v0": Output(_OUT, "DoctorReport", "doctor"),
     "loopx_gc_result_v0": Output(_OUT, "GcResult", "gc"),
+    "loopx_dashboard_result_v0": Output("loopx_git.dashboard.build", "DashboardResult", "dashboard"),
     "rollback_packet_v0": Output(
         "loopx_git.model.rollback", "RollbackPacket", "rollback show; rollback list [...]; a rollback's record"
     ),

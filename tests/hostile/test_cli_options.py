@@ -103,8 +103,10 @@ class Shared:
 def shared(tmp_path_factory):
     with pytest.MonkeyPatch.context() as env:  # the autouse hermetic fixture is per test: set up here too
         hermetic(env, tmp_path_factory.mktemp("home"))
-        path = tmp_path_factory.mktemp("hostile") / "project"
-        path.mkdir()
+        path = tmp_path_factory.mktemp("hostile") / "work" / "project"
+        path.mkdir(parents=True)
+        # a command that writes where it is told (``dashboard --out ../../x``) writes in the test's folders
+        env.chdir(path.parent)
         git(path, "init", "-q", "-b", "main")
         (path / "README.md").write_text("project\n")
         git(path, "add", "README.md")
