@@ -153,9 +153,9 @@ def test_a_safety_finding_in_the_output_refuses_the_whole_site(git_repo, capsys,
     """A value on the branch that a rule added since blocks (a team rule for its ticket ids): the
     generator scans its own output, refuses, names file, rule and fingerprint, and writes nothing."""
     three_lanes(git_repo)
-    secret = "ZZQ-" + "40417736"
+    ticket = "ZZQ-" + "40417736"
     with loopx_git.open(git_repo) as repo:
-        repo.todo_add(GOAL, f"ask about ticket {secret}", todo_id="ticket")
+        repo.todo_add(GOAL, f"ask about ticket {ticket}", todo_id="ticket")
     (git_repo / "pyproject.toml").write_text(
         '[tool.loopx.safety]\n[[tool.loopx.safety.rules]]\nid = "zzq-ticket"\ndescription = "internal ticket id"\n'
         "regex = 'ZZQ-[0-9]{8}'\nkeywords = [\"zzq-\"]\n"
@@ -165,7 +165,7 @@ def test_a_safety_finding_in_the_output_refuses_the_whole_site(git_repo, capsys,
     assert (
         result.code == 1 and "zzq-ticket" in result.err and "fp=" in result.err and "dashboard file data/" in result.err
     )
-    assert secret not in result.err + result.out
+    assert ticket not in result.err + result.out
     assert not out.exists() and not list(tmp_path.glob(".loopx-dashboard-*"))
 
 
