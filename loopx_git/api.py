@@ -1328,6 +1328,12 @@ class StateRepo:
         self.note(upkeep.read_warning(self))
         return data
 
+    def prime(self, goal_id: str, agent_id: str | None = None):
+        """The brief a fresh agent context reads first (``views/prime.py``): at most 4 KiB."""
+        from loopx_git.views.prime import prime
+
+        return prime(self.state(), goal_id, agent_id, self.git.current_branch())
+
     def dashboard(self, goal_ids: list[str] | None, out: Path, *, commit_url: str | None = None):
         """Write the static dashboard of ``goal_ids`` (None: every goal) into the folder ``out``
         (``dashboard/build.py``); refused, with nothing written, on a blocking safety finding."""

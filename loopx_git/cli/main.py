@@ -22,6 +22,7 @@ from loopx_git.cli import (
     ledger,
     maintenance,
     packets,
+    prime,
     protocol,
     quota,
     review,
@@ -122,6 +123,7 @@ review.register(app)
 maintenance.register(app)
 packets.register(app)
 dashboard.register(app)
+prime.register(app)
 goal.register_configure(app)
 
 FORMATLESS = {

@@ -50,6 +50,8 @@ OUTPUTS: dict[str, Output] = {
     "loopx_doctor_report_v0": Output(_OUT, "DoctorReport", "doctor"),
     "loopx_gc_result_v0": Output(_OUT, "GcResult", "gc"),
     "loopx_dashboard_result_v0": Output("loopx_git.dashboard.build", "DashboardResult", "dashboard"),
+    "loopx_prime_v0": Output("loopx_git.views.prime", "Prime", "prime"),
+    "loopx_agents_md_v0": Output("loopx_git.views.prime", "AgentsMd", "agents-md"),
     "rollback_packet_v0": Output(
         "loopx_git.model.rollback", "RollbackPacket", "rollback show; rollback list [...]; a rollback's record"
     ),
