@@ -170,15 +170,11 @@ def _state_and_records(repo: StateRepo, tip: str | None, goal_ids: list[str] | N
     state = repo.reader.state_if_cheap(tip)
     if state is not None:
         return state, {}
-    from loopx_git.model.state import fold
-
     tree = repo.git.commit(tip).tree
     read = {goal_id: _read_goal(repo, tip, goal_id, every_run=True) for goal_id in repo.git.list_dir(tree, "goals")}
     events = [e for goal in read.values() for e in goal.events]
     runs = [r for goal in read.values() for r in goal.runs.values()]
-    state = fold(events, runs)
-    repo.reader.remember(tip, state)  # kept as the cache when the command ends, as any cold read's
-    return state, read
+    return repo.reader.fold_records(tip, events, runs), read  # kept as the cache, as any cold read's
 
 
 def _read_goal(repo: StateRepo, tip: str | None, goal_id: str, *, every_run: bool) -> _GoalRecords:

@@ -8,7 +8,7 @@ from datetime import datetime, timezone
 from html import escape
 from typing import Any
 
-from loopx_git.views.dashboard import NO_AGENT, Dashboard, Lanes
+from loopx_git.views.dashboard import NO_AGENT, Dashboard, Lanes, seconds
 
 LANE_HEIGHT = 56
 LABEL_WIDTH = 140
@@ -40,21 +40,17 @@ def _linked(element: str, commit: str | None, commit_url: str | None) -> str:
     return f'<a href="{_e(commit_url.replace("{commit}", commit))}">{element}</a>'
 
 
-def _seconds(at: str) -> float:
-    return datetime.fromisoformat(at.replace("Z", "+00:00")).timestamp()
-
-
 class _Axis:
     def __init__(self, lanes: Lanes):
         self.names = ([GATES] if lanes.gates else []) + lanes.lanes + ([NO_AGENT] if lanes.unattributed else [])
-        self.t0 = _seconds(lanes.start) if lanes.start else 0.0
-        t1 = _seconds(lanes.end) if lanes.end else self.t0
+        self.t0 = seconds(lanes.start) if lanes.start else 0.0
+        t1 = seconds(lanes.end) if lanes.end else self.t0
         self.span = max(t1 - self.t0, 1.0)
 
     def x(self, at: str | None) -> float:
         if at is None:
             return LABEL_WIDTH + PLOT_WIDTH
-        return round(LABEL_WIDTH + (_seconds(at) - self.t0) / self.span * PLOT_WIDTH, 1)
+        return round(LABEL_WIDTH + (seconds(at) - self.t0) / self.span * PLOT_WIDTH, 1)
 
     def y(self, lane: str) -> float:
         index = self.names.index(lane) if lane in self.names else len(self.names) - 1

@@ -43,17 +43,15 @@ class StateReader:
     def state_at(self, tip: str | None) -> Any:
         if tip is None:
             return self._fold([], [])
-        self.cached()
-        if self._memory is not None and self._memory[0] == tip:
-            return self._memory[1]
-        advanced = None
-        if self._memory is not None:
-            advanced = self._advance(self._memory[0], self._memory[1], tip)
-        if advanced is None:
-            self.remember(tip, self._fold(*self.all_records(tip)))
-        else:
-            self.remember(tip, advanced[0], added=advanced[1])
-        return self._memory[1]  # type: ignore[index]  # remember() set it
+        state = self.state_if_cheap(tip)
+        return state if state is not None else self.fold_records(tip, *self.all_records(tip))
+
+    def fold_records(self, tip: str, events: list[EventHead], runs: list[RunRecord]) -> Any:
+        """The state at ``tip`` folded from scratch from its records (read as ``records_in`` reads
+        them), kept as the state at hand: for a caller that reads every record anyway."""
+        state = self._fold(events, runs)
+        self.remember(tip, state)
+        return state
 
     def cached(self) -> tuple[str, Any] | None:
         """The (tip, state) at hand without folding anything: the one in memory, else the one

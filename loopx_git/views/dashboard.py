@@ -317,7 +317,8 @@ def _mark(event: EventHead, commits: dict[str, str]) -> Mark:
     )
 
 
-def _seconds(at: str) -> float:
+def seconds(at: str) -> float:
+    """A record's UTC timestamp as seconds since the epoch (the lanes' time axis)."""
     return datetime.fromisoformat(at.replace("Z", "+00:00")).timestamp()
 
 
@@ -325,10 +326,10 @@ def _bucketed(events: list[EventHead], start: str | None, end: str | None, commi
     """Per lane and time bucket: how many events, of which kind most, and the latest of them."""
     if start is None or end is None:
         return []
-    t0, span = _seconds(start), max(_seconds(end) - _seconds(start), 1.0)
+    t0, span = seconds(start), max(seconds(end) - seconds(start), 1.0)
     buckets: dict[tuple[str, int], list[EventHead]] = {}
     for event in events:
-        index = min(int((_seconds(event.recorded_at) - t0) / span * BUCKETS), BUCKETS - 1)
+        index = min(int((seconds(event.recorded_at) - t0) / span * BUCKETS), BUCKETS - 1)
         buckets.setdefault((_lane(event), index), []).append(event)
     marks = []
     for (lane, _), inside in sorted(buckets.items()):
