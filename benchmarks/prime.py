@@ -40,6 +40,12 @@ def seed(repo: Path) -> None:
             )
 
 
+def drop_answers(repo: Path) -> None:
+    """The answers kept per tip (the brief among them), not the fold: as after a write."""
+    for kept in (repo / ".git" / "loopx").glob("answers-*"):
+        kept.unlink()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--events", type=int, default=100_000)
@@ -61,6 +67,17 @@ def main() -> None:
                 "status": (scale.loopx("status"), repo),
                 "prime -a bench-a": (scale.loopx("prime", "-a", "bench-a"), repo),
                 "prime (every agent)": (scale.loopx("prime"), repo),
+            },
+            args.samples,
+        )
+        # the first prime after a write: no answer kept for the tip yet (the fold is); sampled apart,
+        # since dropping the answers would make the next status compute its card too
+        got |= scale.sample(
+            {
+                "prime -a bench-a, first at a tip": (
+                    lambda: drop_answers(repo),
+                    (scale.loopx("prime", "-a", "bench-a"), repo),
+                )
             },
             args.samples,
         )

@@ -1334,6 +1334,11 @@ class StateRepo:
 
         return prime(self.state(), goal_id, agent_id, self.git.current_branch())
 
+    def prime_data(self, goal_id: str, agent_id: str | None = None) -> dict[str, Any]:
+        """``prime``'s JSON, kept per tip and branch (an agent asks for it at the start of every turn).
+        Shared data: do not change it."""
+        return self.projection_data("prime", goal_id, agent_id, self.git.current_branch())
+
     def dashboard(self, goal_ids: list[str] | None, out: Path, *, commit_url: str | None = None):
         """Write the static dashboard of ``goal_ids`` (None: every goal) into the folder ``out``
         (``dashboard/build.py``); refused, with nothing written, on a blocking safety finding."""
@@ -1380,7 +1385,8 @@ class StateRepo:
     def projection_data(self, name: str, *args: str | None) -> dict[str, Any]:
         """A read-only projection as the JSON its command prints, answered from the answers kept by tip
         when it was asked for at this tip before (as ``status_data``): ``should-run`` (goal, agent),
-        ``review-packet`` (goal, agent, "handoff-only" or None), ``todo-index``, ``manager``. The
+        ``review-packet`` (goal, agent, "handoff-only" or None), ``prime`` (goal, agent or None, branch),
+        ``todo-index``, ``manager``. The
         data is shared: do not change it."""
         from loopx_git import upkeep
 
@@ -1406,6 +1412,10 @@ class StateRepo:
                     ),
                 )
                 return found.model_dump(mode="json")
+            if name == "prime":  # (goal, agent or None, the work tree's branch)
+                from loopx_git.views.prime import prime
+
+                return prime(state, args[0] or "", args[1], args[2]).model_dump(mode="json")
             if name == "todo-index":
                 return packets.todo_index(state).model_dump(mode="json")
             if name == "manager":

@@ -26,6 +26,7 @@ RANK = {
     "evidence": 6,
     "dashboard": 6,
     "cli": 7,
+    "mcp": 7,  # a front end beside the CLI: its tools are the CLI's commands, run in-process
 }
 
 
@@ -50,6 +51,8 @@ def test_layers(path):
         assert not any(n.split(".")[0] == "pygit2" for n in found), "only store/ imports pygit2"
     if layer != "cli":
         assert not any(n.split(".")[0] in ("typer", "click", "rich") for n in found), "only cli/ imports typer"
+    if path.relative_to(PACKAGE).as_posix() != "mcp/server.py":  # the SDK is an optional extra
+        assert not any(n.split(".")[0] in ("mcp", "anyio") for n in found), "only mcp/server.py imports the SDK"
     for name in found:
         parts = name.split(".")
         if parts[0] == "loopx_git" and len(parts) > 1 and layer in RANK and parts[1] in RANK:

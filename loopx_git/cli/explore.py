@@ -4,7 +4,6 @@ observations recorded on its nodes (seed 002), with the composition gaps they op
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 
 from loopx_git.cli import context, render
 from loopx_git.cli.choices import EdgeType, FindingState, GraphFormat, NodeKind, NodeStatus
@@ -213,14 +212,15 @@ def _read(path: str) -> bytes:
     from loopx_git.errors import ValidationError
 
     if path == "-":
-        return sys.stdin.buffer.read()
-    try:
-        return Path(path).read_bytes()
-    except OSError as exc:
-        raise ValidationError(
-            f"field 'observation_json': cannot read {path!r} ({exc.strerror}); rule: a readable file, or '-' for stdin",
-            code="invalid-field",
-        ) from exc
+        data = sys.stdin.buffer.read(context.MAX_INPUT_BYTES + 1)
+        if len(data) > context.MAX_INPUT_BYTES:
+            raise ValidationError(
+                f"field 'observation_json': stdin holds more than {context.MAX_INPUT_BYTES >> 20} MiB; rule: an "
+                f"observation is at most {context.MAX_INPUT_BYTES >> 20} MiB",
+                code="invalid-field",
+            )
+        return data
+    return context.read_input(path, field="observation_json", source=f"{path!r}")  # bounded: not /dev/zero
 
 
 @app.command("summary")

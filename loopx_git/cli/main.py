@@ -21,6 +21,7 @@ from loopx_git.cli import (
     hook,
     ledger,
     maintenance,
+    mcp,
     packets,
     prime,
     protocol,
@@ -124,10 +125,12 @@ maintenance.register(app)
 packets.register(app)
 dashboard.register(app)
 prime.register(app)
+mcp.register(app)
 goal.register_configure(app)
 
 FORMATLESS = {
     "hook run": "git's entry point; its findings have one fixed form, and it runs without the app",
+    "mcp": "it speaks the Model Context Protocol on stdin and stdout; it prints nothing of its own",
 }
 """Commands whose output has one form: they do not offer --format/--json after the command."""
 
@@ -225,7 +228,7 @@ def _run_typer(argv: list[str]) -> int:
     try:  # newer typer vendors click as typer._click; older ones use click itself
         from typer._click import exceptions as click_errors
     except ImportError:  # pragma: no cover - depends on the installed typer
-        from click import exceptions as click_errors  # type: ignore[import-not-found, no-redef]  # not installed
+        from click import exceptions as click_errors  # type: ignore[import-not-found, no-redef, unused-ignore]  # installed or not
 
     command = build_command(_checked_call)
     try:

@@ -27,6 +27,9 @@ refuse them).
 
 Add `--format json` for output a script or an agent parses. Exit 1 is a refusal: the message names
 the field and the rule, and nothing was written. Exit 3 is a bug in loopx.
+
+An MCP client can call the same operations as tools instead (`loopx_prime`, `loopx_todo_claim`, ...):
+start `loopx mcp -a AGENT` in the project (docs/mcp.md); a refusal is a tool error with the same code.
 """
 """Every ``loopx`` command named here exists (tests/cli/test_prime.py runs each one's --help)."""
 
@@ -53,10 +56,10 @@ def register(root: Group) -> None:
           loopx prime --format json      # the brief and the decision, for a script
         """
         c = context.get(ctx)
-        with c.session() as repo:
+        with c.session() as repo:  # answered from the answers kept by tip: asked at every turn's start
             goal = c.goal(repo, goal_id)
-            brief = repo.prime(goal, c.actor(repo, goal, agent_id))
-        render.emit(c, brief, lambda b: _print(b.brief))
+            brief = repo.prime_data(goal, c.actor(repo, goal, agent_id))
+        render.emit(c, brief, lambda b: _print(b["brief"]))
 
     @root.command("agents-md")
     def agents_md(ctx: Context) -> None:

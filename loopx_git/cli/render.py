@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Any
 
 from loopx_git.cli.context import Ctx, OutputFormat
@@ -435,10 +437,28 @@ def reader_gone() -> None:
         os.close(devnull)
 
 
+_PROGRESS_SINK: ContextVar[Callable[[str, int, int], None] | None] = ContextVar("progress_sink", default=None)
+
+
+@contextmanager
+def progress_to(sink: Callable[[str, int, int], None] | None) -> Iterator[None]:
+    """Long work inside reports ``(stage, done, total)`` to ``sink`` instead of drawing a bar: the MCP
+    server turns it into progress notifications."""
+    token = _PROGRESS_SINK.set(sink)
+    try:
+        yield
+    finally:
+        _PROGRESS_SINK.reset(token)
+
+
 class Progress:
-    """A progress bar on stderr when it is a terminal; silent otherwise."""
+    """A progress bar on stderr when it is a terminal (or the sink ``progress_to`` set); silent otherwise."""
 
     def __enter__(self):
+        sink = _PROGRESS_SINK.get()
+        if sink is not None:
+            self._bar = None
+            return sink
         if not terminal(sys.stderr):
             self._bar = None
             return None

@@ -408,6 +408,12 @@ def test_endless_input_files_are_refused(cli, git_repo):
         "field 'packet'",
         "larger than 16 MiB",
     )
+    refused(
+        cli("explore", "observe", "-g", GOAL, "--observation-json", "/dev/zero"),
+        "invalid-field",
+        "field 'observation_json'",
+        "larger than 16 MiB",
+    )
     assert state_tip(git_repo) == tip
 
 

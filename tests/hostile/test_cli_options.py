@@ -34,6 +34,7 @@ SKIPPED = {
     ("hook", "run"): "git's entry point; it takes what git passes (tests/hooks)",
     ("fire",): "runs a program once per iteration; its refusals are in tests/cli/test_bad_input.py",
     ("demo",): "builds its own throwaway repository and takes no text",
+    ("mcp",): "serves the protocol on stdin until it closes; its options' refusals are in tests/mcp",
 }
 """Commands left out, each with the reason."""
 
