@@ -250,6 +250,6 @@ def _bad_argument(tool: Tool, exc: ArgumentError) -> Refusal:
     return Refusal(
         "invalid-field",
         f"field '{where}': {problem}; rule: the arguments follow {tool.spec.name}'s input schema",
-        field=where,
+        field=str(first["loc"][0]) if first["loc"] else None,  # the argument, even for "evidence.0"
         hint="list the tools (tools/list) for each argument's type and description",
     )

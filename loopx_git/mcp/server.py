@@ -2,7 +2,7 @@
 the resources of ``resources.py``, each call run by ``calls.py`` in a worker thread (one at a time, so
 long work can report progress while the event loop keeps serving the protocol).
 
-The SDK is the optional extra ``loopx-git[mcp]``; ``serve`` says how to install it when it is missing.
+The SDK is the optional extra ``loopx-git[mcp]``; ``loopx mcp`` says how to install it when it is missing.
 """
 
 from __future__ import annotations

@@ -162,6 +162,7 @@ def test_refused_writes_are_tool_errors_with_the_clis_code_and_the_ref_unmoved(r
                 ("loopx_gate_open", {"gate_id": "g"}, "invalid-field", "owner_class"),
                 ("loopx_todo_add", {"text": "x", "colour": "red"}, "invalid-field", "colour"),
                 ("loopx_todo_add", {"text": "x", "redact": "yes"}, "invalid-field", "redact"),  # no coercion
+                ("loopx_todo_complete", {"todo_id": "tok", "evidence": ["ok", 7]}, "invalid-field", "evidence"),
                 (
                     "loopx_todo_add",
                     {"text": "x", "explore_result_node_ref": "node"},
