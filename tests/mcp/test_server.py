@@ -217,34 +217,33 @@ def test_refused_writes_are_tool_errors_with_the_clis_code_and_the_ref_unmoved(r
 
 
 def test_two_servers_for_two_agents_race_for_one_todo_and_exactly_one_wins(repo, git_repo, capsys):
+    """Round by round, both servers are sent a claim of the same todo at once: their writes overlap
+    (either may win a round; compare-and-swap settles it), and each round has exactly one winner."""
     cli = Cli(git_repo, capsys)
-    todos = [f"race-{n}" for n in range(6)]
+    todos = [f"race-{n}" for n in range(8)]
     for todo in todos:
         cli.json("todo", "add", "-g", GOAL, "--text", f"Contested {todo}", "-t", todo)
     won: dict[str, list[str]] = {todo: [] for todo in todos}
     lost: list[dict[str, Any]] = []
 
-    async def agent(agent_id: str, client: ClientSession, start: anyio.Event) -> None:
-        await start.wait()
-        for todo in todos:
-            result = await client.call_tool("loopx_todo_claim", {"todo_id": todo})
-            if result.is_error:
-                lost.append(result.structured_content["error"])
-            else:
-                won[todo].append(agent_id)
+    async def claim(agent_id: str, client: ClientSession, todo: str) -> None:
+        result = await client.call_tool("loopx_todo_claim", {"todo_id": todo})
+        if result.is_error:
+            lost.append(result.structured_content["error"])
+        else:
+            won[todo].append(agent_id)
 
     async def scenario() -> None:
         async with (
             session(git_repo, "-g", GOAL, "-a", "alice") as alice,
             session(git_repo, "-g", GOAL, "-a", "bob") as bob,
         ):
-            await alice.call_tool("loopx_status", {})  # both warm, so the claims start together
+            await alice.call_tool("loopx_status", {})  # both warm, so each round's claims start together
             await bob.call_tool("loopx_status", {})
-            start = anyio.Event()
-            async with anyio.create_task_group() as group:
-                group.start_soon(agent, "alice", alice, start)
-                group.start_soon(agent, "bob", bob, start)
-                start.set()
+            for todo in todos:
+                async with anyio.create_task_group() as group:
+                    group.start_soon(claim, "alice", alice, todo)
+                    group.start_soon(claim, "bob", bob, todo)
 
     run(scenario)
     assert all(len(winners) == 1 for winners in won.values()), won
