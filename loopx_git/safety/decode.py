@@ -40,6 +40,9 @@ class View(NamedTuple):
     text: str
     segments: tuple[tuple[int, int, int, int, bool], ...]
     parent: View | None = None
+    fallback: bool = False
+    """A last reading (lines glued with nothing between them): what it finds counts only where no
+    other reading of the text found anything, so it never hides a more exact finding."""
 
     def pieces(self, start: int, end: int) -> tuple[tuple[int, int], ...]:
         """The spans of the original that view characters ``[start, end)`` came from, merged where
@@ -237,10 +240,16 @@ def _joined_lines(text: str, m: re.Match) -> tuple[int, int]:
     return _line_region(text, max(0, m.start() - _CONTINUED_CONTEXT), min(len(text), m.end() + _CONTINUED_CONTEXT))
 
 
+_TOKEN_END = lazy_pattern(r"[A-Za-z0-9+/=_.~%-]")
+"""A character a token is made of: a break between two of them may cut one in two."""
+
+
 def _yaml_blocks(text: str) -> Iterator[View]:
     """The value of each YAML block scalar of two or more lines, as YAML reads it: the indentation
     removed, and for a folded one (``>``) the lines joined by a space — so that a key and its value
-    written over several lines meet on one."""
+    written over several lines meet on one. And the same lines glued with nothing between them: a
+    value cut in two over a line break (``token: >-`` then its halves) is whole there, as whoever
+    wrote it meant it to be read."""
     if "|" not in text and ">" not in text:
         return
     for m in _BLOCK_SCALAR.finditer(text):
@@ -248,8 +257,9 @@ def _yaml_blocks(text: str) -> Iterator[View]:
         key_line = text[line_start : m.start()].expandtabs()
         indent = len(key_line) - len(key_line.lstrip(" "))
         joiner = " " if ">" in m.group() else "\n"
-        out = _Builder()
+        out, glued = _Builder(), _Builder()
         lines = 0
+        last = ""
         at = m.end()
         while at < len(text) and at - m.end() < MAX_REGION:
             line_end = text.find("\n", at)
@@ -261,11 +271,16 @@ def _yaml_blocks(text: str) -> Iterator[View]:
             if body:
                 if lines:
                     out.put(joiner, at - 1, at)  # the line break the joiner stands for
+                    if not (_TOKEN_END.match(last) and _TOKEN_END.match(body[0])):
+                        glued.put(joiner, at - 1, at)  # only a break inside a run of token characters is glued
                 out.copy(text, at + len(line) - len(body), at + len(line))
+                glued.copy(text, at + len(line) - len(body), at + len(line))
+                last = body[-1]
                 lines += 1
             at = line_end + 1
         if lines >= 2:
             yield out.view()
+            yield glued.view()._replace(fallback=True)
 
 
 # --- string literals joined by code ----------------------------------------------------------------

@@ -128,6 +128,12 @@ class Rule(NamedTuple):
     """How far past the end of its keyword's line a match may run: 0 for a one-line format."""
     reference: str = ""
     """Where the format is documented: a vendor's page (a URL), or a short note."""
+    prefixed: bool = False
+    """The secret starts with a vendor prefix that no word or encoding ends in (``ghp_``, ``xoxb-``,
+    ``sk-ant-``): the prefix is the anchor, so the rule matches after any character at all
+    (``x_ghp_…``, ``9ghp_…``), as gitleaks anchors such prefixes. A rule whose prefix can be the
+    end of a word (``nfo_`` of ``info_``, ``sk_live_`` of ``task_live_``, ``gl…-`` after a name)
+    is not prefixed: it matches after anything but a letter or a digit (``x_`` included)."""
 
     @property
     def pattern(self) -> re.Pattern:

@@ -164,6 +164,7 @@ def _found(text: str, lower: str, policy: Policy) -> list[_Match]:
     """(rule, start, end, value, pieces, decoded) of every match in ``text`` and in its decoded
     views, by start. A value found in a view is located by the pieces of ``text`` it came from."""
     found: list[_Match] = [(rule, s, e, text[s:e], (), False) for rule, (s, e) in _candidates(text, lower, policy)]
+    last: list[_Match] = []
     for view in views(text):
         for rule, (s, e) in _candidates(view.text, lowered(view.text), policy):
             pieces = view.pieces(s, e)
@@ -171,9 +172,37 @@ def _found(text: str, lower: str, policy: Policy) -> list[_Match]:
                 value = view.text[s:e]
                 start, end = pieces[0][0], pieces[-1][1]
                 many = pieces if len(pieces) > 1 else ()
-                found.append((rule, start, end, value, many, value != text[start:end]))
+                (last if view.fallback else found).append((rule, start, end, value, many, value != text[start:end]))
+    for glued in last:
+        overlapping = [f for f in found if f[1] < glued[2] and glued[1] < f[2]]
+        cut = [f for f in overlapping if _cut_by_a_break(text, f, glued)]
+        if cut or all(_outranks(text, glued, f) for f in overlapping):
+            found = [f for f in found if f not in cut]  # a piece of the value that only glued is whole
+            found.append(glued)
     found.sort(key=lambda f: f[1])
     return found
+
+
+def _outranks(text: str, glued: _Match, other: _Match) -> bool:
+    """Whether the glued reading's finding may stand beside ``other`` (and the overlap be settled as
+    usual): it blocks where ``other`` only warns; or it holds all of ``other`` and its rule is as
+    specific (as early in the table), or ``other`` lies inside it (a value found in a blob the glued
+    token is made of) rather than starting a line of its own that the glued reading ran into."""
+    if glued[0].severity == BLOCK and other[0].severity != BLOCK:
+        return True
+    if not (glued[1] <= other[1] and other[2] <= glued[2]):
+        return False
+    if _RANK.get(glued[0].id, len(_RANK)) <= _RANK.get(other[0].id, len(_RANK)):
+        return True
+    line_start = text.rfind("\n", 0, other[1]) + 1
+    return bool(text[line_start : other[1]].strip())
+
+
+def _cut_by_a_break(text: str, part: _Match, whole: _Match) -> bool:
+    """Whether ``part`` is the first piece of the value ``whole`` found with the lines glued: it ends
+    at a line break that ``whole`` runs on past."""
+    end = part[2]
+    return text[end : end + 1] in ("\n", "\r") and whole[2] > end
 
 
 def scan(text: str, policy: Policy = DEFAULT_POLICY, *, path: str | None = None, inline: bool = True) -> list[Finding]:

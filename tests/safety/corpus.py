@@ -14,6 +14,7 @@ from __future__ import annotations
 import base64
 import json
 import random
+import re
 from dataclasses import dataclass
 from urllib.parse import quote
 
@@ -91,7 +92,7 @@ BENIGN += [
 
 FORMATS = ("json", "yaml", "python", "shell", "markdown", ".env", "url", "header")
 """Where a value is written as it is (a URL query percent-encodes it)."""
-DECODINGS = ("json-escaped", "base64", "hex", "split-literal", "continued-line", "yaml-folded")
+DECODINGS = ("json-escaped", "base64", "hex", "split-literal", "continued-line", "yaml-folded", "yaml-folded-split")
 """Where a value is written encoded or in pieces, and found only by decoding (safety/decode.py)."""
 
 
@@ -126,11 +127,22 @@ def embed(value: str, fmt: str) -> str:
     if fmt == "continued-line":
         half = len(value) // 2
         return 'echo "' + value[:half] + "\\\n" + value[half:] + '"\n'
+    if fmt == "yaml-folded-split":  # its longest token cut in two over a break of a folded scalar (issue 32)
+        run = max(re.finditer(r"[A-Za-z0-9+/=_.~-]+", value), key=lambda m: len(m.group()))
+        cut = (run.start() + run.end()) // 2
+        lines = (value[:cut] + "\n" + value[cut:]).split("\n")
+        return "note: >-\n" + "".join(f"  {line}\n" for line in lines) + "n: 1\n"
     if fmt == "yaml-folded":
         words = value.split()
         lines = [" ".join(words[k : k + 2]) for k in range(0, len(words), 2)]
         return "note: >-\n" + "".join(f"  {line}\n" for line in lines) + "n: 1\n"
     return f"# Notes\n\nSet it up:\n\n    {value.replace(chr(10), chr(10) + '    ')}\n\nThen run it.\n"
+
+
+def _fits(value: str, fmt: str) -> bool:
+    """A token cut over a line break is a threat to one-line values; a value of several lines (a key
+    file, an ini section) cut anywhere and glued whole loses the lines its rule reads."""
+    return fmt != "yaml-folded-split" or "\n" not in value
 
 
 @dataclass(frozen=True)
@@ -147,7 +159,7 @@ def planted(seed: int = 7) -> list[Sample]:
     for rule, shapes in SHAPES.items():
         for i, shape in enumerate(shapes):
             value = shape(rng)
-            out.extend(Sample(rule, i, fmt, embed(value, fmt)) for fmt in (*FORMATS, *DECODINGS))
+            out.extend(Sample(rule, i, fmt, embed(value, fmt)) for fmt in (*FORMATS, *DECODINGS) if _fits(value, fmt))
     return out
 
 

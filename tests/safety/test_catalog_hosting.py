@@ -129,7 +129,9 @@ def test_stateless_installation_token_is_found_whole():
 def test_github_token_boundaries():
     rng = random.Random(11)
     body = rand(rng, 36)
-    assert rules(cat("x", "gh", "p_", body)) == []  # inside a longer word
+    # the prefix is the anchor (issue 32): a letter, a digit or `x_` before it hides nothing
+    for before in ("x", "9", "A", "x_", "key_"):
+        assert rules(cat(before, "gh", "p_", body)) == ["github-token"], before
     assert rules(cat("gh", "p_", body, "_suffix")) == []  # an identifier, not a token
     assert rules(cat("gh", "p_", body[:30])) == []  # too short
     assert rules(cat("(gh", "p_", body, ")")) == ["github-token"]

@@ -70,7 +70,7 @@ def _composio(m: re.Match, ctx: Context) -> bool:
 
 
 # not inside a longer word, but at the start of a line inside a string literal (`…\nsk-…`)
-_START = r"(?:(?<![A-Za-z0-9_-])|(?<=\\[nrt]))"
+_START = r"(?:(?<![A-Za-z0-9])|(?<=\\[nrt]))"
 
 
 def _near(names: str, value: str) -> str:
@@ -107,10 +107,11 @@ RULES: tuple[Rule, ...] = (
         "Anthropic API, admin or OAuth key (sk-ant-api03-, sk-ant-admin01-, sk-ant-oat01-)",
         ("sk-ant-",),
         # api03 (API), admin01, oat01/ort01 (OAuth access/refresh), sid01 (a console session)
-        _START + r"(?P<s>sk-ant-(?:[a-z]{2,6}\d{2}-)?[A-Za-z0-9_-]{32,})(?![A-Za-z0-9_-])",
+        r"(?P<s>sk-ant-(?:[a-z]{2,6}\d{2}-)?[A-Za-z0-9_-]{32,})(?![A-Za-z0-9_-])",
         fingerprint_only=True,
         accept=key,
         reference="gitleaks rules anthropic-api-key, anthropic-admin-api-key, anthropic-oauth-token",
+        prefixed=True,
     ),
     # --- DeepSeek -------------------------------------------------------------------------------
     Rule(
@@ -131,20 +132,22 @@ RULES: tuple[Rule, ...] = (
         BLOCK,
         "OpenRouter API key (sk-or-v1- and 64 hex digits)",
         ("sk-or-v1-",),
-        _START + r"(?P<s>sk-or-v1-[0-9a-f]{64})(?![A-Za-z0-9_-])",
+        r"(?P<s>sk-or-v1-[0-9a-f]{64})(?![A-Za-z0-9_-])",
         fingerprint_only=True,
         accept=key,
         reference="trufflehog detector openrouter; https://openrouter.ai/docs/api-reference/authentication",
+        prefixed=True,
     ),
     Rule(
         "langsmith-api-key",
         BLOCK,
         "LangSmith API key (lsv2_pt_ or lsv2_sk_, 32 and 10 characters)",
         ("lsv2_pt_", "lsv2_sk_"),
-        _START + r"(?P<s>lsv2_(?:pt|sk)_[a-z0-9]{32}_[a-z0-9]{10})(?![A-Za-z0-9_-])",
+        r"(?P<s>lsv2_(?:pt|sk)_[a-z0-9]{32}_[a-z0-9]{10})(?![A-Za-z0-9_-])",
         fingerprint_only=True,
         accept=key,
         reference="gitleaks rule langsmith-api-key; https://docs.smith.langchain.com/administration/how_to_guides/organization_management/create_account_api_key",
+        prefixed=True,
     ),
     # --- Groq -----------------------------------------------------------------------------------
     Rule(
@@ -152,10 +155,11 @@ RULES: tuple[Rule, ...] = (
         BLOCK,
         "Groq API key (gsk_ and 52 characters)",
         ("gsk_",),
-        _START + r"(?P<s>gsk_[A-Za-z0-9]{48,52})(?![A-Za-z0-9_])",
+        r"(?P<s>gsk_[A-Za-z0-9]{48,52})(?![A-Za-z0-9_])",
         fingerprint_only=True,
         accept=key,
         reference="trufflehog detector groq (52 characters; gitleaks groq-api-key says 48)",
+        prefixed=True,
     ),
     # --- Perplexity -----------------------------------------------------------------------------
     Rule(
@@ -163,10 +167,11 @@ RULES: tuple[Rule, ...] = (
         BLOCK,
         "Perplexity API key (pplx- and 48 characters)",
         ("pplx-",),
-        _START + r"(?P<s>pplx-[A-Za-z0-9]{40,64})(?![A-Za-z0-9_-])",
+        r"(?P<s>pplx-[A-Za-z0-9]{40,64})(?![A-Za-z0-9_-])",
         fingerprint_only=True,
         accept=key,
         reference="trufflehog detector perplexity; https://docs.perplexity.ai/guides/getting-started",
+        prefixed=True,
     ),
     # --- xAI ------------------------------------------------------------------------------------
     Rule(
@@ -174,10 +179,11 @@ RULES: tuple[Rule, ...] = (
         BLOCK,
         "xAI (Grok) API key (xai- and 80 characters)",
         ("xai-",),
-        _START + r"(?P<s>xai-[A-Za-z0-9_]{70,90})(?![A-Za-z0-9_-])",
+        r"(?P<s>xai-[A-Za-z0-9_]{70,90})(?![A-Za-z0-9_-])",
         fingerprint_only=True,
         accept=key,
         reference="trufflehog detector xai; https://docs.x.ai/docs/overview",
+        prefixed=True,
     ),
     # --- Together AI ----------------------------------------------------------------------------
     Rule(
@@ -185,10 +191,11 @@ RULES: tuple[Rule, ...] = (
         BLOCK,
         "Together AI API key (tgp_v1_ and 43 characters)",
         ("tgp_v1_",),
-        _START + r"(?P<s>tgp_v1_[A-Za-z0-9_-]{40,48})(?![A-Za-z0-9_-])",
+        r"(?P<s>tgp_v1_[A-Za-z0-9_-]{40,48})(?![A-Za-z0-9_-])",
         fingerprint_only=True,
         accept=key,
         reference="trufflehog detector togetherai; https://docs.together.ai/reference/authentication-1",
+        prefixed=True,
     ),
     Rule(
         "together-legacy-api-key",
@@ -210,10 +217,11 @@ RULES: tuple[Rule, ...] = (
         BLOCK,
         "Tavily API key (tvly-, tvly-dev-, tvly-prod-)",
         ("tvly-",),
-        _START + r"(?P<s>tvly-(?:dev-|prod-)?[A-Za-z0-9]{20,40})(?![A-Za-z0-9_-])",
+        r"(?P<s>tvly-(?:dev-|prod-)?[A-Za-z0-9]{20,40})(?![A-Za-z0-9_-])",
         fingerprint_only=True,
         accept=key,
         reference="trufflehog detector tavily; https://docs.tavily.com/documentation/api-reference/introduction",
+        prefixed=True,
     ),
     # --- Hugging Face ---------------------------------------------------------------------------
     Rule(
@@ -231,10 +239,11 @@ RULES: tuple[Rule, ...] = (
         BLOCK,
         "Hugging Face organization API token (api_org_ and 34 letters)",
         ("api_org_",),
-        _START + r"(?P<s>api_org_[A-Za-z]{34})(?![A-Za-z0-9])",
+        r"(?P<s>api_org_[A-Za-z]{34})(?![A-Za-z0-9])",
         fingerprint_only=True,
         accept=mixed_key,
         reference="gitleaks rule huggingface-organization-api-token",
+        prefixed=True,
     ),
     # --- Replicate ------------------------------------------------------------------------------
     Rule(

@@ -320,11 +320,12 @@ RULES: tuple[Rule, ...] = (
         BLOCK,
         "Amazon Marketplace Web Service (MWS) authorisation token (amzn.mws. + UUID)",
         ("amzn.mws.",),
-        starts_after("A-Za-z0-9_.-") + r"(?P<s>amzn\.mws\." + _UUID + r")(?![A-Za-z0-9_-])",
+        r"(?P<s>amzn\.mws\." + _UUID + r")(?![A-Za-z0-9_-])",
         fingerprint_only=True,
         accept=token(3.0, skip=9),
         reference="https://docs.developer.amazonservices.com/en_US/dev_guide/DG_SendingRequestsToMWS.html "
         "(MWSAuthToken); shape as in gitleaks and Nosey Parker amazon-mws rules",
+        prefixed=True,
     ),
     # --- Google -----------------------------------------------------------------------------
     Rule(
@@ -333,7 +334,7 @@ RULES: tuple[Rule, ...] = (
         "Google API key",
         ("aiza",),
         # not followed by `=` (or `%3D`): 39 characters then base64 padding are the end of a base64 blob
-        starts_after("A-Za-z0-9_-") + r"(?P<s>AIza[0-9A-Za-z_-]{35})(?![A-Za-z0-9_=-]|%3[Dd])",
+        starts_after("A-Za-z0-9-") + r"(?P<s>AIza[0-9A-Za-z_-]{35})(?![A-Za-z0-9_=-]|%3[Dd])",
         fingerprint_only=True,
         accept=token(3.0, skip=4),
         reference="https://cloud.google.com/docs/authentication/api-keys",
@@ -343,10 +344,11 @@ RULES: tuple[Rule, ...] = (
         BLOCK,
         "Google OAuth client secret",
         ("gocspx-",),
-        starts_after("A-Za-z0-9_-") + r"(?P<s>GOCSPX-[A-Za-z0-9_-]{28})(?![A-Za-z0-9_-])",
+        r"(?P<s>GOCSPX-[A-Za-z0-9_-]{28})(?![A-Za-z0-9_-])",
         fingerprint_only=True,
         accept=token(3.0, skip=7),
         reference="https://developers.google.com/identity/protocols/oauth2; shape as in Nosey Parker np.google.2",
+        prefixed=True,
     ),
     Rule(
         "google-oauth-legacy-client-secret",
@@ -372,17 +374,18 @@ RULES: tuple[Rule, ...] = (
         BLOCK,
         "Google OAuth access token",
         ("ya29.",),
-        starts_after("A-Za-z0-9_.-") + r"(?P<s>ya29\.[A-Za-z0-9_.-]{29,}[A-Za-z0-9_-])(?![A-Za-z0-9_-])",
+        r"(?P<s>ya29\.[A-Za-z0-9_.-]{29,}[A-Za-z0-9_-])(?![A-Za-z0-9_-])",
         fingerprint_only=True,
         accept=token(3.5, skip=5),
         reference="https://developers.google.com/identity/protocols/oauth2",
+        prefixed=True,
     ),
     Rule(
         "google-oauth-refresh-token",
         BLOCK,
         "Google OAuth refresh token",
         ("1//0",),
-        starts_after("A-Za-z0-9_/-") + r"(?P<s>1//0[A-Za-z0-9_-]{40,})(?![A-Za-z0-9_-])",
+        starts_after("A-Za-z0-9/-") + r"(?P<s>1//0[A-Za-z0-9_-]{40,})(?![A-Za-z0-9_-])",
         fingerprint_only=True,
         accept=token(3.5, skip=4),
         reference="https://developers.google.com/identity/protocols/oauth2",
@@ -392,11 +395,12 @@ RULES: tuple[Rule, ...] = (
         BLOCK,
         "Google Cloud API key bound to a service account (Vertex AI express mode, AQ.Ab8R…)",
         ("aq.ab8r",),
-        starts_after("A-Za-z0-9_.-") + r"(?P<s>AQ\.Ab8R[A-Za-z0-9_-]{46})(?![A-Za-z0-9_-])",
+        r"(?P<s>AQ\.Ab8R[A-Za-z0-9_-]{46})(?![A-Za-z0-9_-])",
         fingerprint_only=True,
         accept=token(3.5, skip=7, kinds=2),
         reference="https://cloud.google.com/vertex-ai/generative-ai/docs/start/express-mode/overview; shape as "
         "in Google's osv-scalibr veles/secrets/gcpexpressmode and Kingfisher kingfisher.gcp.4",
+        prefixed=True,
     ),
     Rule(
         "gcp-service-account",
@@ -575,11 +579,12 @@ RULES: tuple[Rule, ...] = (
         BLOCK,
         "DigitalOcean personal access, OAuth or refresh token",
         ("dop_v1_", "doo_v1_", "dor_v1_"),
-        starts_after("A-Za-z0-9_") + r"(?P<s>do[por]_v1_[a-f0-9]{64})(?![A-Za-z0-9])",
+        r"(?P<s>do[por]_v1_[a-f0-9]{64})(?![A-Za-z0-9])",
         fingerprint_only=True,
         accept=token(3.0, skip=7),
         reference="https://docs.digitalocean.com/reference/api/create-personal-access-token/; "
         "prefixes as in gitleaks digitalocean-pat/-access-token/-refresh-token",
+        prefixed=True,
     ),
     # --- Heroku -----------------------------------------------------------------------------
     Rule(
@@ -605,10 +610,11 @@ RULES: tuple[Rule, ...] = (
         BLOCK,
         "Heroku API token (HRKU- prefixed)",
         ("hrku-",),
-        starts_after("A-Za-z0-9_-") + r"(?P<s>HRKU-[A-Za-z0-9_-]{60})(?![A-Za-z0-9_-])",
+        r"(?P<s>HRKU-[A-Za-z0-9_-]{60})(?![A-Za-z0-9_-])",
         fingerprint_only=True,
         accept=token(3.5, skip=5),
         reference="https://devcenter.heroku.com/articles/authentication; shape as in gitleaks heroku-api-key-v2",
+        prefixed=True,
     ),
     # --- HashiCorp --------------------------------------------------------------------------
     Rule(
@@ -616,10 +622,11 @@ RULES: tuple[Rule, ...] = (
         BLOCK,
         "HashiCorp Vault service, batch or recovery token",
         ("hvs.", "hvb.", "hvr."),
-        starts_after("A-Za-z0-9_.-") + r"(?P<s>hv[sbr]\.[A-Za-z0-9_-]{80,})(?![A-Za-z0-9_-])",
+        r"(?P<s>hv[sbr]\.[A-Za-z0-9_-]{80,})(?![A-Za-z0-9_-])",
         fingerprint_only=True,
         accept=token(3.5, skip=4),
         reference="https://developer.hashicorp.com/vault/docs/concepts/tokens#token-prefixes",
+        prefixed=True,
     ),
     Rule(
         "vault-legacy-token",
@@ -654,7 +661,7 @@ RULES: tuple[Rule, ...] = (
         BLOCK,
         "Databricks personal access token",
         ("dapi",),
-        starts_after("A-Za-z0-9_") + r"(?P<s>dapi[a-h0-9]{32}(?:-\d)?)(?![A-Za-z0-9])",
+        starts_after("A-Za-z0-9") + r"(?P<s>dapi[a-h0-9]{32}(?:-\d)?)(?![A-Za-z0-9])",
         fingerprint_only=True,
         accept=token(3.0, skip=4),
         reference="https://docs.databricks.com/en/dev-tools/auth/pat.html; shape as in gitleaks databricks-api-token",
@@ -669,11 +676,12 @@ RULES: tuple[Rule, ...] = (
             r"(?:"
             + _CLOUDFLARE_NAME
             + _SET
-            + r"|(?=cf[ua]t_))"
             + starts_after("A-Za-z0-9_-")
+            + r"|(?=cf[ua]t_))"  # the prefix is the anchor: nothing before it matters
             + r"(?P<s>cf[ua]t_[A-Za-z0-9]{40}[a-f0-9]{8}|[A-Za-z0-9_-]{40})(?![A-Za-z0-9_-])"
         ),
         accept=_cloudflare(("cfut_", "cfat_")),
+        prefixed=True,
         reference="https://developers.cloudflare.com/fundamentals/api/get-started/token-formats/; "
         "legacy shape as in gitleaks cloudflare-api-key",
     ),
@@ -687,11 +695,12 @@ RULES: tuple[Rule, ...] = (
             + _CLOUDFLARE_NAME
             + r"|(?i:x-auth-key))"
             + _SET
-            + r"|(?=cfk_))"
             + starts_after("A-Za-z0-9_-")
+            + r"|(?=cfk_))"
             + r"(?P<s>cfk_[A-Za-z0-9]{40}[a-f0-9]{8}|[a-f0-9]{37})(?![A-Za-z0-9_-])"
         ),
         accept=_cloudflare(("cfk_",)),
+        prefixed=True,
         reference="https://developers.cloudflare.com/fundamentals/api/get-started/token-formats/; "
         "legacy shape as in gitleaks cloudflare-global-api-key",
     ),
@@ -700,11 +709,12 @@ RULES: tuple[Rule, ...] = (
         BLOCK,
         "Cloudflare Origin CA key",
         ("v1.0-",),
-        starts_after("A-Za-z0-9") + r"(?P<s>v1\.0-[a-f0-9]{24}-[a-f0-9]{146})(?![A-Za-z0-9])",
+        r"(?P<s>v1\.0-[a-f0-9]{24}-[a-f0-9]{146})(?![A-Za-z0-9])",
         fingerprint_only=True,
         accept=token(3.0, skip=5),
         reference="https://developers.cloudflare.com/ssl/origin-configuration/origin-ca/; "
         "shape as in gitleaks cloudflare-origin-ca-key",
+        prefixed=True,
     ),
     # --- Vercel -----------------------------------------------------------------------------
     Rule(
@@ -712,11 +722,12 @@ RULES: tuple[Rule, ...] = (
         BLOCK,
         "Vercel personal, integration, app access/refresh token or API key (vcp_, vci_, vca_, vcr_, vck_)",
         ("vcp_", "vci_", "vca_", "vcr_", "vck_"),
-        starts_after("A-Za-z0-9_-") + r"(?P<s>vc[pirak]_[A-Za-z0-9_-]{40,80})(?![A-Za-z0-9_-])",
+        r"(?P<s>vc[pirak]_[A-Za-z0-9_-]{40,80})(?![A-Za-z0-9_-])",
         fingerprint_only=True,
         accept=token(3.5, skip=4, kinds=3),
         reference="https://vercel.com/changelog/new-token-formats-and-secret-scanning; "
         "length as in betterleaks vercel rules",
+        prefixed=True,
     ),
     Rule(
         "vercel-legacy-token",
@@ -741,17 +752,18 @@ RULES: tuple[Rule, ...] = (
         BLOCK,
         "Supabase personal access token",
         ("sbp_",),
-        starts_after("A-Za-z0-9_") + r"(?P<s>sbp_(?:oauth_)?[a-f0-9]{40})(?![A-Za-z0-9])",
+        r"(?P<s>sbp_(?:oauth_)?[a-f0-9]{40})(?![A-Za-z0-9])",
         fingerprint_only=True,
         accept=token(3.0, skip=4),
         reference="https://supabase.com/docs/reference/api/introduction; shape as in trufflehog supabasetoken",
+        prefixed=True,
     ),
     Rule(
         "supabase-secret-key",
         BLOCK,
         "Supabase secret API key (sb_secret_)",
         ("sb_secret_",),
-        starts_after("A-Za-z0-9_") + r"(?P<s>sb_secret_[A-Za-z0-9_-]{24,64})(?![A-Za-z0-9_-])",
+        starts_after("A-Za-z0-9") + r"(?P<s>sb_secret_[A-Za-z0-9_-]{24,64})(?![A-Za-z0-9_-])",
         fingerprint_only=True,
         accept=token(3.3, skip=10),
         reference="https://supabase.com/docs/guides/api/api-keys",
@@ -763,13 +775,13 @@ RULES: tuple[Rule, ...] = (
         "Doppler CLI, personal, service, service-account, SCIM or audit token",
         ("dp.pt.", "dp.st.", "dp.sa.", "dp.ct.", "dp.scim.", "dp.audit."),
         (
-            starts_after("A-Za-z0-9_.-")
-            + r"(?P<s>dp\.(?:pt|sa|ct|scim|audit|st(?:\.[a-z0-9_-]{2,35})?)\.[A-Za-z0-9]{40,44})"
+            r"(?P<s>dp\.(?:pt|sa|ct|scim|audit|st(?:\.[a-z0-9_-]{2,35})?)\.[A-Za-z0-9]{40,44})"
             r"(?![A-Za-z0-9])"
         ),
         fingerprint_only=True,
         accept=token(3.3),
         reference="https://docs.doppler.com/reference/auth-token-formats",
+        prefixed=True,
     ),
     # --- Dynatrace --------------------------------------------------------------------------
     Rule(
@@ -790,7 +802,7 @@ RULES: tuple[Rule, ...] = (
         "Fly.io access token (fo1_) or macaroon token (fm1r_, fm1a_, fm2_, as written after FlyV1)",
         ("fo1_", "fm1r_", "fm1a_", "fm2_"),
         (
-            starts_after("A-Za-z0-9+/_-")
+            starts_after("A-Za-z0-9+/-")
             # a macaroon token is a comma-joined bundle (`FlyV1 fm2_…,fm2_…`): all of it is the secret
             + r"(?P<s>fo1_[A-Za-z0-9_-]{43}(?![A-Za-z0-9_-])"
             r"|(?:fm1[ar]|fm2)_[A-Za-z0-9+/]{100,}={0,3}(?:,(?:fm1[ar]|fm2)_[A-Za-z0-9+/]{20,}={0,3})*"
@@ -807,10 +819,11 @@ RULES: tuple[Rule, ...] = (
         BLOCK,
         "Aiven service password (AVNS_)",
         ("avns_",),
-        starts_after("A-Za-z0-9_") + r"(?P<s>AVNS_[A-Za-z0-9_-]{8,64})(?![A-Za-z0-9_-])",
+        r"(?P<s>AVNS_[A-Za-z0-9_-]{8,64})(?![A-Za-z0-9_-])",
         fingerprint_only=True,
         accept=token(3.0, skip=5, kinds=2),
         reference="GitHub secret scanning pattern aiven_service_password; shape as in detect-secrets AivenTokenDetector",
+        prefixed=True,
     ),
     # --- Pulumi -----------------------------------------------------------------------------
     Rule(
@@ -818,11 +831,12 @@ RULES: tuple[Rule, ...] = (
         BLOCK,
         "Pulumi Cloud access token (pul-)",
         ("pul-",),
-        starts_after("A-Za-z0-9_-") + r"(?P<s>pul-[a-f0-9]{40})(?![A-Za-z0-9_-])",
+        r"(?P<s>pul-[a-f0-9]{40})(?![A-Za-z0-9_-])",
         fingerprint_only=True,
         accept=token(3.0, skip=4),
         reference="https://www.pulumi.com/docs/pulumi-cloud/access-management/access-tokens/; "
         "shape as in gitleaks pulumi-api-token",
+        prefixed=True,
     ),
     # --- OpenShift --------------------------------------------------------------------------
     Rule(
@@ -830,7 +844,7 @@ RULES: tuple[Rule, ...] = (
         BLOCK,
         "OpenShift OAuth access token (sha256~)",
         ("sha256~",),
-        starts_after("A-Za-z0-9_-") + r"(?P<s>sha256~[A-Za-z0-9_-]{43})(?![A-Za-z0-9_-])",
+        starts_after("A-Za-z0-9-") + r"(?P<s>sha256~[A-Za-z0-9_-]{43})(?![A-Za-z0-9_-])",
         fingerprint_only=True,
         accept=_openshift,
         reference="https://docs.redhat.com/en/documentation/openshift_container_platform/4.12/html/oauth_apis/"
@@ -878,7 +892,7 @@ RULES: tuple[Rule, ...] = (
         BLOCK,
         "PlanetScale service token (pscale_tkn_), database password (pscale_pw_) or OAuth token (pscale_oauth_)",
         ("pscale_tkn_", "pscale_pw_", "pscale_oauth_"),
-        starts_after("A-Za-z0-9_") + r"(?P<s>pscale_(?:tkn|pw|oauth)_[A-Za-z0-9_-]{32,64})(?![A-Za-z0-9_-])",
+        starts_after("A-Za-z0-9") + r"(?P<s>pscale_(?:tkn|pw|oauth)_[A-Za-z0-9_-]{32,64})(?![A-Za-z0-9_-])",
         fingerprint_only=True,
         accept=token(3.5, skip=7, kinds=2),
         reference="https://planetscale.com/docs/concepts/service-tokens; shape as in gitleaks planetscale-* "
@@ -890,7 +904,7 @@ RULES: tuple[Rule, ...] = (
         BLOCK,
         "Netlify personal, CLI, OAuth, app or build token (nfp_, nfc_, nfo_, nfu_, nfb_)",
         ("nfp_", "nfc_", "nfo_", "nfu_", "nfb_"),
-        starts_after("A-Za-z0-9_") + r"(?P<s>nf[pcoub]_[A-Za-z0-9_]{36})(?![A-Za-z0-9_-])",
+        starts_after("A-Za-z0-9") + r"(?P<s>nf[pcoub]_[A-Za-z0-9_]{36})(?![A-Za-z0-9_-])",
         fingerprint_only=True,
         accept=token(3.5, skip=4, kinds=2),
         # `nfo_` is inside every `info_`: tried only where a prefix starts, the look-behind turns it away
@@ -920,13 +934,13 @@ RULES: tuple[Rule, ...] = (
         "Tailscale API access token, auth key, OAuth client secret, SCIM or webhook key (tskey-)",
         ("tskey-",),
         (
-            starts_after("A-Za-z0-9_-")
-            + r"(?P<s>tskey-(?:api|auth|client|scim|webhook)-[A-Za-z0-9]{6,40}-[A-Za-z0-9]{16,64})"
+            r"(?P<s>tskey-(?:api|auth|client|scim|webhook)-[A-Za-z0-9]{6,40}-[A-Za-z0-9]{16,64})"
             r"(?![A-Za-z0-9_-])"
         ),
         fingerprint_only=True,
         accept=last_part("-", 3.3, kinds=2),
         reference="https://tailscale.com/kb/1277/key-prefixes; shape as in trufflehog tailscale",
+        prefixed=True,
     ),
     # --- Confluent --------------------------------------------------------------------------
     Rule(

@@ -238,7 +238,7 @@ RULES: tuple[Rule, ...] = (
         "GitHub token (ghp_, gho_, ghu_, ghs_ incl. the stateless ghs_<app>_<JWT> form, ghr_)",
         ("ghp_", "gho_", "ghu_", "ghs_", "ghr_"),
         (
-            r"(?<![A-Za-z0-9_])(?P<s>"
+            r"(?P<s>"
             # installation tokens since 2026: ghs_<app id>_<JWT>, ~520 characters, two dots
             r"ghs_(?:[A-Za-z0-9]{1,20}_)?[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"
             # every kind since 2021: 30 random base62 characters and a 6-character CRC32
@@ -251,19 +251,21 @@ RULES: tuple[Rule, ...] = (
             "https://docs.github.com/en/authentication/keeping-your-account-and-data-secure/"
             "about-authentication-to-github#githubs-token-formats"
         ),
+        prefixed=True,
     ),
     Rule(
         "github-fine-grained-pat",
         BLOCK,
         "GitHub fine-grained personal access token (github_pat_)",
         ("github_pat_",),
-        (r"(?<![A-Za-z0-9_])(?P<s>github_pat_[A-Za-z0-9]{22}_[A-Za-z0-9]{59})(?![A-Za-z0-9_])"),
+        (r"(?P<s>github_pat_[A-Za-z0-9]{22}_[A-Za-z0-9]{59})(?![A-Za-z0-9_])"),
         fingerprint_only=True,
         accept=_body_random(("github_pat_",)),
         reference=(
             "https://docs.github.com/en/authentication/keeping-your-account-and-data-secure/"
             "about-authentication-to-github#githubs-token-formats"
         ),
+        prefixed=True,
     ),
     Rule(
         "github-legacy-token",
@@ -294,7 +296,7 @@ RULES: tuple[Rule, ...] = (
         # A self-managed instance may put its own prefix in front (`acme-glpat-`): a `-` before
         # the kind is allowed.
         (
-            r"(?<![A-Za-z0-9_])(?P<s>(?:" + "|".join(_GITLAB_KINDS) + r")-[A-Za-z0-9_-]{20,320}"
+            r"(?<![A-Za-z0-9])(?P<s>(?:" + "|".join(_GITLAB_KINDS) + r")-[A-Za-z0-9_-]{20,320}"
             # routable: .<version>[.<payload length>]<crc>, lower-case base36
             r"(?:\.[0-9a-z]{2}(?:\.[0-9a-z]{2})?[0-9a-z]{7})?(?![A-Za-z0-9_-])"
             r"|GR1348941[A-Za-z0-9_-]{20,64}(?![A-Za-z0-9_-]))"
@@ -327,7 +329,7 @@ RULES: tuple[Rule, ...] = (
         BLOCK,
         "Atlassian API token (ATATT3) or Bitbucket access token (ATCTT3)",
         ("atatt3", "atctt3"),
-        (r"(?<![A-Za-z0-9_-])(?P<s>AT[AC]TT3[A-Za-z0-9_-]{100,400}=[A-Za-z0-9]{8})(?![A-Za-z0-9_=-])"),
+        (r"(?<![A-Za-z0-9-])(?P<s>AT[AC]TT3[A-Za-z0-9_-]{100,400}=[A-Za-z0-9]{8})(?![A-Za-z0-9_=-])"),
         fingerprint_only=True,
         accept=_body_random(("atatt3", "atctt3"), checksum=atlassian_crc_ok),
         reference="trufflehog detector atlassian v2 (shape); the 8-hex tail is a CRC32, as CredSweeper checks it",
@@ -337,7 +339,7 @@ RULES: tuple[Rule, ...] = (
         BLOCK,
         "Bitbucket app password (ATBB)",
         ("atbb",),
-        (r"(?<![A-Za-z0-9_])(?P<s>ATBB[A-Za-z0-9]{24,64})(?![A-Za-z0-9_])"),
+        (r"(?<![A-Za-z0-9])(?P<s>ATBB[A-Za-z0-9]{24,64})(?![A-Za-z0-9_])"),
         fingerprint_only=True,
         accept=_bitbucket_app_password,
         reference="https://support.atlassian.com/bitbucket-cloud/docs/app-passwords/ (trufflehog bitbucketapppassword)",
@@ -363,10 +365,11 @@ RULES: tuple[Rule, ...] = (
         BLOCK,
         "Docker Hub personal or organization access token (dckr_pat_, dckr_oat_)",
         ("dckr_pat_", "dckr_oat_"),
-        (r"(?<![A-Za-z0-9_])(?P<s>dckr_(?:pat|oat)_[A-Za-z0-9_-]{27,64})(?![A-Za-z0-9_-])"),
+        (r"(?P<s>dckr_(?:pat|oat)_[A-Za-z0-9_-]{27,64})(?![A-Za-z0-9_-])"),
         fingerprint_only=True,
         accept=_body_random(("dckr_pat_", "dckr_oat_")),
         reference="https://docs.docker.com/security/access-tokens/ (length: trufflehog detector dockerhub v2)",
+        prefixed=True,
     ),
     Rule(
         "docker-config-auth",
@@ -396,7 +399,7 @@ RULES: tuple[Rule, ...] = (
         ("cmvmdgtu",),
         # base64 of `reftkn:<version>:<expiry>:<random>`: the prefix is as distinctive as a key
         # name beside it would be, and the decoded shape is checked.
-        (r"(?<![A-Za-z0-9+/_-])(?P<s>cmVmdGtu[A-Za-z0-9+/]{48,120}={0,2})(?![A-Za-z0-9+/=_-])"),
+        (r"(?<![A-Za-z0-9+/-])(?P<s>cmVmdGtu[A-Za-z0-9+/]{48,120}={0,2})(?![A-Za-z0-9+/=_-])"),
         fingerprint_only=True,
         accept=_jfrog_reference,
         reference="https://jfrog.com/help/r/jfrog-platform-administration-documentation/access-tokens",
@@ -422,10 +425,11 @@ RULES: tuple[Rule, ...] = (
         BLOCK,
         "npm access token (npm_)",
         ("npm_",),
-        (r"(?<![A-Za-z0-9_])(?P<s>npm_[A-Za-z0-9]{36})(?![A-Za-z0-9_])"),
+        (r"(?P<s>npm_[A-Za-z0-9]{36})(?![A-Za-z0-9_])"),
         fingerprint_only=True,
         accept=_body_random(("npm_",), checksum=base62_crc32_ok),
         reference="https://github.blog/changelog/2021-09-23-npm-has-a-new-access-token-format/",
+        prefixed=True,
     ),
     Rule(
         "npmrc-auth",
@@ -444,27 +448,29 @@ RULES: tuple[Rule, ...] = (
         "PyPI or TestPyPI API token (pypi-AgE…)",
         ("pypi-",),
         # a macaroon: `AgEIcHlwaS5vcmc` names pypi.org, `AgENdGVzdC5weXBpLm9yZw` test.pypi.org
-        (r"(?<![A-Za-z0-9_-])(?P<s>pypi-AgE[A-Za-z0-9_-]{50,1000})(?![A-Za-z0-9_-])"),
+        (r"(?P<s>pypi-AgE[A-Za-z0-9_-]{50,1000})(?![A-Za-z0-9_-])"),
         fingerprint_only=True,
         accept=_body_random(("pypi-",)),
         reference="https://pypi.org/help/#apitoken",
+        prefixed=True,
     ),
     Rule(
         "rubygems-api-key",
         BLOCK,
         "RubyGems API key (rubygems_)",
         ("rubygems_",),
-        (r"(?<![A-Za-z0-9_])(?P<s>rubygems_[0-9a-f]{48})(?![A-Za-z0-9_])"),
+        (r"(?P<s>rubygems_[0-9a-f]{48})(?![A-Za-z0-9_])"),
         fingerprint_only=True,
         accept=_body_random(("rubygems_",)),
         reference="https://guides.rubygems.org/api-key-scopes/ (shape: gitleaks rule rubygems-api-token)",
+        prefixed=True,
     ),
     Rule(
         "nuget-api-key",
         BLOCK,
         "NuGet API key (oy2)",
         ("oy2",),
-        (r"(?<![A-Za-z0-9_])(?P<s>oy2[a-z0-9]{43})(?![A-Za-z0-9_])"),
+        (r"(?<![A-Za-z0-9])(?P<s>oy2[a-z0-9]{43})(?![A-Za-z0-9_])"),
         fingerprint_only=True,
         accept=_body_random(("oy2",)),
         reference="NuGet documents no format; the shape common scanners agree on (oy2 + 43 [a-z0-9])",
@@ -474,10 +480,11 @@ RULES: tuple[Rule, ...] = (
         BLOCK,
         "Clojars deploy token (CLOJARS_)",
         ("clojars_",),
-        (r"(?i)(?<![a-z0-9_])(?P<s>CLOJARS_[a-z0-9]{60})(?![a-z0-9_])"),
+        (r"(?i)(?P<s>CLOJARS_[a-z0-9]{60})(?![a-z0-9_])"),
         fingerprint_only=True,
         accept=_body_random(("clojars_",)),
         reference="gitleaks rule clojars-api-token (cmd/generate/config/rules/clojars.go)",
+        prefixed=True,
     ),
     Rule(
         "cratesio-api-token",
@@ -485,7 +492,7 @@ RULES: tuple[Rule, ...] = (
         "crates.io API token (cio + 32) or trusted-publishing token (cio_tp_)",
         ("cio",),
         # `cio` is short: the exact length, the word boundary and a generated mix carry the rule
-        (r"(?<![A-Za-z0-9_])(?P<s>cio(?:_tp_)?[A-Za-z0-9]{32})(?![A-Za-z0-9_])"),
+        (r"(?<![A-Za-z0-9])(?P<s>cio(?:_tp_)?[A-Za-z0-9]{32})(?![A-Za-z0-9_])"),
         fingerprint_only=True,
         accept=_generated(3),
         reference="https://doc.rust-lang.org/cargo/reference/registry-authentication.html; prefix and length "
@@ -498,11 +505,12 @@ RULES: tuple[Rule, ...] = (
         "SonarQube / SonarCloud user (squ_), project analysis (sqp_) or global analysis (sqa_) token",
         ("squ_", "sqp_", "sqa_"),
         # `sqb_` (a badge token) is public by design: it ships in README badge URLs
-        (r"(?<![A-Za-z0-9_])(?P<s>sq[upa]_[0-9a-f]{40})(?![A-Za-z0-9_])"),
+        (r"(?P<s>sq[upa]_[0-9a-f]{40})(?![A-Za-z0-9_])"),
         fingerprint_only=True,
         accept=_body_random(("squ_", "sqp_", "sqa_")),
         reference="https://docs.sonarsource.com/sonarqube-server/latest/user-guide/managing-tokens/ "
         "(prefixes as in SonarQube's TokenGeneratorImpl)",
+        prefixed=True,
     ),
     Rule(
         "sonarqube-legacy-token",
@@ -539,29 +547,31 @@ RULES: tuple[Rule, ...] = (
         BLOCK,
         "Postman API key (PMAK-)",
         ("pmak-",),
-        (r"(?<![A-Za-z0-9_-])(?P<s>PMAK-[0-9a-f]{24}-[0-9a-f]{34})(?![A-Za-z0-9_-])"),
+        (r"(?P<s>PMAK-[0-9a-f]{24}-[0-9a-f]{34})(?![A-Za-z0-9_-])"),
         fingerprint_only=True,
         accept=_body_random(("pmak-",)),
         reference="https://learning.postman.com/docs/developer/postman-api/authentication/ "
         "(shape as in gitleaks postman-api-token)",
+        prefixed=True,
     ),
     Rule(
         "sourcegraph-access-token",
         BLOCK,
         "Sourcegraph access token (sgp_ + 40 hex, with an instance id or local_)",
         ("sgp_",),
-        (r"(?<![A-Za-z0-9_])(?P<s>sgp_(?:[0-9a-f]{16}_|local_)?[0-9a-f]{40})(?![A-Za-z0-9_])"),
+        (r"(?P<s>sgp_(?:[0-9a-f]{16}_|local_)?[0-9a-f]{40})(?![A-Za-z0-9_])"),
         fingerprint_only=True,
         accept=_body_random(("sgp_",)),
         reference="https://sourcegraph.com/docs/cli/how-tos/creating_an_access_token "
         "(format: sourcegraph internal/accesstoken/personal_access_token.go)",
+        prefixed=True,
     ),
     Rule(
         "stackhawk-api-key",
         BLOCK,
         "StackHawk API key (hawk.<id>.<secret>)",
         ("hawk.",),
-        (r"(?<![A-Za-z0-9_.-])(?P<s>hawk\.[A-Za-z0-9_-]{20}\.[A-Za-z0-9_-]{20})(?![A-Za-z0-9_.-])"),
+        (r"(?<![A-Za-z0-9.-])(?P<s>hawk\.[A-Za-z0-9_-]{20}\.[A-Za-z0-9_-]{20})(?![A-Za-z0-9_.-])"),
         fingerprint_only=True,
         accept=_generated(5),
         reference="https://docs.stackhawk.com/apidocs.html (shape as in gitleaks stackhawk-api-key)",
@@ -600,10 +610,11 @@ RULES: tuple[Rule, ...] = (
         BLOCK,
         "Buildkite API access token (bkua_)",
         ("bkua_",),
-        (r"(?<![A-Za-z0-9_])(?P<s>bkua_[a-z0-9]{40})(?![A-Za-z0-9_])"),
+        (r"(?P<s>bkua_[a-z0-9]{40})(?![A-Za-z0-9_])"),
         fingerprint_only=True,
         accept=token(3.0, skip=5),
         reference="https://buildkite.com/docs/apis/managing-api-tokens (shape as in trufflehog buildkite v2)",
+        prefixed=True,
     ),
     Rule(
         "circleci-token",
@@ -611,11 +622,12 @@ RULES: tuple[Rule, ...] = (
         "CircleCI personal (CCIPAT_) or project (CCIPRJ_) API token",
         ("ccipat_", "cciprj_"),
         # <base58 UUID>_<40 hex>
-        (r"(?<![A-Za-z0-9_])(?P<s>CCIP(?:AT|RJ)_[1-9A-HJ-NP-Za-km-z]{21,22}_[0-9a-f]{40})(?![A-Za-z0-9_])"),
+        (r"(?P<s>CCIP(?:AT|RJ)_[1-9A-HJ-NP-Za-km-z]{21,22}_[0-9a-f]{40})(?![A-Za-z0-9_])"),
         fingerprint_only=True,
         accept=last_part("_", 3.0),
         reference="https://circleci.com/changelog/new-format-for-api-access-tokens/ (trufflehog circleci v2: "
         "the same shape)",
+        prefixed=True,
     ),
     Rule(
         "circleci-legacy-token",
@@ -652,10 +664,11 @@ RULES: tuple[Rule, ...] = (
         BLOCK,
         "Prefect Cloud API key (pnu_)",
         ("pnu_",),
-        (r"(?<![A-Za-z0-9_])(?P<s>pnu_[A-Za-z0-9]{36})(?![A-Za-z0-9_])"),
+        (r"(?P<s>pnu_[A-Za-z0-9]{36})(?![A-Za-z0-9_])"),
         fingerprint_only=True,
         accept=_generated(4),
         reference="https://docs.prefect.io/v3/manage/cloud/manage-users/api-keys (shape as in gitleaks prefect-api-"
         "token and trufflehog prefect)",
+        prefixed=True,
     ),
 )

@@ -90,7 +90,7 @@ def encrypted_key(m: re.Match, ctx: Context) -> bool:
 # --- age and NATS: checksummed base32 -----------------------------------------------------------
 
 # not inside a longer word, but at the start of a line inside a string literal (`…\nAGE-…`)
-_START = r"(?:(?<![A-Za-z0-9_-])|(?<=\\[nrt]))"
+_START = r"(?:(?<![A-Za-z0-9])|(?<=\\[nrt]))"
 _BECH32 = "qpzry9x8gf2tvdw0s3jn54khce6mua7l"
 _BECH32_GEN = (0x3B6A57B2, 0x26508E6D, 0x1EA119FA, 0x3D4233DD, 0x2A1462B3)
 
@@ -224,10 +224,11 @@ RULES: tuple[Rule, ...] = (
         BLOCK,
         "age secret key (AGE-SECRET-KEY-1 and 58 bech32 characters)",
         ("age-secret-key-1",),
-        _START + r"(?P<s>AGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58})(?![A-Za-z0-9])",
+        r"(?P<s>AGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58})(?![A-Za-z0-9])",
         fingerprint_only=True,
         accept=_random_or_checksummed(bech32_valid),
         reference="https://github.com/C2SP/C2SP/blob/main/age.md (X25519 identities)",
+        prefixed=True,
     ),
     Rule(
         "nats-nkey-seed",
@@ -255,7 +256,7 @@ RULES: tuple[Rule, ...] = (
         BLOCK,
         "JSON Web Token",
         ("eyj",),
-        (r"(?<![A-Za-z0-9_-])(?P<s>eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,})"),
+        (r"(?<![A-Za-z0-9-])(?P<s>eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,})"),
         accept=jwt_header,
         reference="RFC 7519",
     ),

@@ -47,10 +47,11 @@ RULES: tuple[Rule, ...] = (
         BLOCK,
         "Stripe (or Svix) webhook signing secret",
         ("whsec_",),
-        starts_after("A-Za-z0-9_") + r"(?P<s>whsec_[A-Za-z0-9+/]{24,}={0,2})(?![A-Za-z0-9+/=])",
+        r"(?P<s>whsec_[A-Za-z0-9+/]{24,}={0,2})(?![A-Za-z0-9+/=])",
         fingerprint_only=True,
         accept=token(3.3, skip=6),
         reference="https://docs.stripe.com/webhooks#verify-events",
+        prefixed=True,
     ),
     # --- Square -----------------------------------------------------------------------------
     Rule(
@@ -58,7 +59,7 @@ RULES: tuple[Rule, ...] = (
         BLOCK,
         "Square access token (sq0atp-, or EAAA + 60)",
         ("sq0atp-", "eaaa"),
-        starts_after("A-Za-z0-9_-") + r"(?P<s>sq0atp-[A-Za-z0-9_-]{22}|EAAA[A-Za-z0-9_-]{60})(?![A-Za-z0-9_-])",
+        starts_after("A-Za-z0-9-") + r"(?P<s>sq0atp-[A-Za-z0-9_-]{22}|EAAA[A-Za-z0-9_-]{60})(?![A-Za-z0-9_-])",
         fingerprint_only=True,
         accept=_square,
         reference="https://developer.squareup.com/docs/build-basics/access-tokens",
@@ -68,10 +69,11 @@ RULES: tuple[Rule, ...] = (
         BLOCK,
         "Square OAuth application secret",
         ("sq0csp-",),
-        starts_after("A-Za-z0-9_-") + r"(?P<s>sq0csp-[A-Za-z0-9_-]{43})(?![A-Za-z0-9_-])",
+        r"(?P<s>sq0csp-[A-Za-z0-9_-]{43})(?![A-Za-z0-9_-])",
         fingerprint_only=True,
         accept=token(3.3, skip=7),
         reference="https://developer.squareup.com/docs/oauth-api/overview",
+        prefixed=True,
     ),
     # --- Braintree / PayPal -----------------------------------------------------------------
     Rule(
@@ -84,13 +86,14 @@ RULES: tuple[Rule, ...] = (
         accept=_braintree,
         reference="https://developer.paypal.com/braintree/docs/guides/authorization/overview; "
         "shape as in gitleaks braintree-access-token",
+        prefixed=True,
     ),
     Rule(
         "paypal-access-token",
         BLOCK,
         "PayPal REST OAuth access token",
         ("a21aa",),
-        starts_after("A-Za-z0-9_-") + r"(?P<s>A21AA[A-Za-z0-9_-]{50,120})(?![A-Za-z0-9_-])",
+        starts_after("A-Za-z0-9-") + r"(?P<s>A21AA[A-Za-z0-9_-]{50,120})(?![A-Za-z0-9_-])",
         fingerprint_only=True,
         accept=token(3.5, skip=5, kinds=3),
         reference="https://developer.paypal.com/api/rest/authentication/",

@@ -194,13 +194,14 @@ RULES: tuple[Rule, ...] = (
         (
             # xoxc- is the session token of Slack's own clients: ids and 64 hex, as the bot and
             # user tokens are shaped
-            r"(?<![A-Za-z0-9_-])(?P<s>(?:xoxe\.)?xox[abposrec]-[A-Za-z0-9]+(?:-[A-Za-z0-9]+)*"
+            r"(?P<s>(?:xoxe\.)?xox[abposrec]-[A-Za-z0-9]+(?:-[A-Za-z0-9]+)*"
             r"|xapp-\d-[A-Za-z0-9]+(?:-[A-Za-z0-9]+)*)(?![A-Za-z0-9-])"
         ),
         fingerprint_only=True,
         accept=_slack_token,
         reference="https://api.slack.com/authentication/token-types (xoxc-: as in betterleaks and Kingfisher "
         "slack session token rules)",
+        prefixed=True,
     ),
     Rule(
         "slack-session-cookie",
@@ -208,11 +209,12 @@ RULES: tuple[Rule, ...] = (
         "Slack session cookie (the `d` cookie, xoxd-)",
         ("xoxd-",),
         # base64, usually percent-encoded as the browser stores it (`%2F`, `%3D`)
-        (r"(?<![A-Za-z0-9_-])(?P<s>xoxd-[A-Za-z0-9%/+_-]{100,600}={0,2})(?![A-Za-z0-9%/+=_-])"),
+        (r"(?P<s>xoxd-[A-Za-z0-9%/+_-]{100,600}={0,2})(?![A-Za-z0-9%/+=_-])"),
         fingerprint_only=True,
         accept=token(3.5, skip=5, kinds=2),
         reference="https://slack.engineering/catching-compromised-cookies/ (shape as in betterleaks slack-"
         "session-cookie and Kingfisher kingfisher.slack.5)",
+        prefixed=True,
     ),
     Rule(
         "slack-webhook",
@@ -271,7 +273,7 @@ RULES: tuple[Rule, ...] = (
         BLOCK,
         "Twilio API key SID (SK + 32 hex)",
         ("sk",),
-        (r"(?<![A-Za-z0-9_])(?P<s>SK[0-9a-fA-F]{32})(?![A-Za-z0-9_])"),
+        (r"(?<![A-Za-z0-9])(?P<s>SK[0-9a-fA-F]{32})(?![A-Za-z0-9_])"),
         accept=random_enough(3.0),
         reference="https://www.twilio.com/docs/iam/api-keys (shape: gitleaks twilio-api-key)",
     ),
@@ -309,7 +311,7 @@ RULES: tuple[Rule, ...] = (
         BLOCK,
         "Mailgun legacy private API key (key- + 32 hex)",
         ("key-",),
-        (r"(?<![A-Za-z0-9_./-])(?P<s>key-[0-9a-fA-F]{32})(?![A-Za-z0-9_-])"),
+        (r"(?<![A-Za-z0-9./-])(?P<s>key-[0-9a-fA-F]{32})(?![A-Za-z0-9_-])"),
         accept=random_enough(3.0),
         reference=(
             "https://documentation.mailgun.com/docs/mailgun/api-reference/authentication"
@@ -356,10 +358,11 @@ RULES: tuple[Rule, ...] = (
         BLOCK,
         "Notion internal integration token (ntn_, legacy secret_)",
         ("ntn_", "secret_"),
-        (r"(?<![A-Za-z0-9_])(?P<s>ntn_\d{11}[A-Za-z0-9]{35}|secret_[A-Za-z0-9]{43})(?![A-Za-z0-9_])"),
+        (r"(?P<s>ntn_\d{11}[A-Za-z0-9]{35}|secret_[A-Za-z0-9]{43})(?![A-Za-z0-9_])"),
         fingerprint_only=True,
         accept=random_enough(3.5),
         reference="https://developers.notion.com/docs/authorization (ntn_ shape: gitleaks notion-api-token)",
+        prefixed=True,
     ),
     # --- Linear ---
     Rule(
@@ -367,10 +370,11 @@ RULES: tuple[Rule, ...] = (
         BLOCK,
         "Linear personal API key or OAuth access token",
         ("lin_api_", "lin_oauth_"),
-        (r"(?<![A-Za-z0-9_])(?P<s>lin_api_[A-Za-z0-9]{40}|lin_oauth_[0-9a-f]{64})(?![A-Za-z0-9_])"),
+        (r"(?P<s>lin_api_[A-Za-z0-9]{40}|lin_oauth_[0-9a-f]{64})(?![A-Za-z0-9_])"),
         fingerprint_only=True,
         accept=random_enough(3.0),
         reference="https://linear.app/developers/graphql#authentication (shape: gitleaks linear-api-key)",
+        prefixed=True,
     ),
     # --- Figma ---
     Rule(
@@ -378,10 +382,11 @@ RULES: tuple[Rule, ...] = (
         BLOCK,
         "Figma personal access token (figd_) or OAuth token (figu_)",
         ("figd_", "figu_"),
-        (r"(?<![A-Za-z0-9_])(?P<s>fig[du]_[A-Za-z0-9_-]{38,128})(?![A-Za-z0-9_-])"),
+        (r"(?P<s>fig[du]_[A-Za-z0-9_-]{38,128})(?![A-Za-z0-9_-])"),
         fingerprint_only=True,
         accept=random_enough(3.0),
         reference="https://developers.figma.com/docs/rest-api/personal-access-tokens/",
+        prefixed=True,
     ),
     # --- Sentry (DSNs are public by design: no rule, see the module docstring) ---
     Rule(
@@ -390,22 +395,24 @@ RULES: tuple[Rule, ...] = (
         "Sentry organization auth token (sntrys_ + base64 JSON + _ + secret)",
         ("sntrys_",),
         (
-            r"(?<![A-Za-z0-9_])(?P<s>sntrys_eyJ[A-Za-z0-9+/]{20,1000}={0,2}_[A-Za-z0-9+/]{43})"
+            r"(?P<s>sntrys_eyJ[A-Za-z0-9+/]{20,1000}={0,2}_[A-Za-z0-9+/]{43})"
             r"(?![A-Za-z0-9+/=_-])"
         ),
         fingerprint_only=True,
         accept=random_enough(3.0),
         reference="https://docs.sentry.io/account/auth-tokens/",
+        prefixed=True,
     ),
     Rule(
         "sentry-user-token",
         BLOCK,
         "Sentry user auth token (sntryu_ + 64 hex)",
         ("sntryu_",),
-        (r"(?<![A-Za-z0-9_])(?P<s>sntryu_[0-9a-f]{64})(?![A-Za-z0-9_])"),
+        (r"(?P<s>sntryu_[0-9a-f]{64})(?![A-Za-z0-9_])"),
         fingerprint_only=True,
         accept=random_enough(3.0),
         reference="https://docs.sentry.io/account/auth-tokens/",
+        prefixed=True,
     ),
     # --- Shopify ---
     Rule(
@@ -413,12 +420,13 @@ RULES: tuple[Rule, ...] = (
         BLOCK,
         "Shopify access token, custom/private app token or shared secret",
         ("shpat_", "shpca_", "shppa_", "shpss_"),
-        (r"(?<![A-Za-z0-9_])(?P<s>shp(?:at|ca|pa|ss)_[0-9a-fA-F]{32})(?![A-Za-z0-9_])"),
+        (r"(?P<s>shp(?:at|ca|pa|ss)_[0-9a-fA-F]{32})(?![A-Za-z0-9_])"),
         fingerprint_only=True,
         accept=random_enough(3.0),
         reference=(
             "https://shopify.dev/docs/apps/build/authentication-authorization/access-tokens (shape: gitleaks shopify-*)"
         ),
+        prefixed=True,
     ),
     # --- New Relic ---
     Rule(
@@ -426,32 +434,35 @@ RULES: tuple[Rule, ...] = (
         BLOCK,
         "New Relic user (NRAK-) or admin (NRAA-) API key",
         ("nrak-", "nraa-"),
-        (r"(?<![A-Za-z0-9_])(?P<s>NRA[AK]-[A-Za-z0-9]{27})(?![A-Za-z0-9_])"),
+        (r"(?P<s>NRA[AK]-[A-Za-z0-9]{27})(?![A-Za-z0-9_])"),
         fingerprint_only=True,
         accept=random_enough(3.0),
         reference="https://docs.newrelic.com/docs/apis/intro-apis/new-relic-api-keys/",
+        prefixed=True,
     ),
     Rule(
         "newrelic-insights-key",
         BLOCK,
         "New Relic Insights insert (NRII-) or query (NRIQ-) key",
         ("nrii-", "nriq-"),
-        (r"(?<![A-Za-z0-9_])(?P<s>NRI[IQ]-[A-Za-z0-9_-]{32})(?![A-Za-z0-9_-])"),
+        (r"(?P<s>NRI[IQ]-[A-Za-z0-9_-]{32})(?![A-Za-z0-9_-])"),
         fingerprint_only=True,
         accept=random_enough(3.0),
         reference=(
             "https://docs.newrelic.com/docs/apis/intro-apis/new-relic-api-keys/ (shape: gitleaks new-relic-insert-key)"
         ),
+        prefixed=True,
     ),
     Rule(
         "newrelic-browser-key",
         BLOCK,
         "New Relic browser ingest key (NRJS- + 19 hex)",
         ("nrjs-",),
-        (r"(?<![A-Za-z0-9_])(?P<s>NRJS-[0-9a-f]{19})(?![A-Za-z0-9_])"),
+        (r"(?P<s>NRJS-[0-9a-f]{19})(?![A-Za-z0-9_])"),
         fingerprint_only=True,
         accept=random_enough(3.0),
         reference="https://docs.newrelic.com/docs/browser/browser-monitoring/configuration/browser-license-key-app-id/",
+        prefixed=True,
     ),
     Rule(
         "newrelic-license-key",
@@ -486,20 +497,22 @@ RULES: tuple[Rule, ...] = (
         BLOCK,
         "New Relic REST API key (NRRA- + 42 hex)",
         ("nrra-",),
-        (r"(?<![A-Za-z0-9_])(?P<s>NRRA-[0-9a-f]{42})(?![A-Za-z0-9_])"),
+        (r"(?P<s>NRRA-[0-9a-f]{42})(?![A-Za-z0-9_])"),
         fingerprint_only=True,
         accept=token(3.0, skip=5),
         reference="https://docs.newrelic.com/docs/apis/intro-apis/new-relic-api-keys/#rest-api-key",
+        prefixed=True,
     ),
     Rule(
         "newrelic-pixie-key",
         BLOCK,
         "New Relic Pixie API key (px-api-) or deploy key (px-dep-)",
         ("px-api-", "px-dep-"),
-        (r"(?<![A-Za-z0-9_-])(?P<s>px-(?:api|dep)-" + _UUID + r")(?![A-Za-z0-9_-])"),
+        (r"(?P<s>px-(?:api|dep)-" + _UUID + r")(?![A-Za-z0-9_-])"),
         fingerprint_only=True,
         accept=token(3.0, skip=7),
         reference="https://docs.px.dev/reference/admin/api-keys/; https://docs.px.dev/reference/admin/deploy-keys/",
+        prefixed=True,
     ),
     # --- 1Password ---
     Rule(
@@ -507,10 +520,11 @@ RULES: tuple[Rule, ...] = (
         BLOCK,
         "1Password service account token (ops_ + base64 JSON)",
         ("ops_eyj",),
-        (r"(?<![A-Za-z0-9_])(?P<s>ops_eyJ[A-Za-z0-9+/_-]{250,4000}={0,3})(?![A-Za-z0-9+/=_-])"),
+        (r"(?P<s>ops_eyJ[A-Za-z0-9+/_-]{250,4000}={0,3})(?![A-Za-z0-9+/=_-])"),
         fingerprint_only=True,
         accept=random_enough(3.5),
         reference="https://developer.1password.com/docs/service-accounts/security/",
+        prefixed=True,
     ),
     Rule(
         "1password-secret-key",
@@ -518,7 +532,7 @@ RULES: tuple[Rule, ...] = (
         "1Password account Secret Key (A3-…)",
         ("a3-",),
         (
-            r"(?<![A-Za-z0-9_-])(?P<s>A3-[A-Z0-9]{6}-(?:[A-Z0-9]{11}|[A-Z0-9]{6}-[A-Z0-9]{5})"
+            r"(?<![A-Za-z0-9-])(?P<s>A3-[A-Z0-9]{6}-(?:[A-Z0-9]{11}|[A-Z0-9]{6}-[A-Z0-9]{5})"
             r"-[A-Z0-9]{5}-[A-Z0-9]{5}-[A-Z0-9]{5})(?![A-Za-z0-9_-])"
         ),
         fingerprint_only=True,
@@ -531,33 +545,35 @@ RULES: tuple[Rule, ...] = (
         BLOCK,
         "Grafana Cloud access policy token (glc_ + base64 JSON)",
         ("glc_",),
-        (r"(?<![A-Za-z0-9_])(?P<s>glc_[A-Za-z0-9+/]{32,400}={0,3})(?![A-Za-z0-9+/=_-])"),
+        (r"(?P<s>glc_[A-Za-z0-9+/]{32,400}={0,3})(?![A-Za-z0-9+/=_-])"),
         fingerprint_only=True,
         accept=random_enough(3.0),
         reference=(
             "https://grafana.com/docs/grafana-cloud/security-and-account-management/"
             "authentication-and-permissions/access-policies/"
         ),
+        prefixed=True,
     ),
     Rule(
         "grafana-service-account-token",
         BLOCK,
         "Grafana service account token (glsa_ + 32 + _ + CRC32)",
         ("glsa_",),
-        (r"(?<![A-Za-z0-9_])(?P<s>glsa_[A-Za-z0-9]{32}_[0-9a-fA-F]{8})(?![A-Za-z0-9_])"),
+        (r"(?P<s>glsa_[A-Za-z0-9]{32}_[0-9a-fA-F]{8})(?![A-Za-z0-9_])"),
         fingerprint_only=True,
         accept=_grafana_service_account,
         reference=(
             "https://grafana.com/docs/grafana/latest/administration/service-accounts/"
             " (checksum: grafana pkg/components/satokengen)"
         ),
+        prefixed=True,
     ),
     Rule(
         "grafana-api-key",
         BLOCK,
         'Grafana legacy API key (base64 of {"k":…})',
         ("eyjrijoi",),
-        (r"(?<![A-Za-z0-9+/_-])(?P<s>eyJrIjoi[A-Za-z0-9+/]{60,400}={0,3})(?![A-Za-z0-9+/=_-])"),
+        (r"(?<![A-Za-z0-9+/-])(?P<s>eyJrIjoi[A-Za-z0-9+/]{60,400}={0,3})(?![A-Za-z0-9+/=_-])"),
         fingerprint_only=True,
         accept=_grafana_api_key,
         reference="https://grafana.com/docs/grafana/latest/developers/http_api/auth/ (shape: gitleaks grafana-api-key)",
@@ -610,7 +626,7 @@ RULES: tuple[Rule, ...] = (
         "Facebook / Meta Graph API user, page or app-scoped access token (EAA…)",
         ("eaa",),
         # Square's `EAAA` + 60 is shorter; a hex checksum that starts `EAA` is one case
-        (r"(?<![A-Za-z0-9_-])(?P<s>EAA[A-Za-z0-9]{80,500})(?![A-Za-z0-9_-])"),
+        (r"(?<![A-Za-z0-9-])(?P<s>EAA[A-Za-z0-9]{80,500})(?![A-Za-z0-9_-])"),
         fingerprint_only=True,
         accept=token(4.0, skip=3, kinds=3),
         reference=(
@@ -653,7 +669,7 @@ RULES: tuple[Rule, ...] = (
         "EasyPost production (EZAK) or test (EZTK) API key",
         ("ezak", "eztk"),
         # not inside a base64 blob (`…+EZAK…/…`)
-        (r"(?<![A-Za-z0-9+/_-])(?P<s>EZ[AT]K[A-Za-z0-9]{54})(?![A-Za-z0-9+/=_-])"),
+        (r"(?<![A-Za-z0-9+/-])(?P<s>EZ[AT]K[A-Za-z0-9]{54})(?![A-Za-z0-9+/=_-])"),
         fingerprint_only=True,
         accept=token(3.5, skip=4, kinds=2),
         reference="https://docs.easypost.com/docs/authentication (shape as in gitleaks easypost-api-token)",
@@ -666,10 +682,11 @@ RULES: tuple[Rule, ...] = (
         # a temporary token lives up to an hour but carries its secret token's scopes, and a commit
         # is usually made (often pushed) within that hour
         ("sk.eyj", "tk.eyj"),
-        (r"(?<![A-Za-z0-9_.-])(?P<s>[st]k\.eyJ[A-Za-z0-9_-]{20,400}\.[A-Za-z0-9_-]{20,40})(?![A-Za-z0-9_-])"),
+        (r"(?P<s>[st]k\.eyJ[A-Za-z0-9_-]{20,400}\.[A-Za-z0-9_-]{20,40})(?![A-Za-z0-9_-])"),
         fingerprint_only=True,
         accept=token(3.5, skip=3),
         reference="https://docs.mapbox.com/api/accounts/tokens/#token-format",
+        prefixed=True,
     ),
     # --- Adobe ---
     Rule(
@@ -677,13 +694,14 @@ RULES: tuple[Rule, ...] = (
         BLOCK,
         "Adobe Developer Console client secret (p8e-)",
         ("p8e-",),
-        (r"(?<![A-Za-z0-9_-])(?P<s>p8e-[A-Za-z0-9_-]{32})(?![A-Za-z0-9_-])"),
+        (r"(?P<s>p8e-[A-Za-z0-9_-]{32})(?![A-Za-z0-9_-])"),
         fingerprint_only=True,
         accept=token(3.5, skip=4, kinds=2),
         reference=(
             "https://developer.adobe.com/developer-console/docs/guides/authentication/ServerToServerAuthentication/"
             " (shape as in gitleaks adobe-client-secret)"
         ),
+        prefixed=True,
     ),
     # --- Airtable ---
     Rule(
@@ -729,10 +747,11 @@ RULES: tuple[Rule, ...] = (
         (
             r"(?:(?i:hubspot[\w.-]{0,30}?(?:key|token|secret|pass)[\w.-]{0,12}(?![\w.-]))"
             + _SET
-            + r"|(?<![A-Za-z0-9_-])(?=pat-))"
+            + r"|(?=pat-(?:na|eu|ap)\d))"
             r"(?P<s>pat-(?:na|eu|ap)\d{1,2}-" + _UUID + r"|" + _UUID + r")(?![A-Za-z0-9_-])"
         ),
         accept=token(3.0, kinds=2),
+        prefixed=True,
         reference=(
             "https://developers.hubspot.com/docs/api/private-apps"
             " (shapes as in gitleaks hubspot-api-key and trufflehog hubspot_apikey v2)"
@@ -757,10 +776,11 @@ RULES: tuple[Rule, ...] = (
         BLOCK,
         "Segment Public API token (sgp_ + 64)",
         ("sgp_",),
-        (r"(?<![A-Za-z0-9_])(?P<s>sgp_[A-Za-z0-9]{64})(?![A-Za-z0-9_])"),
+        (r"(?P<s>sgp_[A-Za-z0-9]{64})(?![A-Za-z0-9_])"),
         fingerprint_only=True,
         accept=token(3.5, skip=4, kinds=2),
         reference="https://docs.segmentapis.com/tag/Getting-Started (shape as in gitleaks segment-public-api-token)",
+        prefixed=True,
     ),
     # --- Twitter / X ---
     Rule(
@@ -786,13 +806,14 @@ RULES: tuple[Rule, ...] = (
         "Onfido live or sandbox API token (api_live[_<region>].<id>.<secret>)",
         ("api_live", "api_sandbox"),
         (
-            r"(?<![A-Za-z0-9_.-])(?P<s>api_(?:live|sandbox)(?:_[a-z]{2})?\.[A-Za-z0-9_-]{11}\.[A-Za-z0-9_-]{32})"
+            r"(?P<s>api_(?:live|sandbox)(?:_[a-z]{2})?\.[A-Za-z0-9_-]{11}\.[A-Za-z0-9_-]{32})"
             r"(?![A-Za-z0-9_-])"
         ),
         fingerprint_only=True,
         accept=last_part(".", 3.5, kinds=2),
         reference="https://documentation.onfido.com/api/latest/#api-tokens (shape as in trufflehog onfido and "
         "semgrep detected-onfido-live-api-token)",
+        prefixed=True,
     ),
     # --- ReadMe ---
     Rule(
@@ -800,11 +821,12 @@ RULES: tuple[Rule, ...] = (
         BLOCK,
         "ReadMe API key (rdme_ + 70)",
         ("rdme_",),
-        (r"(?<![A-Za-z0-9_])(?P<s>rdme_[a-z0-9]{70})(?![A-Za-z0-9_])"),
+        (r"(?P<s>rdme_[a-z0-9]{70})(?![A-Za-z0-9_])"),
         fingerprint_only=True,
         accept=token(3.0, skip=5, kinds=2),
         reference="https://docs.readme.com/main/reference/intro/authentication (shape as in gitleaks readme-api-"
         "token and trufflehog readme)",
+        prefixed=True,
     ),
     # --- Typeform ---
     Rule(
@@ -813,11 +835,12 @@ RULES: tuple[Rule, ...] = (
         "Typeform personal access token (tfp_)",
         ("tfp_",),
         # `tfp_` also starts TensorFlow Probability names: a token mixes cases and digits, a name does not
-        (r"(?<![A-Za-z0-9_])(?P<s>tfp_[A-Za-z0-9_-]{40,59})(?![A-Za-z0-9_-])"),
+        (r"(?P<s>tfp_[A-Za-z0-9_-]{40,59})(?![A-Za-z0-9_-])"),
         fingerprint_only=True,
         accept=token(3.5, skip=4, kinds=3),
         reference="https://www.typeform.com/developers/get-started/personal-access-token/ (length as in "
         "trufflehog typeform v2, 40 to 59; gitleaks typeform-api-token: 59)",
+        prefixed=True,
     ),
     # --- ClickUp ---
     Rule(
@@ -825,7 +848,7 @@ RULES: tuple[Rule, ...] = (
         BLOCK,
         "ClickUp personal API token (pk_<user id>_<32>)",
         ("pk_",),
-        (r"(?<![A-Za-z0-9_])(?P<s>pk_[0-9]{6,10}_[0-9A-Z]{32})(?![A-Za-z0-9_])"),
+        (r"(?<![A-Za-z0-9])(?P<s>pk_[0-9]{6,10}_[0-9A-Z]{32})(?![A-Za-z0-9_])"),
         fingerprint_only=True,
         accept=last_part("_", 3.3, kinds=2),
         # `pk_` starts many names (primary keys, Stripe's publishable keys): tried only where it starts
@@ -839,11 +862,12 @@ RULES: tuple[Rule, ...] = (
         BLOCK,
         "Contentful Content Management API personal access token (CFPAT-)",
         ("cfpat-",),
-        (r"(?<![A-Za-z0-9_-])(?P<s>CFPAT-[A-Za-z0-9_-]{43})(?![A-Za-z0-9_-])"),
+        (r"(?P<s>CFPAT-[A-Za-z0-9_-]{43})(?![A-Za-z0-9_-])"),
         fingerprint_only=True,
         accept=token(3.5, skip=6, kinds=2),
         reference="https://www.contentful.com/developers/docs/references/authentication/ (shape as in trufflehog "
         "contentfulpersonalaccesstoken: 49 characters)",
+        prefixed=True,
     ),
     # --- Duffel ---
     Rule(
@@ -851,11 +875,12 @@ RULES: tuple[Rule, ...] = (
         BLOCK,
         "Duffel test or live API token (duffel_test_, duffel_live_)",
         ("duffel_test_", "duffel_live_"),
-        (r"(?<![A-Za-z0-9_])(?P<s>duffel_(?:test|live)_[A-Za-z0-9_-]{43})(?![A-Za-z0-9_=-])"),
+        (r"(?P<s>duffel_(?:test|live)_[A-Za-z0-9_-]{43})(?![A-Za-z0-9_=-])"),
         fingerprint_only=True,
         accept=token(3.5, skip=12, kinds=2),
         reference="https://duffel.com/docs/api/overview/making-requests/authentication (shape as in gitleaks "
         "duffel-api-token: 43, within trufflehog duffel's 40 to 60)",
+        prefixed=True,
     ),
     # --- Brevo (Sendinblue) ---
     Rule(
@@ -863,11 +888,12 @@ RULES: tuple[Rule, ...] = (
         BLOCK,
         "Brevo (Sendinblue) API key (xkeysib-)",
         ("xkeysib-",),
-        (r"(?<![A-Za-z0-9_-])(?P<s>xkeysib-[0-9a-f]{64}-[A-Za-z0-9]{16})(?![A-Za-z0-9_-])"),
+        (r"(?P<s>xkeysib-[0-9a-f]{64}-[A-Za-z0-9]{16})(?![A-Za-z0-9_-])"),
         fingerprint_only=True,
         accept=token(3.0, skip=8),
         reference="https://developers.brevo.com/docs/getting-started (shape as in gitleaks sendinblue-api-token "
         "and trufflehog sendinbluev2)",
+        prefixed=True,
     ),
     # --- Kolide ---
     Rule(
@@ -875,11 +901,12 @@ RULES: tuple[Rule, ...] = (
         BLOCK,
         "Kolide API key (k2sk_v1_)",
         ("k2sk_v",),
-        (r"(?<![A-Za-z0-9_])(?P<s>k2sk_v[0-9]_[A-Za-z0-9]{24})(?![A-Za-z0-9_])"),
+        (r"(?P<s>k2sk_v[0-9]_[A-Za-z0-9]{24})(?![A-Za-z0-9_])"),
         fingerprint_only=True,
         accept=token(3.3, skip=8, kinds=2),
         reference="https://www.kolide.com/blog/new-api-actions-assign-device-issue-live-query (the token format and "
         "its example; shape as in semgrep detected-kolide-api-key)",
+        prefixed=True,
     ),
     # --- Frame.io ---
     Rule(
@@ -887,11 +914,12 @@ RULES: tuple[Rule, ...] = (
         BLOCK,
         "Frame.io developer token (fio-u-)",
         ("fio-u-",),
-        (r"(?<![A-Za-z0-9_-])(?P<s>fio-u-[A-Za-z0-9_-]{64})(?![A-Za-z0-9_=-])"),
+        (r"(?P<s>fio-u-[A-Za-z0-9_-]{64})(?![A-Za-z0-9_=-])"),
         fingerprint_only=True,
         accept=token(3.5, skip=6, kinds=2),
         reference="https://developer.frame.io/docs/getting-started/authentication (shape as in gitleaks frameio-"
         "api-token and trufflehog frameio)",
+        prefixed=True,
     ),
     # --- 42 (intra.42.fr) ---
     Rule(
@@ -899,10 +927,11 @@ RULES: tuple[Rule, ...] = (
         BLOCK,
         "42 school Intra API client secret (s-s4t2ud-, s-s4t2af-)",
         ("s-s4t2ud-", "s-s4t2af-"),
-        (r"(?<![A-Za-z0-9_-])(?P<s>s-s4t2(?:ud|af)-[0-9a-f]{64})(?![A-Za-z0-9_-])"),
+        (r"(?P<s>s-s4t2(?:ud|af)-[0-9a-f]{64})(?![A-Za-z0-9_-])"),
         fingerprint_only=True,
         accept=token(3.0, skip=9),
         reference="https://api.intra.42.fr/apidoc/guides/getting_started (shape as in gitleaks intra42-client-secret)",
+        prefixed=True,
     ),
     # --- LaunchDarkly (`mob-` keys ship in mobile apps: public by design) ---
     Rule(
