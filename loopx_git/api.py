@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from loopx_git import defaults
-from loopx_git.errors import LoopxError, Notice, ValidationError
+from loopx_git.errors import LoopxError, Notice, RuleError, ValidationError
 from loopx_git.integrity import Integrity
 from loopx_git.store import hygiene, layout
 from loopx_git.store.cache import Answers
@@ -105,6 +105,38 @@ class WriteResult:
         return self.commit is not None
 
 
+def not_code(
+    git: GitRepo, ref: str, *, field: str = "state_branch", hint: str | None = None, linked: bool = True
+) -> str:
+    """``ref``, unless it is a branch of the project's code (checked out in a work tree, a
+    remote's default branch): state written there would replace the project's files in its tip.
+    ``linked=False`` lets a branch checked out in a linked work tree pass: the configured state
+    branch may be checked out on purpose, to edit it with plain git (``loopx verify`` and
+    ``repair`` must still read it), where a named ``--state-branch`` is refused everywhere."""
+    why = git.code_branches(linked=linked).get(ref)
+    if why is None:
+        return ref
+    raise ValidationError(
+        f"field '{field}': {ref} is {why}, a branch of the project's code; rule: the state branch is a "
+        "branch of its own, never the checked-out branch, a remote's default branch or a branch with a "
+        "work tree; nothing was read or written",
+        code="state-branch-is-code",
+        hint=hint
+        or f"leave --state-branch out (the default is {layout.DEFAULT_STATE_REF.removeprefix('refs/heads/')})",
+    )
+
+
+def check_state_branch(path: str | Path, branch: str) -> str:
+    """A ``--state-branch`` checked before any command runs, whether or not it reads the branch: a
+    valid name, and, where ``path`` is in a repository, none of its code branches (``not_code``)."""
+    ref = layout.state_ref(branch)
+    try:
+        git = GitRepo.discover(path)
+    except LoopxError:
+        return ref  # no repository: the command itself says so, if it needs one
+    return not_code(git, ref)
+
+
 class StateRepo:
     def __init__(self, git: GitRepo, ref: str, *, redact: bool = False, named: bool = False):
         self.git = git
@@ -133,16 +165,18 @@ class StateRepo:
     @classmethod
     def open(cls, path: str | Path = ".", *, state_ref: str | None = None, redact: bool = False) -> StateRepo:
         git = GitRepo.discover(path)
-        if state_ref:
-            return cls(git, layout.state_ref(state_ref), redact=redact, named=True)
+        if state_ref is not None:
+            return cls(git, not_code(git, layout.state_ref(state_ref)), redact=redact, named=True)
         configured = git.config_get(CONFIG_KEY)
         if configured is None:
-            return cls(git, layout.DEFAULT_STATE_REF, redact=redact)
+            return cls(git, not_code(git, layout.DEFAULT_STATE_REF, linked=False), redact=redact)
+        fix = f"set it to a branch of its own: `git config {CONFIG_KEY} {layout.DEFAULT_STATE_REF}`"
         try:
-            return cls(git, layout.state_ref(configured, field=f"git config {CONFIG_KEY}"), redact=redact)
+            ref = layout.state_ref(configured, field=f"git config {CONFIG_KEY}")
         except ValidationError as exc:
-            exc.hint = f"set it to a valid branch: `git config {CONFIG_KEY} {layout.DEFAULT_STATE_REF}`"
+            exc.hint = fix
             raise
+        return cls(git, not_code(git, ref, field=f"git config {CONFIG_KEY}", hint=fix, linked=False), redact=redact)
 
     @property
     def policy(self) -> Policy:
@@ -260,8 +294,8 @@ class StateRepo:
         from loopx_git.store.documents import root_document
         from loopx_git.store.yaml_doc import render
 
-        if state_branch:
-            self.ref = layout.state_ref(state_branch)
+        if state_branch is not None:
+            self.ref = not_code(self.git, layout.state_ref(state_branch))
             self._reader = self._new_reader()
             self._integrity = Integrity(self.git, self.ref)
         self.require_writable()
@@ -671,6 +705,14 @@ class StateRepo:
                         now=self._now(now),
                     ),
                 )
+            if len(self.git.commit(sha).parents) > 1:
+                raise RuleError(
+                    f"field 'commit': {sha[:12]} is a merge of two clones' histories, which wrote no event of "
+                    "its own; rule: a rollback undoes the commit that wrote a transition, or its event (--event)",
+                    code="merge-commit",
+                    hint="`git log --no-merges -1 --format=%H loopx/state` names the last commit that wrote one; "
+                    "`loopx events` lists the events",
+                )
             added = {path for path, _ in self.git.added_records(sha)}
             targets = [
                 e for e in events if not added.isdisjoint(layout.event_paths(e.goal_id, e.event_id, e.recorded_at))
@@ -1049,9 +1091,13 @@ class StateRepo:
         scope: str | None = None,
         evidence_refs: Sequence[str] = (),
         review_required: bool = True,
+        actor: str | None = None,
+        as_operator: bool = False,
         now: str | None = None,
     ) -> WriteResult:
-        """The source agent offers the todos it holds to ``to_agent_id``; ``record`` is the handoff."""
+        """The source agent offers the todos it holds to ``to_agent_id``; ``record`` is the handoff.
+        ``actor``: the agent this is done as, refused unless it is the source (None: the source);
+        ``as_operator``: a person prepares it for the source, and the event says so."""
         from loopx_git.domain import handoff as ops
 
         return self.apply(
@@ -1066,6 +1112,8 @@ class StateRepo:
                 stop_condition=stop_condition,
                 evidence_refs=evidence_refs,
                 review_required=review_required,
+                actor=actor,
+                as_operator=as_operator,
                 now=self._now(now),
             )
         )

@@ -76,11 +76,31 @@ def resolve_goal(
             code="goal-required",
             hint=f"name one (-g {goals[0]}), or make one this clone's default: loopx connect -g {goals[0]}",
         )
+    copy = _remote_copy(repo)
+    if copy is not None:  # a fresh clone: the goals are on the remote's branch, not here yet
+        raise ValidationError(
+            f"field 'goal_id': this clone has no state branch yet, but {copy} holds one; rule: a clone joins the "
+            "shared state with `loopx connect`, which starts its branch from the remote's",
+            code="not-connected",
+            hint="run `loopx connect` (it adopts the remote's branch and changes nothing there)",
+        )
     raise ValidationError(
         f"field 'goal_id': no goal named, and the repository has no goals yet; {GOAL_RULE}",
         code="goal-required",
         hint="create one: loopx connect -g <id> --objective TEXT",
     )
+
+
+def _remote_copy(repo: StateRepo) -> str | None:
+    """``origin/loopx/state`` when this clone has no state branch and a remote-tracking copy of it
+    exists (what `git clone` leaves), else None."""
+    if repo.tip is not None:
+        return None
+    branch = repo.ref.removeprefix("refs/heads/")
+    for name, _ in repo.git.refs("refs/remotes/"):
+        if name.endswith("/" + branch):
+            return name.removeprefix("refs/remotes/")
+    return None
 
 
 def resolve_agent(

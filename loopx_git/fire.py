@@ -174,7 +174,10 @@ class _StderrTail:
 
 
 def _echo(chunk: bytes) -> None:
-    stream = sys.stderr
+    """COMMAND's stderr, to ours as it came: it is the operator's own program talking, not loopx (a
+    front end that masks what loopx prints offers the stream under its mask as ``unmasked``). What
+    is recorded of it is redacted (``_tail``)."""
+    stream = getattr(sys.stderr, "unmasked", sys.stderr)
     if stream is None:
         return
     try:

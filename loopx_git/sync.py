@@ -21,7 +21,7 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from loopx_git.errors import ConflictError, LoopxError, ValidationError
+from loopx_git.errors import ConflictError, LoopxError, Notice, ValidationError
 from loopx_git.model.state import extend, fold
 from loopx_git.store import layout
 from loopx_git.store.documents import layout_upgrade, render_touched, touched
@@ -54,6 +54,7 @@ class PullResult:
     local_tip: str | None
     events_from_remote: int = 0
     conflicts: list = field(default_factory=list)
+    warnings: list[Notice] = field(default_factory=list)
 
 
 @dataclass
@@ -74,6 +75,7 @@ class SyncResult:
             "pushed": self.pushed,
             "attempts": self.attempts,
             "conflicts": [c.model_dump(mode="json") for c in self.pull.conflicts],
+            "warnings": [w.to_json() for w in self.pull.warnings],
         }
 
 
@@ -107,25 +109,62 @@ def pull(repo: StateRepo, remote: Remote, progress=None) -> PullResult:
     """Fetch and bring the local state branch up to the remote's (never the other way round)."""
     repo.require_writable()
     git = repo.git
+    seen = git.ref_target(remote.tracking_ref)  # the remote's tip as this clone last saw it
     theirs = remote.fetch()
     ours = repo.tip
     if theirs is None:
         return PullResult("no-remote-branch", None, ours)
+    warnings = _rewritten(repo, remote, seen, theirs)
     if ours == theirs:
-        return PullResult("up-to-date", theirs, ours)
+        return _said(repo, PullResult("up-to-date", theirs, ours, warnings=warnings))
     if ours is not None and git.is_ancestor(theirs, ours):
-        return PullResult("ahead", theirs, ours)
+        return _said(repo, PullResult("ahead", theirs, ours, warnings=warnings))
     if ours is None or git.is_ancestor(ours, theirs):
         _check_incoming(repo, theirs, ours, merging=False, progress=progress)
         # under the clone's write lock, as every write: local writers take turns with it, and a ref
         # lock file a killed writer left is taken away first (store/writelock.py)
         repo.locked(lambda: git.move_ref(repo.ref, theirs, ours))()
         repo.mark_built(theirs, ours)
-        return PullResult("fast-forward", theirs, theirs)
-    repo.require_intact(ours)  # a merge builds on the local branch: never on a broken one
+        return _said(repo, PullResult("fast-forward", theirs, theirs, warnings=warnings))
     base = git.merge_base(ours, theirs)
+    if base is None:
+        raise SyncRefused(
+            f"the remote state branch ({remote.name} at {theirs[:12]}) shares no history with the local one "
+            f"({ours[:12]}); rule: a pull joins histories that grew from one root, as git refuses to merge "
+            "unrelated histories; nothing was merged",
+            code="unrelated-history",
+            hint=f"`git log {theirs[:12]}` shows what the remote holds; if it is another project's branch, fix the "
+            "remote; if it is a clone that connected on its own before it ever fetched, start that clone again "
+            "from the remote (`loopx connect` in a fresh clone adopts the remote's branch)",
+        )
+    repo.require_intact(ours)  # a merge builds on the local branch: never on a broken one
     _check_incoming(repo, theirs, base, merging=True, progress=progress)
-    return repo.locked(lambda: merge(repo, ours, theirs, remote.name))()
+    result = repo.locked(lambda: merge(repo, ours, theirs, remote.name))()
+    result.warnings = warnings
+    return _said(repo, result)
+
+
+def _said(repo: StateRepo, result: PullResult) -> PullResult:
+    """A pull that went through says its warnings (a refused one says only why it was refused)."""
+    for warning in result.warnings:
+        repo.note(warning)
+    return result
+
+
+def _rewritten(repo: StateRepo, remote: Remote, seen: str | None, theirs: str) -> list[Notice]:
+    """A warning when the remote's branch no longer holds the tip this clone saw there: it was
+    force-pushed over. Nothing is lost (this clone still has those commits, and the merge and the
+    next push carry them back), but whoever rewrote it should know."""
+    git = repo.git
+    if seen is None or seen == theirs or not git.has_object(seen) or git.is_ancestor(seen, theirs):
+        return []
+    dropped = sum(1 for _ in git.walk_range([seen], [theirs]))
+    notice = Notice(
+        "remote-rewritten",
+        f"the state branch on {remote.name} was rewritten: it no longer holds {dropped} commit(s) this clone saw "
+        f"there (up to {seen[:12]}); merged as usual, nothing is lost, and the next push puts them back",
+    )
+    return [notice]
 
 
 @dataclass(frozen=True)

@@ -65,6 +65,7 @@ def build_command(root: Group, call: Call | None = None) -> Any:
     like review-diff, keeps it), and flags show no ``<bool>`` value in help, since they take none."""
     from loopx_git.cli.main import FORMATLESS, walk  # main builds the app only once it is loaded itself
 
+    _whole_option_names()
     command = typer.main.get_command(typer_app(root, call))
     shared = output_options()
     for path, cmd in walk(command):
@@ -91,3 +92,27 @@ def _plain_flags(command: Any) -> None:
         return option
 
     command.get_help_option = get_help_option
+
+
+def _whole_option_names() -> None:
+    """Help draws each option's names whole (``--progress-hypothesis-id``, never ``--progress-hypothes…``)
+    on any width: of the columns typer's help tables lay out, only the type and the help text wrap.
+    Typer fills its tables through rich's ``Table`` looked up in ``typer.rich_utils``; the table
+    put there instead makes every other column no-wrap, so rich narrows the help text first."""
+    import typer.rich_utils as rich_utils
+    from rich.table import Table
+
+    if getattr(rich_utils.Table, "keeps_names_whole", False):
+        return
+
+    class NamesWhole(Table):
+        keeps_names_whole = True
+
+        def add_row(self, *renderables: Any, **settings: Any) -> None:
+            if not self.columns:  # an options row ends with the type and the help, a commands row with the help
+                wrapped = len(renderables) - (2 if len(renderables) >= 5 else 1)
+                for i in range(len(renderables)):
+                    self.add_column(no_wrap=i < wrapped)
+            super().add_row(*renderables, **settings)
+
+    rich_utils.Table = NamesWhole  # type: ignore[misc]

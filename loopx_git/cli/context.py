@@ -54,8 +54,16 @@ class Ctx:
 
     def open(self, *, redact: bool = False) -> StateRepo:
         from loopx_git.api import StateRepo  # lazy: `loopx --help` must not load git
+        from loopx_git.cli import masking
+        from loopx_git.errors import LoopxError
 
-        return StateRepo.open(self.repo, state_ref=self.state_branch, redact=redact)
+        try:
+            repo = StateRepo.open(self.repo, state_ref=self.state_branch, redact=redact)
+        except LoopxError:  # a refusal may quote the configuration it could not use: learn it first
+            masking.learn_repo(_discovered(self.repo))
+            raise
+        masking.learn_repo(repo.git)
+        return repo
 
     @contextmanager
     def session(self, *, redact: bool = False) -> Iterator[StateRepo]:
@@ -72,6 +80,17 @@ class Ctx:
 
         while self.notices:
             sys.stderr.write(f"warning: {self.notices.pop(0).describe()}\n")
+
+
+def _discovered(path: str) -> Any:
+    """The git repository at ``path``, or None where there is none."""
+    from loopx_git.errors import LoopxError
+    from loopx_git.store.git import GitRepo
+
+    try:
+        return GitRepo.discover(path)
+    except LoopxError:
+        return None
 
 
 REDACT = Option(False, "--redact", help="Write secrets and private paths as [REDACTED:<rule>] instead of refusing.")
@@ -120,12 +139,23 @@ LIMIT = Option(None, "--limit", "-n", min=1, max=1_000_000, help="Only the newes
 
 def _format_given(ctx: Any, value: OutputFormat | None) -> None:
     if value is not None:
+        ctx.meta["loopx.format"] = value
+        _one_format(ctx)
         _set_format(ctx, value)
 
 
 def _json_given(ctx: Any, value: bool) -> None:
     if value:
+        ctx.meta["loopx.json"] = True
+        _one_format(ctx)
         _set_format(ctx, OutputFormat.json)
+
+
+def _one_format(ctx: Any) -> None:
+    """``--json`` and ``--format yaml`` after one command ask for two formats: a usage error."""
+    chosen = ctx.meta.get("loopx.format")
+    if ctx.meta.get("loopx.json") and chosen not in (None, OutputFormat.json):
+        ctx.fail(f"--json and --format {chosen.value} ask for two formats; give one")
 
 
 def _set_format(ctx: Any, value: OutputFormat) -> None:

@@ -83,11 +83,13 @@ def append(
 
 
 def event_rows(events) -> None:
+    """One row an event, in fold order. ``#`` is the row's place in that order: the Lamport clock
+    (in the JSON) repeats across clones that wrote offline, a place never does."""
     render.table(
         ["#", "event", "recorded", "kind", "agent", "todo", "summary"],  # the id: what `rollback --event` takes
         [
             (
-                e.lamport,
+                place,
                 e.event_id,
                 e.recorded_at,
                 e.event_kind,
@@ -95,7 +97,7 @@ def event_rows(events) -> None:
                 e.todo_id,
                 (e.summary or "") + ("" if e.has_join_key else "  (no join key)"),
             )
-            for e in events
+            for place, e in enumerate(events, 1)
         ],
     )
 

@@ -149,6 +149,8 @@ def parse(argv: list[str], root: Group, shared: dict[str, str], formatless: Coll
     # click runs option callbacks in the order each option first appears, each with its last value:
     # of --format and --json after the command, the one that first appears later has the last word
     order = values.pop("__order__", [])
+    if "json" in order and "format" in order and values.get("__format__") != "json":
+        raise Unsure  # two formats asked for at once: typer refuses it, with the usage line
     fmt = max(set(order), key=order.index) if order else None
     kwargs = {}
     for name, param in by_name.items():

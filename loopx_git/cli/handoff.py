@@ -46,9 +46,16 @@ def prepare(
     evidence_refs: list[str] = Option([], "--evidence-ref", help="What the target needs (repeatable)."),
     review_required: bool = Option(False, "--review-required", help="The target's result needs a review (default)."),
     self_merge_allowed: bool = Option(False, "--self-merge-allowed", help="The target may merge its own result."),
+    agent_id: str | None = Option(
+        None, "--agent-id", "-a", help="The agent this is done as: it must be the source (default: this clone's agent)."
+    ),
+    as_operator: bool = Option(
+        False, "--as-operator", help="A person prepares it for the source (recorded in the event), not an agent."
+    ),
     redact: bool = context.REDACT,
 ) -> None:
-    """Offer the todos the source holds to another agent, until it adopts them.
+    """Offer the todos the source holds to another agent, until it adopts them. Only the source
+    prepares a handoff of its work, or a person who says so with --as-operator.
 
     Example: loopx handoff prepare -g parser --handoff-id h1 --from-agent-id alice --to-agent-id bob \\
       -t todo-tok --stop-condition 'tests pass' --evidence-ref docs/parser.md
@@ -57,10 +64,13 @@ def prepare(
         raise BadParameter(
             "give one of --review-required and --self-merge-allowed", param_hint="'--self-merge-allowed'"
         )
+    if as_operator and agent_id is not None:
+        raise BadParameter("give one of --agent-id and --as-operator", param_hint="'--as-operator'")
     c = context.get(ctx)
     with c.session(redact=redact) as repo:
+        goal_id = c.goal(repo, goal_id)
         result = repo.handoff_prepare(
-            c.goal(repo, goal_id),
+            goal_id,
             handoff_id,
             from_agent_id=from_agent_id,
             to_agent_id=to_agent_id,
@@ -69,6 +79,8 @@ def prepare(
             stop_condition=stop_condition,
             evidence_refs=evidence_refs,
             review_required=not self_merge_allowed,
+            actor=None if as_operator else c.actor(repo, goal_id, agent_id),
+            as_operator=as_operator,
         )
     render.write_result(c, result, lambda r: render.line(f"prepared handoff {r.write.summary}"))
 

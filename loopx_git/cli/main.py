@@ -60,8 +60,8 @@ app = Group(
 def main(
     ctx: Context,
     repo: str = Option(".", "--repo", help="Repository to use (any folder inside it).", metavar="PATH"),
-    format: OutputFormat = Option(
-        OutputFormat.text, "--format", "-f", help="Output: text for people, json/yaml for scripts."
+    format: OutputFormat | None = Option(
+        None, "--format", "-f", help="Output: text for people (the default), json/yaml for scripts."
     ),
     as_json: bool = Option(False, "--json", help="Shorthand for --format json."),
     state_branch: str | None = Option(
@@ -77,14 +77,23 @@ def main(
         raise Exit()
     if ctx.invoked_subcommand is None:
         ctx.fail("Missing command.")  # type: ignore[attr-defined]
-    ctx.obj = root_ctx(repo, format, as_json, state_branch)
+    try:
+        ctx.obj = root_ctx(repo, format, as_json, state_branch)
+    except BadParameter as exc:
+        ctx.fail(exc.message)  # type: ignore[attr-defined]
     ctx.call_on_close(ctx.obj.flush_notices)  # type: ignore[attr-defined]
 
 
-def root_ctx(repo: str, format: OutputFormat, as_json: bool, state_branch: str | None) -> Ctx:
+def root_ctx(repo: str, format: OutputFormat | None, as_json: bool, state_branch: str | None) -> Ctx:
+    if as_json and format not in (None, OutputFormat.json):
+        raise BadParameter(f"--json and --format {format.value} ask for two formats; give one")
+    if state_branch is not None:  # refused for every command, whether or not it reads the branch
+        from loopx_git.api import check_state_branch
+
+        check_state_branch(repo, state_branch)
     return Ctx(
         repo=repo,
-        format=OutputFormat.json if as_json else format,
+        format=OutputFormat.json if as_json else (format or OutputFormat.text),
         state_branch=state_branch,
         goal_env=os.environ.get(GOAL_ENV) or None,
         agent_env=os.environ.get(AGENT_ENV) or None,
@@ -153,12 +162,27 @@ def walk(command: Any, path: tuple[str, ...] = ()) -> Iterator[tuple[str, Any]]:
 
 
 def run_cli(argv: list[str] | None = None) -> int:
-    """The error boundary: LoopxError -> 1 with ``error[code]: message``; usage -> 2."""
-    from loopx_git.errors import LoopxError
+    """The error boundary: LoopxError -> 1 with ``error[code]: message``; usage -> 2. Everything
+    the command prints passes one mask (``cli/masking.py``)."""
+    from loopx_git.cli import masking
 
     argv = list(sys.argv[1:] if argv is None else argv)
     _tolerant_output()
     _closed_streams_to_devnull()
+    try:  # everything printed from here on passes the mask, refusals and usage errors included
+        with masking.masked_output(masking.new_mask(argv)):
+            return _guarded(argv)
+    except BrokenPipeError:  # the last of the output found its reader gone
+        from loopx_git.cli.render import reader_gone
+
+        reader_gone()
+        return EXIT_REFUSED
+
+
+def _guarded(argv: list[str]) -> int:
+    """The command, every exception it ends with mapped to an exit code and a message."""
+    from loopx_git.errors import LoopxError
+
     try:
         rc = _run_fast(argv)
         return _run_typer(argv) if rc is None else rc
@@ -200,10 +224,14 @@ def _run_fast(argv: list[str]) -> int | None:
         return None
     _refuse_nul(parsed.root)
     _refuse_nul(parsed.kwargs)
+    _refuse_too_many(parsed.kwargs)
     root = dict(parsed.root)
     if root.pop("version"):  # --version before a command: typer's reading of it stands
         return None
-    obj = root_ctx(**root)
+    try:
+        obj = root_ctx(**root)
+    except BadParameter:
+        return None  # typer reports it, with the usage line
     if parsed.format is not None:
         from dataclasses import replace
 
@@ -241,16 +269,34 @@ def _run_typer(argv: list[str]) -> int:
     except click_errors.ClickException as exc:
         if isinstance(exc, click_errors.BadParameter):  # typer checks a Literal choice with pydantic,
             exc.message = exc.message.removeprefix("Value error, ")  # whose message keeps its own prefix
-        exc.message = _clipped(exc.message)  # it may quote the value whole
+        exc.message = _one_line(exc.message)  # it may quote the value whole, line breaks and all
         exc.show()
         return EXIT_USAGE if isinstance(exc, click_errors.UsageError) else EXIT_REFUSED
     return rc if isinstance(rc, int) else EXIT_OK
 
 
 def _checked_call(func: Any, args: tuple, kwargs: dict) -> Any:
-    """How typer calls a command: after the same NUL check the fast path makes."""
+    """How typer calls a command: after the same checks the fast path makes."""
     _refuse_nul(kwargs)
+    _refuse_too_many(kwargs)
     return func(*args, **kwargs)
+
+
+MAX_REPEATS = 256
+"""How many times one repeatable option may be given: more is a script gone wrong, not a todo with
+3000 labels (and each value may cost a warning, a lookup, a line of output)."""
+
+
+def _refuse_too_many(values: dict[str, Any]) -> None:
+    from loopx_git.errors import ValidationError
+
+    for name, value in values.items():
+        if isinstance(value, (list, tuple)) and len(value) > MAX_REPEATS:
+            raise ValidationError(
+                f"field '{name}': given {len(value)} times; rule: a repeatable option takes at most {MAX_REPEATS} "
+                "values in one command",
+                code="invalid-field",
+            )
 
 
 def _refuse_nul(values: dict[str, Any]) -> None:
@@ -314,11 +360,16 @@ def _escape(exc: UnicodeError):
 
 
 def _say(message: str) -> None:
-    """One line to stderr; bytes that are not UTF-8 (an argument in another encoding) are escaped,
-    so a message quoting them cannot itself fail."""
-    from loopx_git.model.canonical import printable
+    """One line to stderr, whatever the message quotes: bytes that are not UTF-8 (an argument in
+    another encoding) are escaped, so it cannot itself fail, and so are line breaks and control
+    characters, so a value cannot forge a line of its own in a log (``error[...]``, ``hint:``)."""
+    sys.stderr.write(_one_line(message) + "\n")
 
-    sys.stderr.write(_clipped(printable(message)) + "\n")
+
+def _one_line(message: str) -> str:
+    from loopx_git.model.canonical import printable, visible
+
+    return _clipped(visible(printable(message)).replace("\n", "\\n"))
 
 
 MAX_WORD, MAX_MESSAGE = 4096, 16000

@@ -37,19 +37,27 @@ def attributes(data: Any) -> Any:
     return data
 
 
+def shown_data(value: Any) -> Any:
+    """A value as JSON data, each string of several lines masked (one-line strings are masked in
+    the printed text: ``cli/masking.py``)."""
+    from loopx_git.cli.masking import data
+
+    return data(to_data(value))
+
+
 def emit(ctx: Ctx, value: Any, text: Callable[[Any], None]) -> None:
     if ctx.format == OutputFormat.json:  # \u escapes when stdout cannot carry every character (LANG=C)
         if isinstance(value, (list, tuple)):
             _stream_json(value)
         else:
-            sys.stdout.write(json.dumps(to_data(value), indent=2, ensure_ascii=not _utf8_stdout()) + "\n")
+            sys.stdout.write(json.dumps(shown_data(value), indent=2, ensure_ascii=not _utf8_stdout()) + "\n")
     elif ctx.format == OutputFormat.yaml:
         if isinstance(value, (list, tuple)):
             _stream_yaml(value)
         else:
             from loopx_git.store.yaml_doc import render
 
-            _write_utf8(render(to_data(value)))
+            _write_utf8(render(shown_data(value)))
     else:
         text(value)
 
@@ -70,7 +78,7 @@ def _stream_json(items: Sequence[Any]) -> None:
     for start in range(0, len(items), STREAM_CHUNK):
         parts = []
         for item in items[start : start + STREAM_CHUNK]:
-            body = json.dumps(to_data(item), indent=2, ensure_ascii=ascii_only)
+            body = json.dumps(shown_data(item), indent=2, ensure_ascii=ascii_only)
             parts.append("  " + body.replace("\n", "\n  "))
         lead = "[\n" if start == 0 else ",\n"
         sys.stdout.write(lead + ",\n".join(parts))
@@ -86,7 +94,7 @@ def _stream_yaml(items: Sequence[Any]) -> None:
         _write_utf8(render({"items": []}))
         return
     for start in range(0, len(items), STREAM_CHUNK):
-        chunk = render({"items": [to_data(item) for item in items[start : start + STREAM_CHUNK]]})
+        chunk = render({"items": [shown_data(item) for item in items[start : start + STREAM_CHUNK]]})
         _write_utf8(chunk if start == 0 else chunk.split(b"\n", 1)[1])
 
 
@@ -160,9 +168,10 @@ def _cells(text: str) -> int:
 def visible(text: str) -> str:
     """``text`` with control characters shown as ``\\xNN``: a value from the branch (a todo text,
     a path in a hostile tree) cannot move the cursor or colour the terminal."""
+    from loopx_git.cli.masking import multiline
     from loopx_git.model.canonical import visible as escaped
 
-    return escaped(text)
+    return escaped(multiline(text))
 
 
 ID_COLUMNS = frozenset(
@@ -388,6 +397,10 @@ def note(message: str) -> None:
         sys.stderr.flush()
 
 
+MAX_NOTES = 20
+"""Warnings a write prints as text at most; JSON carries every one."""
+
+
 def write_result(ctx: Ctx, result: Any, text: Callable[[Any], None]) -> None:
     """A write prints an envelope (commit, events, record) in JSON/YAML, a sentence in text."""
     from loopx_git.errors import Notice
@@ -408,9 +421,11 @@ def write_result(ctx: Ctx, result: Any, text: Callable[[Any], None]) -> None:
             text(result)
             for finding in result.redactions:
                 note(f"redacted {finding.describe()}")
-            for warning in warnings:
+            for warning in warnings[:MAX_NOTES]:
                 said = "" if isinstance(warning, Notice) else " (written; warn-level rules do not block)"
                 note(f"warning: {warning.describe()}{said}")
+            if len(warnings) > MAX_NOTES:
+                note(f"warning: ... and {len(warnings) - MAX_NOTES} more (--format json lists every one)")
             if result.changed:
                 note(f"commit {result.commit[:12]} · {plural(len(result.event_ids), 'event')}")
             else:

@@ -50,8 +50,25 @@ def commit_url_template(remote_url: str | None) -> str | None:
     return f"https://{m.group('host')}/{m.group('path')}{separator}{{sha}}"
 
 
+_MENTION = re.compile(r"(?<![A-Za-z0-9_.+/-])@(?=[A-Za-z0-9_-])")
+"""An ``@`` that GitHub reads as a mention (``@everyone``, ``@org/team``), not the one of an address."""
+_LINK = re.compile(r"\[([^\]\n]*)\]\(\s*(?!https?://)")
+"""A Markdown link or image whose target is not http(s): ``[x](javascript:…)``, ``[x](data:…)``."""
+
+
 def _cell(text: str | None) -> str:
-    return (text or "").replace("|", "\\|").replace("\n", " ")
+    """State text as a pull-request comment shows it, never as markup it brings: HTML escaped (no
+    ``<img onerror>``, no ``</details>`` closing ours), mentions neutralised (nobody is pinged by a
+    todo), only http(s) links kept, and the table's ``|`` and line breaks escaped."""
+    text = (text or "").replace("<", "&lt;")  # no tag can open: `->`, `a > b` and `R&D` stay as written
+    text = _MENTION.sub("@&#8203;", text)
+    text = _LINK.sub(lambda m: "\\[" + m.group(1) + "\\]\\(", text)
+    return text.replace("|", "\\|").replace("\r", " ").replace("\n", " ")
+
+
+def _code(text: str | None) -> str:
+    """Text inside a code span: a backtick would end it early, a line break or ``|`` the table row."""
+    return (text or "").replace("`", "'").replace("|", "\\|").replace("\r", " ").replace("\n", " ")
 
 
 def _commit(sha: str | None, url: str | None) -> str:
@@ -113,7 +130,7 @@ def markdown(review, url: str | None = None) -> str:
     if review.issues:
         out += ["### Issues", "", "| code | path | commit | message |", "| --- | --- | --- | --- |"]
         out += [
-            f"| {i.code} | `{_cell(i.path)}` | {_commit(i.commit, url)} | {_cell(i.message)} |" for i in review.issues
+            f"| {i.code} | `{_code(i.path)}` | {_commit(i.commit, url)} | {_cell(i.message)} |" for i in review.issues
         ]
         out.append("")
     out += ["<details><summary>Commits</summary>", ""]

@@ -350,6 +350,7 @@ def list_todos(
       loopx todo list -g parser --status superseded
     """
     c = context.get(ctx)
+    hidden = None
     with c.session() as repo:
         goal_id = c.goal(repo, goal_id)
         items = (
@@ -357,6 +358,9 @@ def list_todos(
             if suggested
             else repo.todos(goal_id, status=status, role=role, claimed_by=claimed_by, include_closed=all_)
         )
+        if not (suggested or all_ or status) and c.format == context.OutputFormat.text:
+            closed = repo.todos(goal_id, role=role, claimed_by=claimed_by, include_closed=True)
+            hidden = ["superseded" if t.superseded_by else "done" for t in closed if t.superseded_by or t.is_closed]
     if suggested:
         render.emit(
             c,
@@ -368,6 +372,9 @@ def list_todos(
         )
     else:
         render.emit(c, items, todo_rows)
+        if hidden:
+            counts = ", ".join(f"{hidden.count(s)} {s}" for s in ("done", "superseded") if hidden.count(s))
+            render.note(f"not listed: {counts} (--all lists them too)")
 
 
 @app.command("show")

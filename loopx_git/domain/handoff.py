@@ -59,12 +59,30 @@ def prepare_handoff(
     stop_condition: str,
     evidence_refs: Sequence[str] = (),
     review_required: bool = True,
+    actor: str | None = None,
+    as_operator: bool = False,
     now: str,
 ) -> Write:
+    """``actor`` is the agent the command acts as (None: the source itself); ``as_operator`` a person
+    preparing it for the source, which the event records."""
     gs = require_goal(state, goal_id)
     many(todo_ids=todo_ids, evidence_refs=evidence_refs)
     given(handoff_id=handoff_id, scope=scope)
     check_actor(gs, from_agent_id, field="from_agent_id")
+    if as_operator and actor is not None:
+        raise ValidationError(
+            f"field 'agent_id': '{actor}' given with --as-operator; rule: an operator is a person, acting as no agent",
+            code="invalid-field",
+        )
+    if not as_operator and actor is not None and actor != from_agent_id:
+        check_actor(gs, actor)
+        raise RuleError(
+            f"field 'from_agent_id': '{from_agent_id}' is the source, but this command acts as '{actor}'; rule: a "
+            "handoff is prepared by the agent that holds its todos, or by a person acting as operator, who says so "
+            "(--as-operator)",
+            code="not-holder",
+            hint=f"run it as {from_agent_id} (`--agent-id {from_agent_id}`), or as a person with --as-operator",
+        )
     require_agent(gs, to_agent_id, field="to_agent_id", rule="a handoff's target is a registered agent")
     if from_agent_id == to_agent_id:
         raise ValidationError(
@@ -116,6 +134,7 @@ def prepare_handoff(
         agent_id=from_agent_id,
         summary=f"handoff {handoff_id}: {from_agent_id} -> {to_agent_id} ({', '.join(handoff.todo_ids) or scope})",
         handoff={"to_agent_id": to_agent_id},
+        details={"prepared_by": "operator"} if as_operator else {},
         changes=changes(None, handoff, skip=HANDOFF_KEYS),
     )
     return Write("handoff prepare", f"{handoff_id} to {to_agent_id}", goal_id, from_agent_id, [event], result=handoff)

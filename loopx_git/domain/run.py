@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from loopx_git.domain.progress import progress_observation
-from loopx_git.domain.todo import delivery_tier, require_agent, require_todo
+from loopx_git.domain.todo import delivery_tier, not_claimed_by_other, require_agent, require_todo
 from loopx_git.domain.write import EventMaker, Write, build, given, many
 from loopx_git.errors import RuleError, ValidationError
 from loopx_git.model.capability import CapabilityGuard, CapabilityRetirement, DutyCloseout
@@ -94,8 +94,8 @@ def refresh_state(
         retirement = _retirement(gs, duty, todo_id, progress, turn_instance_id)
     else:
         _bound_result(gs, duty, todo_id, progress)
-    if todo_id is not None:
-        require_todo(gs, todo_id)
+    if todo_id is not None:  # a run on a todo another agent holds is that agent's to write back
+        not_claimed_by_other(require_todo(gs, todo_id), agent_id, "write back on")
     if run_id is not None and run_id in gs.run_ids:
         raise RuleError(
             f"field 'run_id': '{run_id}' is already a run of goal '{goal_id}'; rule: run ids are unique",
@@ -183,10 +183,7 @@ def _resource_setup(reported: object, resources: list[str]) -> str | None:
 
 def _owned(gs: GoalState, agent_id: str) -> list[str]:
     """The runnable todos the agent holds and has not handed on: a selected todo owns the receipt."""
-    handed = gs.handed_on(agent_id)
-    return sorted(
-        t.todo_id for t in gs.live_todos() if t.claimed_by == agent_id and t.todo_id not in handed and gs.is_runnable(t)
-    )
+    return gs.selected_todos(agent_id)
 
 
 def _write_gate(

@@ -91,7 +91,8 @@ def _still_open(todo: TodoItem, verb: str) -> None:
         )
 
 
-def _not_claimed_by_other(todo: TodoItem, actor: str | None, verb: str) -> None:
+def not_claimed_by_other(todo: TodoItem, actor: str | None, verb: str) -> None:
+    """Refuse (``claim-held``) an agent acting on a todo another agent holds; a person may."""
     if actor and todo.claimed_by and todo.claimed_by != actor:
         raise RuleError(
             f"todo '{todo.todo_id}' is claimed by '{todo.claimed_by}'; rule: only the claimant "
@@ -225,6 +226,14 @@ def add_todo(
         condition = _resume_condition(gs, todo_id, resume_when, todo.task_repository)
         if not gs.condition_holds(condition):
             status, reason = TodoStatus.deferred.value, f"waiting for {resume_when}"
+    if claimed_by and status == TodoStatus.deferred.value:
+        raise RuleError(
+            f"field 'claimed_by': the todo would be deferred ({reason}); rule: a claim is taken on a runnable todo "
+            "(its holder may defer it later and keep it), so a todo added waiting for its condition is claimed "
+            "once it wakes",
+            code="not-runnable",
+            hint="leave --claimed-by out; `loopx todo claim` it when its condition comes true",
+        )
     todo = build(
         TodoItem,
         {
@@ -320,7 +329,7 @@ def update_todo(
             code="invalid-field",
         )
     _still_open(todo, "updated")
-    _not_claimed_by_other(todo, actor, "update")
+    not_claimed_by_other(todo, actor, "update")
     if status in ("blocked", "deferred") and not reason:
         raise ValidationError(
             f"field 'reason': required when status is {status}; rule: blocked and deferred todos say why",
@@ -384,7 +393,7 @@ def complete_todo(
     check_actor(gs, actor)
     todo = require_todo(gs, todo_id)
     _still_open(todo, "completed")
-    _not_claimed_by_other(todo, actor, "complete")
+    not_claimed_by_other(todo, actor, "complete")
     _not_gate_held(gs, todo, "completed")
     if decision_outcome is not None:
         gate_ops.check_outcome(todo, decision_outcome)
@@ -475,7 +484,7 @@ def supersede_todo(
             f"field 'by': todo '{by}' is itself superseded by '{new.superseded_by}'; rule: supersede with a live todo",
             code="todo-closed",
         )
-    _not_claimed_by_other(old, actor, "supersede")
+    not_claimed_by_other(old, actor, "supersede")
     replaced = build(
         TodoItem,
         {

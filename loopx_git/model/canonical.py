@@ -24,12 +24,31 @@ def fingerprint(data: Any) -> str:
     return hashlib.sha256(compact_json(data)).hexdigest()
 
 
-_CONTROL = {code: f"\\x{code:02x}" for code in [*range(0x00, 0x09), *range(0x0B, 0x20), 0x7F, *range(0x80, 0xA0)]}
+_CONTROL: dict[int, str] = {
+    code: f"\\x{code:02x}" for code in [*range(0x00, 0x09), *range(0x0B, 0x20), 0x7F, *range(0x80, 0xA0)]
+}
+_INVISIBLE = [
+    0x061C,
+    0x200B,
+    0x200C,
+    0x200D,
+    0x200E,
+    0x200F,
+    *range(0x202A, 0x202F),
+    0x2060,
+    *range(0x2066, 0x206A),
+    0xFEFF,
+]
+"""Characters that print as nothing yet change what is shown: the bidirectional overrides and
+isolates (U+202E turns ``exe.txt`` around), the zero-width spaces and joiners, the byte-order mark."""
+_CONTROL.update({code: f"\\u{code:04x}" for code in _INVISIBLE})
 
 
 def visible(text: str) -> str:
-    """``text`` with control characters (tab and newline kept) shown as ``\\xNN``: text from the
-    branch, a hook, a server or a child process cannot move the cursor or colour the terminal."""
+    """``text`` with control characters (tab and newline kept) shown as ``\\xNN``, and the invisible
+    ones that reorder or hide text (bidi overrides, zero-width characters) as ``\\uNNNN``: text
+    from the branch, a hook, a server or a child process cannot move the cursor, colour the
+    terminal or show something other than what it holds."""
     return text.translate(_CONTROL)
 
 

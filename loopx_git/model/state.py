@@ -253,6 +253,17 @@ class GoalState:
         """The todos ``agent_id`` has offered in a handoff not yet adopted: the target's work now."""
         return {t for h in self.handoffs.values() if h.waiting and h.from_agent_id == agent_id for t in h.todo_ids}
 
+    def selected_todos(self, agent_id: str) -> list[str]:
+        """The runnable todos ``agent_id`` holds and has not handed on, by id: a selected todo owns
+        the receipt of the agent's write-back (``--todo-id``), and the obligation id does not
+        (seed 000). The write gate and every projected write-back command read it here."""
+        handed = self.handed_on(agent_id)
+        return sorted(
+            t.todo_id
+            for t in self.live_todos()
+            if t.claimed_by == agent_id and t.todo_id not in handed and self.is_runnable(t)
+        )
+
     def holding_gates(self, todo_id: str) -> list[OperatorGate]:
         """The gates that block ``todo_id`` now: open, rejected, deferred or cancelled ones naming it,
         opened after the last approved gate that names it (a new gate asks again: its approval lifts

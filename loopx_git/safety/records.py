@@ -99,7 +99,10 @@ def allowed_under_raw_key(key: str, value: str) -> bool:
 
 
 def ref_problem(value: str) -> str | None:
-    """Why ``value`` is not a safe ref, or None. URLs pass (the text rules check credentials in them)."""
+    """Why ``value`` is not a safe ref, or None. URLs pass (the text rules check credentials in them),
+    except ``file:`` ones: a file URL is an absolute path on one machine, spelled another way."""
+    if value[:5].lower() == "file:":
+        return "is a file: URL, an absolute path on this machine; refs are relative to the repository"
     if _URL.match(value):
         return None
     if value.startswith(("/", "~")) or _WINDOWS_ABSOLUTE.match(value):

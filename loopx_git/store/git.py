@@ -558,6 +558,45 @@ class GitRepo:
             raise NotFoundError(f"field 'commit': {spec!r} names no commit in this repository", code="not-found")
         return proc.stdout.strip()
 
+    def code_branches(self, *, linked: bool = True) -> dict[str, str]:
+        """Branches that hold the project's code, each with why: checked out in the main work tree
+        (an unborn branch too; a bare repository's HEAD, its default branch), in a linked work tree
+        (``linked``), or a remote's default branch (``refs/remotes/<remote>/HEAD``). Read from the
+        HEAD files and refs themselves, so a state branch can be told apart from them before
+        anything is written."""
+        found: dict[str, str] = {}
+        common = self.common_dir
+        heads = [(common / "HEAD", "the repository's HEAD (its checked-out or default branch)")]
+        try:
+            linked_trees = sorted(os.listdir(common / "worktrees")) if linked else []
+        except OSError:
+            linked_trees = []
+        heads += [
+            (common / "worktrees" / name / "HEAD", f"checked out in the linked work tree {name!r}")
+            for name in linked_trees
+        ]
+        for path, why in heads:
+            try:
+                head = path.read_text(encoding="utf-8").strip()
+            except (OSError, UnicodeDecodeError):
+                continue
+            if head.startswith("ref: refs/heads/"):
+                found.setdefault(head.removeprefix("ref: "), why)
+        try:
+            remotes = list(self._repo.remotes.names())
+        except pygit2.GitError:
+            remotes = []
+        for remote in remotes:
+            try:
+                target = self._repo.references.get(f"refs/remotes/{remote}/HEAD")
+            except (pygit2.GitError, ValueError):
+                continue
+            name = target.target if target is not None else None  # a symbolic ref's target is its name
+            prefix = f"refs/remotes/{remote}/"
+            if isinstance(name, str) and name.startswith(prefix):
+                found.setdefault("refs/heads/" + name.removeprefix(prefix), f"the default branch of remote {remote!r}")
+        return found
+
     def current_branch(self) -> str | None:
         """The branch checked out in the work tree (``feature/x``), or None: a detached or unborn
         HEAD, or a bare repository."""

@@ -103,6 +103,8 @@ class SyncResult(Output):
     pushed: bool
     attempts: int
     conflicts: list[Conflict]
+    warnings: list[Notice]
+    """``remote-rewritten``: the remote dropped commits this clone had (merged back, nothing lost)."""
 
 
 class PushResult(Output):

@@ -17,7 +17,7 @@ from loopx_git.model.record import Record
 from loopx_git.model.state import GoalState, State, require_agent, require_goal
 from loopx_git.views.budget import fit
 from loopx_git.views.evidence_index import AgentEvidence
-from loopx_git.views.replan import ReplanActionPacket, capability_packet, replan_packet
+from loopx_git.views.replan import ReplanActionPacket, capability_packet, replan_packet, settlement_identity
 from loopx_git.views.replan_context import ReplanContext, with_context
 from loopx_git.views.status import GateCard, gate_cards, next_actions, todo_order
 
@@ -313,7 +313,7 @@ def should_run(
             primary_action=primary,
             required_reads=[f"loopx --format json status --goal-id {goal_id} --agent-id {agent_id}"],
         ),
-        cli_channel=CliChannel(writeback_command=writeback, replan_settlement_contract=_settlement(replan, lane)),
+        cli_channel=CliChannel(writeback_command=writeback, replan_settlement_contract=_settlement(gs, replan, lane)),
     )
     decision = (
         "replan_required"
@@ -353,15 +353,12 @@ def _capability(gs: GoalState, agent_id: str) -> ReplanActionPacket | None:
     return capability_packet(gs, guard, gap.gap.experiments)
 
 
-def _settlement(replan: ReplanActionPacket | None, lane: LaneNextAction) -> SettlementContract | None:
+def _settlement(gs: GoalState, replan: ReplanActionPacket | None, lane: LaneNextAction) -> SettlementContract | None:
     if replan is None:
         return None
-    if lane.basis == "claimed" and lane.todo_id:  # a selected todo owns the receipt
-        return SettlementContract(
-            obligation_id=replan.obligation_id, settlement_bound=False, identity_option=f"--todo-id {lane.todo_id}"
-        )
+    identity = settlement_identity(gs, replan.agent_id, replan.obligation_id, lane.todo_id)
     return SettlementContract(
         obligation_id=replan.obligation_id,
-        settlement_bound=True,
-        identity_option=f"--replan-obligation-id {replan.obligation_id}",
+        settlement_bound=identity.startswith("--replan-obligation-id"),  # else a selected todo owns the receipt
+        identity_option=identity,
     )

@@ -120,9 +120,20 @@ def _baseline(obligation: OpenObligation) -> FrontierBaseline | None:
     )
 
 
-def command_template(goal_id: str, agent_id: str, obligation_id: str) -> str:
+def settlement_identity(gs: GoalState, agent_id: str, obligation_id: str, preferred: str | None = None) -> str:
+    """The one option a write-back settling ``obligation_id`` is bound with, as the write gate
+    requires it: ``--todo-id`` of a todo the agent holds (``preferred`` where it is one), else
+    ``--replan-obligation-id``."""
+    selected = gs.selected_todos(agent_id)
+    if selected:
+        return f"--todo-id {preferred if preferred in selected else selected[0]}"
+    return f"--replan-obligation-id {obligation_id}"
+
+
+def command_template(goal_id: str, agent_id: str, identity: str) -> str:
+    """``identity``: ``settlement_identity``'s option, exactly as the write gate takes it."""
     return (
-        f"loopx refresh-state -g {goal_id} -a {agent_id} --replan-obligation-id {obligation_id} "
+        f"loopx refresh-state -g {goal_id} -a {agent_id} {identity} "
         "--classification <slug> --progress-result-class <typed-class> --progress-evidence-id <evidence-id> "
         "<typed-dimension-options: --progress-surface-id, --progress-hypothesis-id, --progress-probe-kind, "
         "--progress-blocker-id, --progress-coverage-scope-id, --progress-coverage-complete>"
@@ -144,7 +155,9 @@ def replan_packet(gs: GoalState, agent_id: str) -> ReplanActionPacket | None:
             baseline=_baseline(obligation), required_any_of=required_any_of(obligation)
         ),
         writeback_contract=WritebackContract(
-            command_template=command_template(gs.goal_id, agent_id, obligation.obligation_id)
+            command_template=command_template(
+                gs.goal_id, agent_id, settlement_identity(gs, agent_id, obligation.obligation_id)
+            )
         ),
         allowed_terminal=list(ALLOWED_TERMINAL),
     )

@@ -133,17 +133,20 @@ def test_what_it_is_not_sure_of_goes_to_typer(argv):
 
 def test_the_format_after_the_command_follows_clicks_order():
     """Of --format and --json after the command, the one whose first appearance comes later wins,
-    with its last value: the order click runs the options' callbacks in."""
+    with its last value: the order click runs the options' callbacks in. --json beside a --format
+    that is not json asks for two formats (issue 32): left to typer, which refuses it (exit 2)."""
     cases = {
         ("--json",): "json",
         ("--format", "yaml"): "yaml",
-        ("--format", "yaml", "--json"): "json",
-        ("--json", "--format", "yaml"): "yaml",
-        ("--format", "yaml", "--json", "--format", "text"): "json",
+        ("--format", "json", "--json"): "json",
+        ("--json", "--format", "json"): "json",
         ("-f", "yaml", "-f", "text"): "text",
     }
     for tail, expected in cases.items():
         assert fast.parse(["status", *tail], app, SHARED_OPTIONS).format == expected, tail
+    for tail in (("--format", "yaml", "--json"), ("--json", "--format", "yaml"), ("--json", "-f", "text")):
+        with pytest.raises(fast.Unsure):
+            fast.parse(["status", *tail], app, SHARED_OPTIONS)
 
 
 def test_a_read_loads_neither_typer_nor_rich_nor_the_write_path(repo, git_repo):

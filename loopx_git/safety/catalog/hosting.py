@@ -296,7 +296,7 @@ RULES: tuple[Rule, ...] = (
         # A self-managed instance may put its own prefix in front (`acme-glpat-`): a `-` before
         # the kind is allowed.
         (
-            r"(?<![A-Za-z0-9])(?P<s>(?:" + "|".join(_GITLAB_KINDS) + r")-[A-Za-z0-9_-]{20,320}"
+            r"(?:(?<![A-Za-z0-9])|(?<=\\[nrt]))(?P<s>(?:" + "|".join(_GITLAB_KINDS) + r")-[A-Za-z0-9_-]{20,320}"
             # routable: .<version>[.<payload length>]<crc>, lower-case base36
             r"(?:\.[0-9a-z]{2}(?:\.[0-9a-z]{2})?[0-9a-z]{7})?(?![A-Za-z0-9_-])"
             r"|GR1348941[A-Za-z0-9_-]{20,64}(?![A-Za-z0-9_-]))"
@@ -329,7 +329,7 @@ RULES: tuple[Rule, ...] = (
         BLOCK,
         "Atlassian API token (ATATT3) or Bitbucket access token (ATCTT3)",
         ("atatt3", "atctt3"),
-        (r"(?<![A-Za-z0-9-])(?P<s>AT[AC]TT3[A-Za-z0-9_-]{100,400}=[A-Za-z0-9]{8})(?![A-Za-z0-9_=-])"),
+        (r"(?:(?<![A-Za-z0-9-])|(?<=\\[nrt]))(?P<s>AT[AC]TT3[A-Za-z0-9_-]{100,400}=[A-Za-z0-9]{8})(?![A-Za-z0-9_=-])"),
         fingerprint_only=True,
         accept=_body_random(("atatt3", "atctt3"), checksum=atlassian_crc_ok),
         reference="trufflehog detector atlassian v2 (shape); the 8-hex tail is a CRC32, as CredSweeper checks it",
@@ -339,7 +339,7 @@ RULES: tuple[Rule, ...] = (
         BLOCK,
         "Bitbucket app password (ATBB)",
         ("atbb",),
-        (r"(?<![A-Za-z0-9])(?P<s>ATBB[A-Za-z0-9]{24,64})(?![A-Za-z0-9_])"),
+        (r"(?:(?<![A-Za-z0-9])|(?<=\\[nrt]))(?P<s>ATBB[A-Za-z0-9]{24,64})(?![A-Za-z0-9_])"),
         fingerprint_only=True,
         accept=_bitbucket_app_password,
         reference="https://support.atlassian.com/bitbucket-cloud/docs/app-passwords/ (trufflehog bitbucketapppassword)",
@@ -387,7 +387,7 @@ RULES: tuple[Rule, ...] = (
         BLOCK,
         "JFrog Artifactory API key (AKCp)",
         ("akcp",),
-        (r"(?<![A-Za-z0-9])(?P<s>AKCp[A-Za-z0-9]{69})(?![A-Za-z0-9])"),
+        (r"(?:(?<![A-Za-z0-9])|(?<=\\[nrt]))(?P<s>AKCp[A-Za-z0-9]{69})(?![A-Za-z0-9])"),
         fingerprint_only=True,
         accept=_body_random(("akcp",)),
         reference="gitleaks rule jfrog-api-key (73 characters); CredSweeper: base58, 54 bytes",
@@ -399,7 +399,7 @@ RULES: tuple[Rule, ...] = (
         ("cmvmdgtu",),
         # base64 of `reftkn:<version>:<expiry>:<random>`: the prefix is as distinctive as a key
         # name beside it would be, and the decoded shape is checked.
-        (r"(?<![A-Za-z0-9+/-])(?P<s>cmVmdGtu[A-Za-z0-9+/]{48,120}={0,2})(?![A-Za-z0-9+/=_-])"),
+        (r"(?:(?<![A-Za-z0-9+/-])|(?<=\\[nrt]))(?P<s>cmVmdGtu[A-Za-z0-9+/]{48,120}={0,2})(?![A-Za-z0-9+/=_-])"),
         fingerprint_only=True,
         accept=_jfrog_reference,
         reference="https://jfrog.com/help/r/jfrog-platform-administration-documentation/access-tokens",
@@ -470,7 +470,7 @@ RULES: tuple[Rule, ...] = (
         BLOCK,
         "NuGet API key (oy2)",
         ("oy2",),
-        (r"(?<![A-Za-z0-9])(?P<s>oy2[a-z0-9]{43})(?![A-Za-z0-9_])"),
+        (r"(?:(?<![A-Za-z0-9])|(?<=\\[nrt]))(?P<s>oy2[a-z0-9]{43})(?![A-Za-z0-9_])"),
         fingerprint_only=True,
         accept=_body_random(("oy2",)),
         reference="NuGet documents no format; the shape common scanners agree on (oy2 + 43 [a-z0-9])",
@@ -492,7 +492,7 @@ RULES: tuple[Rule, ...] = (
         "crates.io API token (cio + 32) or trusted-publishing token (cio_tp_)",
         ("cio",),
         # `cio` is short: the exact length, the word boundary and a generated mix carry the rule
-        (r"(?<![A-Za-z0-9])(?P<s>cio(?:_tp_)?[A-Za-z0-9]{32})(?![A-Za-z0-9_])"),
+        (r"(?:(?<![A-Za-z0-9])|(?<=\\[nrt]))(?P<s>cio(?:_tp_)?[A-Za-z0-9]{32})(?![A-Za-z0-9_])"),
         fingerprint_only=True,
         accept=_generated(3),
         reference="https://doc.rust-lang.org/cargo/reference/registry-authentication.html; prefix and length "
@@ -571,7 +571,7 @@ RULES: tuple[Rule, ...] = (
         BLOCK,
         "StackHawk API key (hawk.<id>.<secret>)",
         ("hawk.",),
-        (r"(?<![A-Za-z0-9.-])(?P<s>hawk\.[A-Za-z0-9_-]{20}\.[A-Za-z0-9_-]{20})(?![A-Za-z0-9_.-])"),
+        (r"(?:(?<![A-Za-z0-9.-])|(?<=\\[nrt]))(?P<s>hawk\.[A-Za-z0-9_-]{20}\.[A-Za-z0-9_-]{20})(?![A-Za-z0-9_.-])"),
         fingerprint_only=True,
         accept=_generated(5),
         reference="https://docs.stackhawk.com/apidocs.html (shape as in gitleaks stackhawk-api-key)",

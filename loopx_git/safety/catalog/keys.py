@@ -256,7 +256,7 @@ RULES: tuple[Rule, ...] = (
         BLOCK,
         "JSON Web Token",
         ("eyj",),
-        (r"(?<![A-Za-z0-9-])(?P<s>eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,})"),
+        (r"(?:(?<![A-Za-z0-9-])|(?<=\\[nrt]))(?P<s>eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,})"),
         accept=jwt_header,
         reference="RFC 7519",
     ),

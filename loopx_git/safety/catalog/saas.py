@@ -273,7 +273,7 @@ RULES: tuple[Rule, ...] = (
         BLOCK,
         "Twilio API key SID (SK + 32 hex)",
         ("sk",),
-        (r"(?<![A-Za-z0-9])(?P<s>SK[0-9a-fA-F]{32})(?![A-Za-z0-9_])"),
+        (r"(?:(?<![A-Za-z0-9])|(?<=\\[nrt]))(?P<s>SK[0-9a-fA-F]{32})(?![A-Za-z0-9_])"),
         accept=random_enough(3.0),
         reference="https://www.twilio.com/docs/iam/api-keys (shape: gitleaks twilio-api-key)",
     ),
@@ -300,7 +300,7 @@ RULES: tuple[Rule, ...] = (
         BLOCK,
         "SendGrid API key",
         ("sg.",),
-        (r"(?<![A-Za-z0-9])(?P<s>SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43})(?![A-Za-z0-9_-])"),
+        (r"(?:(?<![A-Za-z0-9])|(?<=\\[nrt]))(?P<s>SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43})(?![A-Za-z0-9_-])"),
         fingerprint_only=True,
         accept=random_enough(3.0),
         reference="https://www.twilio.com/docs/sendgrid/ui/account-and-settings/api-keys",
@@ -311,7 +311,7 @@ RULES: tuple[Rule, ...] = (
         BLOCK,
         "Mailgun legacy private API key (key- + 32 hex)",
         ("key-",),
-        (r"(?<![A-Za-z0-9./-])(?P<s>key-[0-9a-fA-F]{32})(?![A-Za-z0-9_-])"),
+        (r"(?:(?<![A-Za-z0-9./-])|(?<=\\[nrt]))(?P<s>key-[0-9a-fA-F]{32})(?![A-Za-z0-9_-])"),
         accept=random_enough(3.0),
         reference=(
             "https://documentation.mailgun.com/docs/mailgun/api-reference/authentication"
@@ -532,7 +532,7 @@ RULES: tuple[Rule, ...] = (
         "1Password account Secret Key (A3-…)",
         ("a3-",),
         (
-            r"(?<![A-Za-z0-9-])(?P<s>A3-[A-Z0-9]{6}-(?:[A-Z0-9]{11}|[A-Z0-9]{6}-[A-Z0-9]{5})"
+            r"(?:(?<![A-Za-z0-9-])|(?<=\\[nrt]))(?P<s>A3-[A-Z0-9]{6}-(?:[A-Z0-9]{11}|[A-Z0-9]{6}-[A-Z0-9]{5})"
             r"-[A-Z0-9]{5}-[A-Z0-9]{5}-[A-Z0-9]{5})(?![A-Za-z0-9_-])"
         ),
         fingerprint_only=True,
@@ -573,7 +573,7 @@ RULES: tuple[Rule, ...] = (
         BLOCK,
         'Grafana legacy API key (base64 of {"k":…})',
         ("eyjrijoi",),
-        (r"(?<![A-Za-z0-9+/-])(?P<s>eyJrIjoi[A-Za-z0-9+/]{60,400}={0,3})(?![A-Za-z0-9+/=_-])"),
+        (r"(?:(?<![A-Za-z0-9+/-])|(?<=\\[nrt]))(?P<s>eyJrIjoi[A-Za-z0-9+/]{60,400}={0,3})(?![A-Za-z0-9+/=_-])"),
         fingerprint_only=True,
         accept=_grafana_api_key,
         reference="https://grafana.com/docs/grafana/latest/developers/http_api/auth/ (shape: gitleaks grafana-api-key)",
@@ -626,7 +626,7 @@ RULES: tuple[Rule, ...] = (
         "Facebook / Meta Graph API user, page or app-scoped access token (EAA…)",
         ("eaa",),
         # Square's `EAAA` + 60 is shorter; a hex checksum that starts `EAA` is one case
-        (r"(?<![A-Za-z0-9-])(?P<s>EAA[A-Za-z0-9]{80,500})(?![A-Za-z0-9_-])"),
+        (r"(?:(?<![A-Za-z0-9-])|(?<=\\[nrt]))(?P<s>EAA[A-Za-z0-9]{80,500})(?![A-Za-z0-9_-])"),
         fingerprint_only=True,
         accept=token(4.0, skip=3, kinds=3),
         reference=(
@@ -669,7 +669,7 @@ RULES: tuple[Rule, ...] = (
         "EasyPost production (EZAK) or test (EZTK) API key",
         ("ezak", "eztk"),
         # not inside a base64 blob (`…+EZAK…/…`)
-        (r"(?<![A-Za-z0-9+/-])(?P<s>EZ[AT]K[A-Za-z0-9]{54})(?![A-Za-z0-9+/=_-])"),
+        (r"(?:(?<![A-Za-z0-9+/-])|(?<=\\[nrt]))(?P<s>EZ[AT]K[A-Za-z0-9]{54})(?![A-Za-z0-9+/=_-])"),
         fingerprint_only=True,
         accept=token(3.5, skip=4, kinds=2),
         reference="https://docs.easypost.com/docs/authentication (shape as in gitleaks easypost-api-token)",
@@ -848,7 +848,7 @@ RULES: tuple[Rule, ...] = (
         BLOCK,
         "ClickUp personal API token (pk_<user id>_<32>)",
         ("pk_",),
-        (r"(?<![A-Za-z0-9])(?P<s>pk_[0-9]{6,10}_[0-9A-Z]{32})(?![A-Za-z0-9_])"),
+        (r"(?:(?<![A-Za-z0-9])|(?<=\\[nrt]))(?P<s>pk_[0-9]{6,10}_[0-9A-Z]{32})(?![A-Za-z0-9_])"),
         fingerprint_only=True,
         accept=last_part("_", 3.3, kinds=2),
         # `pk_` starts many names (primary keys, Stripe's publishable keys): tried only where it starts
