@@ -33,12 +33,12 @@ AGENT_ENV = "LOOPX_AGENT_ID"
 FLAG, ENV, GIT_CONFIG, ONLY_GOAL = "flag", "env", "git-config", "only-goal"
 
 GOAL_RULE = (
-    f"rule: name the goal with -g/--goal-id, set {GOAL_ENV}, or `git config {GOAL_KEY} <id>` "
-    "(`loopx connect -g <id>` sets it), unless the repository has exactly one goal"
+    f"rule: name the goal with -g/--goal-id, set {GOAL_ENV}, or `git config {GOAL_KEY} <goal>` "
+    "(`loopx connect -g <goal>` sets it), unless the repository has exactly one goal"
 )
 AGENT_RULE = (
-    f"rule: name the agent with -a/--agent-id, set {AGENT_ENV}, or `git config {AGENT_KEY} <id>` "
-    "(`loopx agent register --default` sets it)"
+    f"rule: name the agent with -a/--agent-id, set {AGENT_ENV}, or `git config {AGENT_KEY} <agent>` "
+    "(`loopx agent register --agent-id <agent> --default` sets it)"
 )
 
 

@@ -347,7 +347,7 @@ def require_goal(state: State, goal_id: str) -> GoalState:
         known = listed(g for g, s in state.goals.items() if s.goal)
         raise NotFoundError(
             f"goal '{goal_id}' does not exist (known goals: {known})",
-            hint="create it with `loopx goal create --goal-id G --objective TEXT`",
+            hint=f"create it with `loopx goal create --goal-id {goal_id} --objective TEXT`",
         )
     return found
 

@@ -89,3 +89,6 @@ def leaked(shaped: Shaped, printed: str) -> list[str]:
     """Every run of ``PIECE`` characters of the secret that ``printed`` holds."""
     runs = {s[i : i + PIECE] for s in shaped.secrets for i in range(len(s) - PIECE + 1)}
     return sorted(run for run in runs if run in printed)
+
+
+ONE_LINE_PEM_BODY = FAMILY_TOKENS["keys (one-line PEM)"][1]

@@ -1,0 +1,1 @@
+loopxChunk("history-15", {"ask":[{"event_id":"evt_01m971wkyqjbxn50sq55302htr","kind":"todo_add","at":"2026-12-07T01:28:59Z","summary":"todo added: Approve the release","commit":"ad7a43d26d4e41ee6ce378e1c5bb2322838de3d7"}]});
