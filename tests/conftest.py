@@ -101,3 +101,28 @@ def cli(repo, git_repo, capsys) -> Cli:
 
 def state_tip(path: Path) -> str:
     return git(path, "rev-parse", "refs/heads/loopx/state").strip()
+
+
+@pytest.fixture
+def surface(record_property):
+    """``surface(message)``: what a whole-surface test covered (how many commands, options, shapes it
+    ran), printed at the end of the run under "surface covered" (``pytest_terminal_summary``)."""
+
+    def say(message: str) -> None:
+        record_property("surface", message)
+        print(message)
+
+    return say
+
+
+def pytest_terminal_summary(terminalreporter):
+    said = [
+        (report.nodeid, value)
+        for report in terminalreporter.stats.get("passed", [])
+        for name, value in getattr(report, "user_properties", [])
+        if name == "surface" and report.when == "call"
+    ]
+    if said:
+        terminalreporter.section("surface covered")
+        for nodeid, message in sorted(said):
+            terminalreporter.write_line(f"{nodeid.split('::')[-1][:70]}: {message}")

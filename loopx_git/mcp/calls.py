@@ -64,11 +64,15 @@ class Refusal(Exception):
 
 
 def shown(text: str) -> str:
+    """A message as the CLI's stderr shows it: masked (by the mask of the call under way, which
+    knows the values the call was handed, else by the rules alone), then cut and escaped."""
     from loopx_git.cli.main import _clipped
+    from loopx_git.cli.masking import current
     from loopx_git.model.canonical import printable
     from loopx_git.safety.mask import masked
 
-    return _clipped(printable(masked(text)))
+    mask = current()
+    return _clipped(printable(mask.text(text) if mask is not None else masked(text)))
 
 
 _FIELD = re.compile(r"field '([^']{1,200})'")
@@ -132,7 +136,7 @@ def run_command(
 ) -> Answer:
     """``func`` (a command) with ``kwargs``, as ``loopx ... --format json`` runs it; ``names`` are
     the calling tool's arguments, which a refusal's field is given as."""
-    from loopx_git.cli import render
+    from loopx_git.cli import masking, render
     from loopx_git.cli.context import Ctx, OutputFormat
     from loopx_git.cli.main import _refuse_nul
     from loopx_git.cli.params import BadParameter, Context, Exit
@@ -146,7 +150,10 @@ def run_command(
         agent_env=defaults.agent_id,  # -a, or LOOPX_AGENT_ID as the server started (loopx mcp)
     )
     rc: Any = 0
-    with _captured() as (out, err), render.progress_to(progress):
+    handed = [v for value in kwargs.values() for v in (value if isinstance(value, (list, tuple)) else [value])]
+    handed += [defaults.goal_id, defaults.agent_id, defaults.state_branch, defaults.repo]
+    # what the command prints passes the CLI's mask, and so does a refusal's message (``shown``)
+    with _captured() as (out, err), masking.masked_output(masking.new_mask(handed)), render.progress_to(progress):
         try:
             _refuse_nul(kwargs)
             rc = func(Context(obj), **kwargs)

@@ -240,8 +240,8 @@ def _joined_lines(text: str, m: re.Match) -> tuple[int, int]:
     return _line_region(text, max(0, m.start() - _CONTINUED_CONTEXT), min(len(text), m.end() + _CONTINUED_CONTEXT))
 
 
-_TOKEN_END = lazy_pattern(r"[A-Za-z0-9+/=_.~%-]")
-"""A character a token is made of: a break between two of them may cut one in two."""
+_TOKEN_CHAR = lazy_pattern(r"[A-Za-z0-9+/=_.~%-]")
+"""A character a token is made of: a line break between two of them may cut one in two."""
 
 
 def _yaml_blocks(text: str) -> Iterator[View]:
@@ -259,6 +259,7 @@ def _yaml_blocks(text: str) -> Iterator[View]:
         joiner = " " if ">" in m.group() else "\n"
         out, glued = _Builder(), _Builder()
         lines = 0
+        cuts = 0
         last = ""
         at = m.end()
         while at < len(text) and at - m.end() < MAX_REGION:
@@ -271,8 +272,10 @@ def _yaml_blocks(text: str) -> Iterator[View]:
             if body:
                 if lines:
                     out.put(joiner, at - 1, at)  # the line break the joiner stands for
-                    if not (_TOKEN_END.match(last) and _TOKEN_END.match(body[0])):
-                        glued.put(joiner, at - 1, at)  # only a break inside a run of token characters is glued
+                    if _TOKEN_CHAR.match(last) and _TOKEN_CHAR.match(body[0]):
+                        cuts += 1  # glued: no joiner
+                    else:
+                        glued.put(joiner, at - 1, at)
                 out.copy(text, at + len(line) - len(body), at + len(line))
                 glued.copy(text, at + len(line) - len(body), at + len(line))
                 last = body[-1]
@@ -280,7 +283,8 @@ def _yaml_blocks(text: str) -> Iterator[View]:
             at = line_end + 1
         if lines >= 2:
             yield out.view()
-            yield glued.view()._replace(fallback=True)
+            if cuts:  # else it reads as the view above
+                yield glued.view()._replace(fallback=True)
 
 
 # --- string literals joined by code ----------------------------------------------------------------

@@ -116,7 +116,11 @@ def matches(
                     at = m.start() + 1
         return
     done = tried = 0  # matched up to `done`; every start before `tried` was already tried
+    hopeless = rule.hopeless
     for p in positions:
+        if hopeless is not None and hopeless(text, p):
+            tried = max(tried, p + 1)
+            continue
         first = max(done, tried)
         starts = range(max(p - rule.back, first, 0), p + 1) if rule.start is None else rule.start(text, p)
         for q in starts:

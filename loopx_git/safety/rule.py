@@ -128,6 +128,9 @@ class Rule(NamedTuple):
     """How far past the end of its keyword's line a match may run: 0 for a one-line format."""
     reference: str = ""
     """Where the format is documented: a vendor's page (a URL), or a short note."""
+    hopeless: Callable[[str, int], bool] | None = None
+    """For an anchored rule: a test, far cheaper than the regex, that no match holds the keyword at
+    ``p`` (the name an assignment needs runs on with no end in sight): the place is skipped."""
     prefixed: bool = False
     """The secret starts with a vendor prefix that no word or encoding ends in (``ghp_``, ``xoxb-``,
     ``sk-ant-``): the prefix is the anchor, so the rule matches after any character at all

@@ -173,14 +173,38 @@ def _found(text: str, lower: str, policy: Policy) -> list[_Match]:
                 start, end = pieces[0][0], pieces[-1][1]
                 many = pieces if len(pieces) > 1 else ()
                 (last if view.fallback else found).append((rule, start, end, value, many, value != text[start:end]))
-    for glued in last:
-        overlapping = [f for f in found if f[1] < glued[2] and glued[1] < f[2]]
-        cut = [f for f in overlapping if _cut_by_a_break(text, f, glued)]
-        if cut or all(_outranks(text, glued, f) for f in overlapping):
-            found = [f for f in found if f not in cut]  # a piece of the value that only glued is whole
-            found.append(glued)
+    if last:
+        found = _with_glued(text, found, last)
     found.sort(key=lambda f: f[1])
     return found
+
+
+def _with_glued(text: str, found: list[_Match], glued_found: list[_Match]) -> list[_Match]:
+    """``found`` with the glued reading's findings that may stand (``_outranks``, ``_cut_by_a_break``),
+    and without the pieces they hold whole. The findings a glued one overlaps are looked up by start
+    (a running maximum of ends stops the walk back), so many of either stay cheap."""
+    from bisect import bisect_left
+
+    normal = sorted(found, key=lambda f: f[1])
+    starts = [f[1] for f in normal]
+    reach, furthest = [], -1
+    for f in normal:
+        furthest = max(furthest, f[2])
+        reach.append(furthest)
+    dropped: set[int] = set()
+    added: list[_Match] = []
+    for glued in glued_found:
+        overlapping = []
+        j = bisect_left(starts, glued[2]) - 1
+        while j >= 0 and reach[j] > glued[1]:
+            if normal[j][2] > glued[1]:
+                overlapping.append(j)
+            j -= 1
+        cut = [j for j in overlapping if _cut_by_a_break(text, normal[j], glued)]
+        if cut or all(_outranks(text, glued, normal[j]) for j in overlapping):
+            dropped.update(cut)  # a piece of the value that only the glued reading holds whole
+            added.append(glued)
+    return [f for j, f in enumerate(normal) if j not in dropped] + added
 
 
 def _outranks(text: str, glued: _Match, other: _Match) -> bool:

@@ -1,1 +1,1 @@
-loopxChunk("history-13", {"gated":[{"event_id":"evt_01m971wkzcv9jea22g6bkrp5c0","kind":"todo_add","at":"2026-12-07T01:28:59Z","summary":"todo added: Gated","commit":"8821d41839222ddabc4752356d0064b499e89015"}]});
+loopxChunk("history-13", {"gated":[{"event_id":"evt_01m972m2nhmvdvyydtpfx1chef","kind":"todo_add","at":"2026-12-07T01:41:47Z","summary":"todo added: Gated","commit":"2021ba0c3474126a80146335e929648fef98efb3"}]});

@@ -1,1 +1,1 @@
-loopxChunk("history-15", {"ask":[{"event_id":"evt_01m971wkyqjbxn50sq55302htr","kind":"todo_add","at":"2026-12-07T01:28:59Z","summary":"todo added: Approve the release","commit":"ad7a43d26d4e41ee6ce378e1c5bb2322838de3d7"}]});
+loopxChunk("history-15", {"ask":[{"event_id":"evt_01m972m2n53wvka0kadpm2gcn8","kind":"todo_add","at":"2026-12-07T01:41:47Z","summary":"todo added: Approve the release","commit":"b203d199065409da384cae5197eafc3fc9e1f7ac"}]});

@@ -1,1 +1,1 @@
-loopxChunk("history-45", {"parse":[{"event_id":"evt_01m971wky4acgag8g5nj8y2yf2","kind":"todo_add","at":"2026-12-07T01:28:59Z","summary":"todo added: Write the parser","commit":"aff5de9741aaef0586f8f0210a04298135ae232d"}]});
+loopxChunk("history-45", {"parse":[{"event_id":"evt_01m972m2msjwtyw64m9ny00zxz","kind":"todo_add","at":"2026-12-07T01:41:47Z","summary":"todo added: Write the parser","commit":"7023c7259ea5af0b351007683e0e377339893fea"}]});

@@ -1,1 +1,1 @@
-loopxChunk("history-48", {"doc":[{"event_id":"evt_01m971wkyc0wmknx6t112fpwkm","kind":"todo_add","at":"2026-12-07T01:28:59Z","summary":"todo added: Document it","commit":"70c880b1a162d439cf2bbe6391adf6743c80b298"}]});
+loopxChunk("history-48", {"doc":[{"event_id":"evt_01m972m2mzjsf8qcnrr2bkqw1q","kind":"todo_add","at":"2026-12-07T01:41:47Z","summary":"todo added: Document it","commit":"70a00e781fe009108b6be5de1752bbea066b5074"}]});

@@ -98,6 +98,7 @@ def test_2_a_folded_token_in_a_staged_file_refuses_the_commit(connected):
         ["todo", "add", "--text", "x", "--priority", "{v}"],
         ["event", "append", "--kind", "note", "--detail", "{v}=1"],
         ["event", "append", "--kind", "note", "--artifact-ref", "{pem}"],
+        ["event", "append", "--kind", "note", "--artifact-ref", "/keys/{pem}"],  # refused as a path: quoted
     ],
     ids=lambda a: " ".join(x for x in a if "{" not in x)[:40],
 )

@@ -69,7 +69,7 @@ def _strong(keyword: str) -> bool:
     return len(keyword) >= 4 and not keyword.isalnum()
 
 
-def test_the_rule_table_says_of_every_vendor_prefix_whether_it_is_an_anchor():
+def test_the_rule_table_says_of_every_vendor_prefix_whether_it_is_an_anchor(surface):
     for rule in KEYED:
         strong = all(_strong(_prefix(rule, token) or "") for token in TOKENS[rule])
         if strong and not BY_ID[rule].prefixed:
@@ -77,7 +77,7 @@ def test_the_rule_table_says_of_every_vendor_prefix_whether_it_is_an_anchor():
     assert not set(WORD_TAILS) & set(PREFIXED)
     missing = [rule for rule in PREFIXED if rule not in TOKENS]
     assert not missing, f"prefixed rules with no planted token starting with a keyword: {missing}"
-    print(f"{len(PREFIXED)} prefixed rules, {len(KEYED) - len(PREFIXED)} more with a keyword prefix")
+    surface(f"{len(PREFIXED)} prefixed rules, {len(KEYED) - len(PREFIXED)} more with a keyword prefix")
 
 
 AFTER = ["", " ", "\t", "\n", '"', "'", "`", ",", ";", ")", "]", "}", ">", "&", "|", "#"]

@@ -69,12 +69,12 @@ def _writes_naming_work() -> set[tuple[str, ...]]:
     return found
 
 
-def test_every_write_that_names_a_todo_or_a_handoff_is_ruled_here():
+def test_every_write_that_names_a_todo_or_a_handoff_is_ruled_here(surface):
     writes = _writes_naming_work()
     unruled = writes - set(ACTS) - set(EXEMPT)
     assert not unruled, f"say whether these act on another agent's work (ACTS) or not (EXEMPT): {sorted(unruled)}"
     assert not (set(ACTS) | set(EXEMPT)) - writes, "a ruled command no longer writes or names a todo"
-    print(f"{len(writes)} writes name a todo or a handoff: {len(ACTS)} act on held work, {len(EXEMPT)} exempt")
+    surface(f"{len(writes)} writes name a todo or a handoff: {len(ACTS)} act on held work, {len(EXEMPT)} exempt")
 
 
 @pytest.fixture

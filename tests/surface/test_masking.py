@@ -76,7 +76,7 @@ CASES = [(param, shape, _turn(i, shape)) for i, param in enumerate(TEXT_PARAMS) 
 
 
 @pytest.mark.parametrize("fmt", ["text", "json"])
-def test_no_option_of_any_command_prints_a_secret_it_was_handed(shared, fmt):
+def test_no_option_of_any_command_prints_a_secret_it_was_handed(shared, fmt, surface):
     leaks, codes = [], {}
     for param, _shape, shaped in CASES:
         args = (["--format", "json"] if fmt == "json" else []) + _line(param, shaped.value)
@@ -87,7 +87,7 @@ def test_no_option_of_any_command_prints_a_secret_it_was_handed(shared, fmt):
         if found:
             leaks.append(f"{param} [{shaped.name}]: {found[0]!r} in {printed[:300]!r}")
     ran = {p.path for p, _, _ in CASES}
-    print(
+    surface(
         f"{fmt}: {len(ran)} commands x {len(TEXT_PARAMS)} text options x {len(SHAPES)} shapes "
         f"({len({s.name for _, _, s in CASES})} planted values, {len(FAMILY_TOKENS)} families in turn) "
         f"= {len(CASES)} runs; exit codes {dict(sorted(codes.items()))}"
@@ -104,7 +104,7 @@ def _written_redacted(shared) -> list[tuple[str, Shaped]]:
     return out
 
 
-def test_a_write_that_redacts_a_secret_prints_no_part_of_it(shared):
+def test_a_write_that_redacts_a_secret_prints_no_part_of_it(shared, surface):
     leaks, runs = [], 0
     for param, shaped in _written_redacted(shared):
         line = _line(param, shaped.value)
@@ -115,7 +115,7 @@ def test_a_write_that_redacts_a_secret_prints_no_part_of_it(shared):
             runs += 1
             if leaked(shaped, printed):
                 leaks.append(f"{param} [{shaped.name}] exit {code}: {printed[:300]!r}")
-    print(f"{runs} redacting writes checked")
+    surface(f"{runs} redacting writes checked")
     assert runs > 20 and not leaks, "\n".join(leaks[:20])
 
 
@@ -132,7 +132,7 @@ def _every_command() -> list[tuple[str, ...]]:
     return [path for path, _ in commands() if path and not any(path[: len(k)] == k for k in SKIPPED)]
 
 
-def test_no_context_default_is_printed_by_any_command(shared):
+def test_no_context_default_is_printed_by_any_command(shared, surface):
     """A default set to a secret (an agent id pasted from the wrong clipboard) is quoted by many
     refusals ("agent_id (from LOOPX_AGENT_ID) '…' is not registered"): masked in every one."""
     paths = _every_command()
@@ -154,7 +154,7 @@ def test_no_context_default_is_printed_by_any_command(shared):
             runs += 1
             if leaked(shaped, printed):
                 leaks.append(f"{name} [{shaped.name}] {' '.join(path)}: {printed[:300]!r}")
-    print(f"{len(DEFAULTS)} context defaults x {len(paths)} commands = {runs} runs")
+    surface(f"{len(DEFAULTS)} context defaults x {len(paths)} commands = {runs} runs")
     assert not leaks, "\n".join(leaks[:20])
 
 
@@ -229,3 +229,39 @@ def test_the_mask_holds_a_learned_secret_in_any_surrounding_text(pick, before, a
     mask.learn(shaped.value)
     message = (before + repr(shaped.value) + after)[:cut]
     assert not leaked(shaped, mask.text(message))
+
+
+# --- the MCP server's answers pass the same mask ----------------------------------------------------
+
+
+def test_no_tool_argument_of_the_mcp_server_comes_back_in_an_answer_or_a_refusal(shared, surface):
+    """Every string argument of every tool, fed a planted secret (families and shapes in turn): the
+    answer's text and data, a refusal's message, hint and data hold no part of it."""
+    pytest.importorskip("mcp")  # the tool table needs nothing of the SDK, but its schemas need pydantic only
+    from loopx_git.mcp.calls import Defaults, Refusal, call
+    from loopx_git.mcp.tools import tools
+
+    defaults = Defaults(repo=str(shared.path), goal_id=GOAL, agent_id="alice")
+    leaks, runs = [], 0
+    for t_index, tool in enumerate(tools()):
+        schema = tool.model.model_json_schema()
+        for a_index, (name, spec) in enumerate(schema.get("properties", {}).items()):
+            kinds = {spec.get("type"), *(s.get("type") for s in spec.get("anyOf", []))}
+            if "string" not in kinds and "array" not in kinds:
+                continue
+            shape = SHAPES[(t_index + a_index) % len(SHAPES)]
+            shaped = _turn(t_index + a_index, shape)
+            value = [shaped.value] if "string" not in kinds else shaped.value
+            tip = shared.tip()
+            try:
+                answer = call(tool, {name: value}, defaults)
+                printed = answer.text + json.dumps(answer.data) + " ".join(answer.warnings)
+            except Refusal as refusal:
+                printed = json.dumps(refusal.to_json())
+            runs += 1
+            if shared.tip() != tip:
+                git(shared.path, "update-ref", "refs/heads/loopx/state", tip)
+            if leaked(shaped, printed):
+                leaks.append(f"{tool.spec.name}({name}) [{shaped.name}]: {printed[:300]!r}")
+    surface(f"{len(tools())} tools: {runs} string arguments fed a planted secret")
+    assert runs > 50 and not leaks, "\n".join(leaks[:20])

@@ -163,7 +163,7 @@ def _projections(repo: Repo) -> list[tuple[str, str]]:
     return out
 
 
-def test_every_line_should_run_and_prime_put_before_an_agent_runs_as_printed(project):
+def test_every_line_should_run_and_prime_put_before_an_agent_runs_as_printed(project, surface):
     lines = _projections(project)
     assert any("--todo-id tok" in line for where, line in lines if "command_template" in where), lines
     failed = []
@@ -172,7 +172,7 @@ def test_every_line_should_run_and_prime_put_before_an_agent_runs_as_printed(pro
         code, said = project.attempt(words)
         if code != 0:
             failed.append(f"{where}: {line}\n    -> exit {code}: {said.strip()[:300]}")
-    print(f"{len(lines)} projected lines from should-run and prime of {len(AGENTS)} agents, and the card, run")
+    surface(f"{len(lines)} projected lines from should-run and prime of {len(AGENTS)} agents, and the card, run")
     assert not failed, "\n".join(failed)
 
 
@@ -203,7 +203,7 @@ def _a_name(line: str) -> bool:
     return all(not w.startswith("-") for w in words) and tuple(words) in {p for p, _ in commands()}
 
 
-def test_every_command_line_in_a_refusals_hint_runs_as_printed(project):
+def test_every_command_line_in_a_refusals_hint_runs_as_printed(project, surface):
     hints = _hints(project)
     failed, names = [], 0
     for line, source in sorted(hints.items()):
@@ -213,7 +213,7 @@ def test_every_command_line_in_a_refusals_hint_runs_as_printed(project):
         code, said = project.attempt(fill(line, **NAMES)[1:])
         if code != 0:
             failed.append(f"{line}  (hint of: loopx {source})\n    -> exit {code}: {said.strip()[:300]}")
-    print(f"{len(hints)} command lines in hints of {len(TEXT_PARAMS) + 5} refused command lines ({names} are names)")
+    surface(f"{len(hints)} command lines in hints of {len(TEXT_PARAMS) + 5} refused command lines ({names} are names)")
     assert len(hints) > 10 and not failed, "\n".join(failed)
 
 
@@ -237,7 +237,7 @@ def _source_lines() -> list[tuple[str, str]]:
     return out
 
 
-def test_every_command_line_the_package_spells_names_real_commands_and_options():
+def test_every_command_line_the_package_spells_names_real_commands_and_options(surface):
     """What the harvest above cannot reach (a refusal of a rare state): every `loopx ...` written in
     the package's strings names a command that exists, with options that command takes."""
     from tests.hostile.commands import all_params
@@ -269,7 +269,7 @@ def test_every_command_line_the_package_spells_names_real_commands_and_options()
         unknown = [f for f in flags if f not in taken and re.fullmatch(r"--?[a-z][a-z-]*", f)]
         if unknown:
             bad.append(f"{where}: `{line}`: {' '.join(path)} takes no {', '.join(unknown)}")
-    print(f"{len(lines)} command lines spelled in the package's strings checked against the command tree")
+    surface(f"{len(lines)} command lines spelled in the package's strings checked against the command tree")
     assert len(lines) > 50 and not bad, "\n".join(bad)
 
 
@@ -288,9 +288,9 @@ SHARED = {
     "G": "parser",
     "T": "todo-tok",
     "A": "alice",
-    "EVT": '"$(loopx --format json events -g parser --kind todo_claim | python3 -c \'import json,sys; print(json.load(sys.stdin)[-1]["event_id"])\')"',
+    "EVT": '"$(loopx --format json events -g parser --kind todo_claim | "$PY" -c \'import json,sys; print(json.load(sys.stdin)[-1]["event_id"])\')"',
     "SHA": '"$(git log --format=%H --grep="todo update todo-doc" -1 loopx/state)"',
-    "P": '"$(loopx --format json rollback list -g parser | python3 -c \'import json,sys; print(json.load(sys.stdin)[-1]["packet_id"])\')"',
+    "P": '"$(loopx --format json rollback list -g parser | "$PY" -c \'import json,sys; print(json.load(sys.stdin)[-1]["packet_id"])\')"',
     "URL": '"$REMOTE"',
     "<64 hex>": "0123456789abcdef" * 4,
     "path/to/project": ".",
@@ -320,7 +320,7 @@ def _project_script(lines: list[str], tmp: Path) -> str:
     setup = [
         f'loopx() {{ {shlex.quote(sys.executable)} -m loopx_git "$@"; }}',
         f'loopx-mcp() {{ {shlex.quote(sys.executable)} -m loopx_git mcp "$@"; }}',
-        f"export REMOTE={shlex.quote(str(remote))} BROWSER=true",
+        f"export REMOTE={shlex.quote(str(remote))} BROWSER=true PY={shlex.quote(sys.executable)}",
         f"git init -q --bare {shlex.quote(str(remote))}",
         f"mkdir -p {shlex.quote(str(project))}/tests && cd {shlex.quote(str(project))} && git init -q -b main",
         "echo project > README.md && echo 'def test(): pass' > tests/test_tok.py && git add -A && git commit -qm init",
@@ -353,7 +353,7 @@ DOCS = sorted(p.name for p in (ROOT / "docs").glob("*.md") if "```sh" in p.read_
 
 
 @pytest.mark.parametrize("doc", [d for d in DOCS if d not in DOCS_RUN_ELSEWHERE])
-def test_every_example_of_a_doc_runs_as_written(doc, tmp_path):
+def test_every_example_of_a_doc_runs_as_written(doc, tmp_path, surface):
     lines = [
         line for line in _doc_lines((ROOT / "docs" / doc).read_text()) if not any(line.startswith(n) for n in NOT_RUN)
     ]
@@ -366,6 +366,6 @@ def test_every_example_of_a_doc_runs_as_written(doc, tmp_path):
         timeout=600,
         env={**__import__("os").environ, "GIT_EDITOR": "true"},
     )
-    print(f"docs/{doc}: {len(filled)} example lines run")
+    surface(f"docs/{doc}: {len(filled)} example lines run")
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     assert "Traceback" not in done.stderr and "internal error" not in done.stderr

@@ -56,7 +56,7 @@ def code_branches(shared, tmp_path_factory):
     git(shared.path, "remote", "remove", "origin")
 
 
-def test_every_command_refuses_a_state_branch_that_is_a_code_branch(shared, code_branches, capsys):
+def test_every_command_refuses_a_state_branch_that_is_a_code_branch(shared, code_branches, capsys, surface):
     paths = _paths()
     before = _refs(shared.path)
     runs = 0
@@ -68,7 +68,7 @@ def test_every_command_refuses_a_state_branch_that_is_a_code_branch(shared, code
         assert code == 1 and "error[state-branch-is-code]" in err, (path, branch, code, err[-400:])
         assert f"refs/heads/{branch}" in err and "nothing was read or written" in err, err
     assert _refs(shared.path) == before
-    print(f"{len(paths)} commands x the three kinds of code branch in turn = {runs} runs, all refused")
+    surface(f"{len(paths)} commands x the three kinds of code branch in turn = {runs} runs, all refused")
 
 
 @pytest.mark.parametrize("branch", ["main", "trunk", "feature"])
@@ -105,7 +105,7 @@ def test_an_empty_state_branch_is_refused(shared, capsys):
     assert code == 1 and "field 'state_branch'" in err and "is empty" in err, err
 
 
-def test_no_command_moves_any_ref_but_the_state_branch(shared, capsys):
+def test_no_command_moves_any_ref_but_the_state_branch(shared, capsys, surface):
     """Every command run with workable values: whatever it did, HEAD, the index, the project's
     branch and every other ref are where they were (a remote-tracking copy of the state branch aside)."""
     paths = _paths()
@@ -131,4 +131,4 @@ def test_no_command_moves_any_ref_but_the_state_branch(shared, capsys):
         capsys.readouterr()
         assert _code_state(shared.path) == before, command
     assert not moved, f"moved a ref other than {STATE}: {moved}"
-    print(f"{ran} commands run; the state branch moved {len(set(state))} time(s), nothing else")
+    surface(f"{ran} commands run; the state branch moved {len(set(state))} time(s), nothing else")

@@ -7,6 +7,7 @@ and JSON."""
 from __future__ import annotations
 
 import json
+import time
 
 import loopx_git
 from tests.conftest import git
@@ -26,6 +27,8 @@ def _shared(tmp_path):
 def test_an_unrelated_history_on_the_remote_is_refused_naming_its_commit(tmp_path):
     remote, alice = _shared(tmp_path)
     elsewhere = bare(tmp_path / "elsewhere.git")
+    # a root made in the same second by the same identity would be the same commit: a history shared
+    time.sleep(1.1)
     stranger = clone(tmp_path / "stranger", str(elsewhere))  # its own root: another project's state, say
     with loopx_git.open(stranger) as repo:
         repo.goal_create("other", "Another project")

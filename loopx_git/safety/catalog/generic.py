@@ -836,10 +836,23 @@ _CLI_KEYWORDS = (
 )  # fmt: skip
 
 
+_NAME_RUNS_ON = lazy_pattern(r"[A-Za-z0-9_.-]{47}")
+"""47 name characters: more than a credential name (a keyword of at most six and 40 more) can hold
+before the separator, quote or bracket that ends it."""
+
+
+def _name_runs_on(text: str, at: int) -> bool:
+    """No assignment holds the keyword at ``at``: the name it starts runs on past any credential
+    name's length (inside a long identifier, a hash, a base64 blob, ``passpass…``)."""
+    return _NAME_RUNS_ON.match(text, at) is not None
+
+
 def _flag_start(text: str, at: int) -> tuple[int, ...]:
     """Where a match holding the keyword at ``at`` can start: the dash opening the flag the keyword
     is part of (``--db-`` before ``password``), and the keyword itself (``/password:``, ``mysql``).
     Nowhere between: a flag's dash must follow neither a word character nor a dash."""
+    if text.rfind("-", max(0, at - 40), at) < 0:
+        return (at,)  # no dash close enough to open a flag: found in C, not character by character
     i = at
     while i > 0 and at - i < 40 and (text[i - 1].isalnum() or text[i - 1] == "-"):
         i -= 1
@@ -1024,6 +1037,7 @@ RULES: tuple[Rule, ...] = (
         _CREDENTIAL_KEY + _AFTER_KEY + _VALUE,
         accept=_generic_secret,
         anchored=True,
+        hopeless=_name_runs_on,
         reference="—",
     ),
     Rule(
@@ -1034,6 +1048,7 @@ RULES: tuple[Rule, ...] = (
         _PASSWORD_KEY + _AFTER_KEY + _VALUE,
         accept=_generic_password,
         anchored=True,
+        hopeless=_name_runs_on,
         reference="—",
     ),
 )
