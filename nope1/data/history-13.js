@@ -1,1 +1,0 @@
-loopxChunk("history-13", {"gated":[{"event_id":"evt_01m972m2nhmvdvyydtpfx1chef","kind":"todo_add","at":"2026-12-07T01:41:47Z","summary":"todo added: Gated","commit":"2021ba0c3474126a80146335e929648fef98efb3"}]});

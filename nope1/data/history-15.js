@@ -1,1 +1,0 @@
-loopxChunk("history-15", {"ask":[{"event_id":"evt_01m972m2n53wvka0kadpm2gcn8","kind":"todo_add","at":"2026-12-07T01:41:47Z","summary":"todo added: Approve the release","commit":"b203d199065409da384cae5197eafc3fc9e1f7ac"}]});

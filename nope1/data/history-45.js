@@ -1,1 +1,0 @@
-loopxChunk("history-45", {"parse":[{"event_id":"evt_01m972m2msjwtyw64m9ny00zxz","kind":"todo_add","at":"2026-12-07T01:41:47Z","summary":"todo added: Write the parser","commit":"7023c7259ea5af0b351007683e0e377339893fea"}]});

@@ -1,1 +1,0 @@
-loopxChunk("history-48", {"doc":[{"event_id":"evt_01m972m2mzjsf8qcnrr2bkqw1q","kind":"todo_add","at":"2026-12-07T01:41:47Z","summary":"todo added: Document it","commit":"70a00e781fe009108b6be5de1752bbea066b5074"}]});

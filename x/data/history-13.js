@@ -1,1 +1,0 @@
-loopxChunk("history-13", {"todo-f2hx5m3s":[{"event_id":"evt_01m971srmv5sjamzpw7fdqy3k1","kind":"todo_add","at":"2026-12-07T01:27:25Z","summary":"todo added: x","commit":"3a8bc5856911cd9d7df2f6d37bbcf3502ae8ef27"}]});

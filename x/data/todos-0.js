@@ -1,1 +1,0 @@
-loopxChunk("todos-0", [{"todo_id":"todo-f2hx5m3s","text":"x","state":"open","agent_id":null,"priority":"P2","task_class":"advancement_task","role":"agent","updated_at":"2026-12-07T01:27:25Z","source_event_id":"evt_01m971srmv5sjamzpw7fdqy3k1","commit":"3a8bc5856911cd9d7df2f6d37bbcf3502ae8ef27"}]);
