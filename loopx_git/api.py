@@ -113,8 +113,26 @@ def not_code(
     ``linked=False`` lets a branch checked out in a linked work tree pass: the configured state
     branch may be checked out on purpose, to edit it with plain git (``loopx verify`` and
     ``repair`` must still read it), where a named ``--state-branch`` is refused everywhere."""
+    aliased = git.symbolic_target(ref)
+    if aliased is not None:  # `git symbolic-ref refs/heads/cur refs/heads/main`: a write would land on main
+        raise ValidationError(
+            f"field '{field}': {ref} is a symbolic ref to {aliased}; rule: the state branch is a branch of its own, "
+            "never another name for one; nothing was read or written",
+            code="state-branch-is-code",
+            hint=hint or f"`git symbolic-ref --delete {ref}`, or name a branch of its own",
+        )
     why = git.code_branches(linked=linked).get(ref)
     if why is None:
+        tip = git.ref_target(ref)
+        if tip is not None and not git.holds_path(tip, layout.ROOT_DOCUMENT, "goals"):
+            raise ValidationError(
+                f"field '{field}': {ref} holds neither {layout.ROOT_DOCUMENT} nor goals/ at its tip "
+                f"({tip[:12]}): it is no state branch; rule: loopx reads and writes only a branch `loopx connect` "
+                "made (repair would take every other file out of it); nothing was read or written",
+                code="not-a-state-branch",
+                hint=hint
+                or f"leave --state-branch out (the default is {layout.DEFAULT_STATE_REF.removeprefix('refs/heads/')})",
+            )
         return ref
     raise ValidationError(
         f"field '{field}': {ref} is {why}, a branch of the project's code; rule: the state branch is a "

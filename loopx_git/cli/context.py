@@ -78,8 +78,10 @@ class Ctx:
         """Print the notices no envelope carried (stderr, so JSON on stdout stays clean)."""
         import sys
 
+        from loopx_git.cli.render import one_line
+
         while self.notices:
-            sys.stderr.write(f"warning: {self.notices.pop(0).describe()}\n")
+            sys.stderr.write(one_line(f"warning: {self.notices.pop(0).describe()}") + "\n")
 
 
 def _discovered(path: str) -> Any:

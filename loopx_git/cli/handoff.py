@@ -67,6 +67,15 @@ def prepare(
     if as_operator and agent_id is not None:
         raise BadParameter("give one of --agent-id and --as-operator", param_hint="'--as-operator'")
     c = context.get(ctx)
+    if as_operator and c.agent_env:
+        from loopx_git.errors import ValidationError
+
+        raise ValidationError(
+            f"field 'as_operator': this process acts as agent {c.agent_env!r} (LOOPX_AGENT_ID); rule: an operator is "
+            "a person, and an agent's process never prepares a handoff as one",
+            code="not-holder",
+            hint="unset LOOPX_AGENT_ID to act as a person, or run it as the source agent",
+        )
     with c.session(redact=redact) as repo:
         goal_id = c.goal(repo, goal_id)
         result = repo.handoff_prepare(

@@ -169,6 +169,9 @@ def run_cli(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     _tolerant_output()
     _closed_streams_to_devnull()
+    if argv == ["--version"]:  # the one answer that quotes nothing: no mask to load for it
+        _print_version()
+        return EXIT_OK
     try:  # everything printed from here on passes the mask, refusals and usage errors included
         with masking.masked_output(masking.new_mask(argv)):
             return _guarded(argv)
@@ -367,9 +370,10 @@ def _say(message: str) -> None:
 
 
 def _one_line(message: str) -> str:
-    from loopx_git.model.canonical import printable, visible
+    from loopx_git.cli.render import one_line
+    from loopx_git.model.canonical import printable
 
-    return _clipped(visible(printable(message)).replace("\n", "\\n"))
+    return _clipped(one_line(printable(message)))
 
 
 MAX_WORD, MAX_MESSAGE = 4096, 16000

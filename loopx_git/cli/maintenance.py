@@ -44,7 +44,7 @@ def register(root: Group) -> None:
         def text(r) -> None:
             for p in r.problems:
                 where = f"{p.commit[:12]}:" if p.commit else ""
-                render.line(f"{where}{p.path}: {p.code}: {p.message}", style="red")
+                render.line(render.one_line(f"{where}{p.path}: {p.code}: {p.message}"), style="red")
             for conflict in r.conflicts:
                 render.line(f"conflict {conflict.kind} ({conflict.event_id}): {conflict.message}", style="yellow")
             verdict = "ok" if r.ok else f"{len(r.problems)} problem(s)"

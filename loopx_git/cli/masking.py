@@ -36,12 +36,15 @@ _CURRENT: ContextVar[OutputMask | None] = ContextVar("output_mask", default=None
 
 def new_mask(values: Iterable[object] = ()) -> OutputMask:
     """A mask that knows ``values`` and the environment's ``LOOPX_*`` variables, and trusts the
-    current folder."""
+    current folder, the user's home and loopx's own installation (a path there is the user's own,
+    printed to the user: ``dashboard --out ~/site``, ``doctor``)."""
     from loopx_git.safety.output import OutputMask
 
     mask = OutputMask()
     with contextlib.suppress(OSError):  # a current folder that was deleted has no path to trust
         mask.trust(os.getcwd())
+    mask.trust(os.path.expanduser("~"))  # the user's own home, and where loopx itself is installed
+    mask.trust(sys.prefix)
     for value in values:
         mask.learn(value)
     for name, value in os.environ.items():
@@ -81,12 +84,21 @@ def data(value: Any) -> Any:
     return value if mask is None else mask.data(value)
 
 
-def multiline(text: str) -> str:
-    """A string about to be printed as text, masked on its own if it spans lines."""
+def multiline(text: str, escaped: str | None = None) -> str:
+    """A string about to be printed as text, masked on its own where the printed text would hide a
+    secret from the mask over the output: it spans lines (a secret cut over them), or it holds
+    characters printed escaped (``escaped`` differs: ``Bearer\\x0b<token>`` matches no rule)."""
     mask = _CURRENT.get()
-    if mask is None or ("\n" not in text and "\r" not in text):
+    if mask is None or ("\n" not in text and "\r" not in text and (escaped is None or escaped == text)):
         return text
     return mask.text(text)
+
+
+def cell(text: str) -> str:
+    """A table cell masked on its own, before rich lays it out: a cell wrapped over lines sets its
+    pieces apart, with the other columns between them."""
+    mask = _CURRENT.get()
+    return text if mask is None or not text else mask.text(text)
 
 
 @contextmanager

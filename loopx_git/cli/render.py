@@ -171,7 +171,8 @@ def visible(text: str) -> str:
     from loopx_git.cli.masking import multiline
     from loopx_git.model.canonical import visible as escaped
 
-    return escaped(multiline(text))
+    shown = escaped(text)
+    return escaped(multiline(text, shown)) if shown != text or "\n" in text or "\r" in text else shown
 
 
 ID_COLUMNS = frozenset(
@@ -245,8 +246,10 @@ def _rich_table(
             grid.add_column(name, no_wrap=True, min_width=width)
         else:
             grid.add_column(name, min_width=minimum)
+    from loopx_git.cli.masking import cell as masked_cell
+
     for row in cells:  # Text, not str: rich would read "[red]" in a todo's text as markup
-        grid.add_row(*(Text(cell) for cell in row))
+        grid.add_row(*(Text(masked_cell(cell)) for cell in row))
     needed = sum(least) + 2 * len(columns)
     if not tty and title:
         out.print(title)
@@ -270,7 +273,19 @@ def _plain_table(columns: Sequence[str], cells: list[list[str]], widths: list[in
     sys.stdout.write("".join(out))
 
 
+def one_line(text: str) -> str:
+    """``text`` on one line, whatever it quotes: control characters and line breaks shown escaped, so
+    a value from the branch (a file name, a todo's text) cannot start a line of its own (``error[…]``)."""
+    shown = visible(text)
+    for brk, escape in (("\n", "\\n"), ("\u2028", "\\u2028"), ("\u2029", "\\u2029")):
+        shown = shown.replace(brk, escape)
+    return shown
+
+
 def line(message: str = "", style: str | None = None) -> None:
+    """A line to stdout, control characters escaped (a text of several lines stays several: a caller
+    that quotes a value which must stay on one line — a path from the branch — passes it through
+    ``one_line``)."""
     if not terminal(sys.stdout) and "\t" not in message:  # rich expands a tab
         sys.stdout.write(visible(message) + "\n")
         return
@@ -390,10 +405,10 @@ def note(message: str) -> None:
     """One line to stderr, always ended: the shell's next prompt must not follow it on the same line."""
     if terminal(sys.stderr):
         err = console(stderr=True)
-        err.print(visible(message), style="dim", markup=False)
+        err.print(one_line(message), style="dim", markup=False)
         err.file.flush()
     else:
-        sys.stderr.write(visible(message) + "\n")
+        sys.stderr.write(one_line(message) + "\n")
         sys.stderr.flush()
 
 

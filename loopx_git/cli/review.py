@@ -50,20 +50,24 @@ def commit_url_template(remote_url: str | None) -> str | None:
     return f"https://{m.group('host')}/{m.group('path')}{separator}{{sha}}"
 
 
-_MENTION = re.compile(r"(?<![A-Za-z0-9_.+/-])@(?=[A-Za-z0-9_-])")
-"""An ``@`` that GitHub reads as a mention (``@everyone``, ``@org/team``), not the one of an address."""
-_LINK = re.compile(r"\[([^\]\n]*)\]\(\s*(?!https?://)")
-"""A Markdown link or image whose target is not http(s): ``[x](javascript:…)``, ``[x](data:…)``."""
+_MENTION = re.compile(r"(?<![A-Za-z0-9_])@(?=[A-Za-z0-9_-])")
+"""An ``@`` GitHub may read as a mention (``@everyone``, ``-@octocat``, ``@org/team``), not the one
+inside an address (``ops@example.org``: a letter or digit before it)."""
+_LINK = re.compile(r"\]\(\s*(?!https?://)")
+"""Where a Markdown link or image ends its text and opens a target that is not http(s):
+``[x](javascript:…)``, ``[a[b]c](data:…)`` — found at the ``](``, however the text nests brackets."""
 
 
 def _cell(text: str | None) -> str:
-    """State text as a pull-request comment shows it, never as markup it brings: HTML escaped (no
-    ``<img onerror>``, no ``</details>`` closing ours), mentions neutralised (nobody is pinged by a
-    todo), only http(s) links kept, and the table's ``|`` and line breaks escaped."""
-    text = (text or "").replace("<", "&lt;")  # no tag can open: `->`, `a > b` and `R&D` stay as written
+    """State text as a pull-request comment shows it, never as markup it brings: on one line, HTML
+    escaped (no ``<img onerror>``, no ``</details>`` closing ours, no ``<javascript:…>`` autolink),
+    mentions neutralised (nobody is pinged by a todo), only http(s) links kept, and the table's
+    ``|`` escaped (a backslash of the text's own cannot undo that)."""
+    text = (text or "").replace("\r", " ").replace("\n", " ")
+    text = text.replace("<", "&lt;").replace("\\", "&#92;")  # no tag can open: `->`, `a > b`, `R&D` stay
     text = _MENTION.sub("@&#8203;", text)
-    text = _LINK.sub(lambda m: "\\[" + m.group(1) + "\\]\\(", text)
-    return text.replace("|", "\\|").replace("\r", " ").replace("\n", " ")
+    text = _LINK.sub("\\]\\(", text)
+    return text.replace("|", "\\|")
 
 
 def _code(text: str | None) -> str:
@@ -82,13 +86,13 @@ def _policy_source(review, url: str | None = None, *, plain: bool = False) -> st
     commit = f"[{review.policy_commit[:7]}]" if plain else _commit(review.policy_commit, url)
     if review.policy_from == review.policy_commit:
         return commit
-    return f"{review.policy_from} {commit}" if plain else f"`{review.policy_from}` {commit}"
+    return f"{review.policy_from} {commit}" if plain else f"`{_code(review.policy_from)}` {commit}"
 
 
 def markdown(review, url: str | None = None) -> str:
     """The review as a pull-request comment: a summary, then per goal a section per kind of change
     and a per-agent count, then what failed verification or the safety rules."""
-    out = [f"## loopx state review: `{review.base}`..`{review.head}`", ""]
+    out = [f"## loopx state review: `{_code(review.base)}`..`{_code(review.head)}`", ""]
     verdict = "verify ok, no safety findings" if review.ok else f"**{len(review.issues)} issue(s)** (see below)"
     out += [
         f"{len(review.commits)} commit(s), {len(review.changes)} change(s); {verdict}.",
@@ -154,7 +158,10 @@ def _text(review) -> None:
                     f"  {section:9} {c.change:12} {c.todo_id or '':16}{who}: {c.detail}  [{(c.commit or '')[:7]}]"
                 )
     for issue in review.issues:
-        render.line(f"issue {issue.code} {issue.path} [{(issue.commit or '')[:7]}]: {issue.message}", style="red")
+        render.line(
+            render.one_line(f"issue {issue.code} {issue.path} [{(issue.commit or '')[:7]}]: {issue.message}"),
+            style="red",
+        )
 
 
 def register(root: Group) -> None:

@@ -154,7 +154,7 @@ def show_card(card) -> None:
         _more(card, "open_rollbacks", "loopx rollback list")
     render.table(
         ["#", "kind", "agent", "todo", "summary"],
-        [(e.lamport, e.event_kind, e.agent_id, e.todo_id, e.summary) for e in card.latest_events],
+        [(n, e.event_kind, e.agent_id, e.todo_id, e.summary) for n, e in enumerate(card.latest_events, 1)],
         title="Latest events",
     )
     _more(card, "latest_events", "loopx events")

@@ -29,7 +29,7 @@ def _text(view) -> None:
         ["#", "event", "recorded", "kind", "agent", "todo", "summary"],
         [
             (
-                e.lamport,
+                place,  # the row's place: Lamport clocks repeat across clones that wrote offline
                 e.event_id,
                 e.recorded_at,
                 e.event_kind + (" (imported)" if e.imported else ""),
@@ -37,7 +37,7 @@ def _text(view) -> None:
                 e.todo_id,
                 (e.summary or "") + ("" if e.has_join_key else "  (no join key)"),
             )
-            for e in view.events
+            for place, e in enumerate(view.events, 1)
         ],
     )
     for b in view.bridges:

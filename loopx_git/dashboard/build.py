@@ -120,14 +120,23 @@ def _check_out(out: Path) -> None:
             "text, with no control, zero-width or bidirectional characters",
             code="invalid-option",
         )
-    if out.name in ("", ".", "..") or out.resolve() in (Path.cwd().resolve(), *Path.cwd().resolve().parents):
+    try:
+        resolved, here, exists, is_dir = out.resolve(), Path.cwd().resolve(), out.exists(), out.is_dir()
+    except OSError as exc:  # a name longer than the file system takes, a folder it cannot read
+        raise ValidationError(
+            f"out {shown_path(out, 120)} cannot be used: {exc.strerror or exc}; rule: the site goes into a "
+            "folder this file system can hold",
+            code="invalid-option",
+            hint="name a shorter path, e.g. --out site",
+        ) from exc
+    if out.name in ("", ".", "..") or resolved in (here, *here.parents):
         raise ValidationError(
             f"out {shown_path(out)} names no folder of its own (the working folder or one above it); "
             "rule: the site goes into a folder it may replace",
             code="invalid-option",
             hint="name a new folder, e.g. --out site",
         )
-    if out.exists() and not out.is_dir():
+    if exists and not is_dir:
         raise ValidationError(f"out {shown_path(out)} is a file", code="invalid-option", hint="name a folder")
     if out.is_dir() and any(out.iterdir()) and not (out / MARKER).exists():
         raise RuleError(

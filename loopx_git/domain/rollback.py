@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from loopx_git.domain.todo import not_claimed_by_other
 from loopx_git.domain.write import EventMaker, Write, build, check_actor, given, one_of
 from loopx_git.errors import RuleError, ValidationError
 from loopx_git.model.event import EventBase, FieldChange, GoalCompensate, RollbackPlan, TodoCompensate
@@ -276,6 +277,11 @@ def rollback(
             code="not-reversible",
             hint=hint,
         )
+    for target in targets:  # undoing a transition of a todo another agent holds is acting for that agent
+        held = getattr(target, "todo_id", None)
+        todo = gs.todos.get(held) if held is not None else None
+        if todo is not None:
+            not_claimed_by_other(todo, actor, "roll back a transition of")
     if later and not force_later_changes:
         listed = ", ".join(f"{e.event_id} ({e.event_kind})" for e in later[:10])
         raise RuleError(

@@ -485,6 +485,7 @@ def supersede_todo(
             code="todo-closed",
         )
     not_claimed_by_other(old, actor, "supersede")
+    not_claimed_by_other(new, actor, "name as the replacement")  # the write records on it what it replaces
     replaced = build(
         TodoItem,
         {

@@ -53,7 +53,8 @@ class Refusal(Exception):
 
     def __init__(self, code: str, message: str, *, field: str | None = None, hint: str | None = None, data=None):
         super().__init__(message)
-        self.code, self.field, self.data = code, field, data
+        self.code, self.data = code, data
+        self.field = shown(field) if field else field  # a caller's argument name may be the secret itself
         self.message, self.hint = shown(message), shown(hint) if hint else hint
 
     def to_json(self) -> dict[str, Any]:

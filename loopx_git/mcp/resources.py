@@ -13,7 +13,7 @@ from typing import Any
 from urllib.parse import quote, unquote
 
 from loopx_git.cli import fast
-from loopx_git.mcp.calls import Defaults, Refusal, call, run_command
+from loopx_git.mcp.calls import Defaults, Refusal, call, run_command, shown
 from loopx_git.mcp.tools import command, tool
 
 PAGE = 500
@@ -107,7 +107,7 @@ def read(uri: str, defaults: Defaults) -> str:
         return json.dumps(template.pick(answer.data), indent=2, ensure_ascii=False)
     raise Refusal(
         "not-found",
-        f"field 'uri': no resource {uri[:200]!r}; rule: a URI of one of the templates (resources/templates/list)",
+        f"field 'uri': no resource {shown(uri)[:200]!r}; rule: a URI of one of the templates (resources/templates/list)",
         field="uri",
     )
 

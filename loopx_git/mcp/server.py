@@ -23,7 +23,7 @@ from mcp.server import Server, ServerRequestContext
 from mcp.server.stdio import stdio_server
 
 from loopx_git.mcp import resources, tools
-from loopx_git.mcp.calls import Answer, Defaults, Refusal, call, internal
+from loopx_git.mcp.calls import Answer, Defaults, Refusal, call, internal, shown
 
 log = logging.getLogger("loopx.mcp")
 
@@ -55,7 +55,7 @@ def build(defaults: Defaults) -> Server:
             return _error(
                 Refusal(
                     "unknown-tool",
-                    f"field 'name': there is no tool {params.name[:100]!r}; rule: a tool tools/list names",
+                    f"field 'name': there is no tool {shown(params.name)[:100]!r}; rule: a tool tools/list names",
                     field="name",
                     hint="list the tools (tools/list)",
                 )

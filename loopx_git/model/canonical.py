@@ -28,20 +28,25 @@ _CONTROL: dict[int, str] = {
     code: f"\\x{code:02x}" for code in [*range(0x00, 0x09), *range(0x0B, 0x20), 0x7F, *range(0x80, 0xA0)]
 }
 _INVISIBLE = [
-    0x061C,
-    0x200B,
-    0x200C,
-    0x200D,
-    0x200E,
-    0x200F,
-    *range(0x202A, 0x202F),
-    0x2060,
-    *range(0x2066, 0x206A),
-    0xFEFF,
+    0x00AD,  # soft hyphen
+    0x034F,  # combining grapheme joiner
+    0x061C,  # Arabic letter mark
+    0x115F,  # Hangul choseong filler
+    0x1160,  # Hangul jungseong filler
+    0x180E,  # Mongolian vowel separator
+    *range(0x200B, 0x2010),  # zero-width space, non-joiner, joiner; left-to-right and right-to-left marks
+    *range(0x202A, 0x202F),  # bidirectional embeddings and overrides (U+202E)
+    *range(0x2060, 0x2065),  # word joiner, invisible operators
+    *range(0x2066, 0x206A),  # bidirectional isolates
+    0x3164,  # Hangul filler
+    0xFFA0,  # halfwidth Hangul filler
+    0xFEFF,  # zero-width no-break space, the byte-order mark
+    *range(0xE0000, 0xE0080),  # tags: invisible ASCII, the way text is smuggled past a reader to a model
 ]
-"""Characters that print as nothing yet change what is shown: the bidirectional overrides and
-isolates (U+202E turns ``exe.txt`` around), the zero-width spaces and joiners, the byte-order mark."""
-_CONTROL.update({code: f"\\u{code:04x}" for code in _INVISIBLE})
+"""Characters that print as nothing yet change what is shown or read: the bidirectional overrides
+and isolates (U+202E turns ``exe.txt`` around), zero-width spaces and joiners, fillers, line
+separators, and the tag characters that spell text no one sees."""
+_CONTROL.update({code: f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}" for code in _INVISIBLE})
 
 
 def visible(text: str) -> str:

@@ -208,7 +208,8 @@ def _percent(text: str) -> Iterator[View]:
 # --- continued lines: a backslash at the end of a line, a YAML block scalar ----------------------
 
 _CONTINUATION = lazy_pattern(r"\\\r?\n[ \t]*")
-_BLOCK_SCALAR = lazy_pattern(r":[ \t]*[|>][+-]?[0-9]?[ \t]*(?:#[^\n]*)?\r?\n")  # `key: |` ending a line
+_BLOCK_SCALAR = lazy_pattern(r"(?::|(?:^|(?<=\n))[ \t]*-)[ \t]*[|>](?:[+-][0-9]?|[0-9][+-]?)?[ \t]*(?:#[^\n]*)?\r?\n")
+"""``key: |``, ``key: >2-``, ``- >-`` (a sequence item) ending a line."""
 
 
 def _continued(text: str) -> Iterator[View]:
@@ -254,7 +255,9 @@ def _yaml_blocks(text: str) -> Iterator[View]:
         return
     for m in _BLOCK_SCALAR.finditer(text):
         line_start = text.rfind("\n", 0, m.start()) + 1
-        key_line = text[line_start : m.start()].expandtabs()
+        head = m.group()
+        item = head[: len(head) - len(head.lstrip(" \t"))] if head.lstrip(" \t").startswith("-") else ""
+        key_line = (text[line_start : m.start()] + item).expandtabs()  # a sequence item: the dash's column
         indent = len(key_line) - len(key_line.lstrip(" "))
         joiner = " " if ">" in m.group() else "\n"
         out, glued = _Builder(), _Builder()
@@ -539,7 +542,27 @@ def _blob_view(text: str, pieces: list[tuple[int, int]], offset: int, part: str,
     return out.view()
 
 
-DECODERS = (_json_escapes, _percent, _continued, _yaml_blocks, _split_literals, _blobs)
+# --- characters that print as nothing ---------------------------------------------------------------
+
+_INVISIBLE = lazy_pattern("[\u00ad\u034f\u180e\u200b-\u200d\u2060-\u2064\ufeff]+")
+"""Zero-width spaces and joiners, soft hyphens and the like: written inside a token they hide it
+from a rule and print as nothing."""
+
+
+def _invisible(text: str) -> Iterator[View]:
+    """``text`` without its invisible characters, when it holds any."""
+    if text.isascii() or _INVISIBLE.search(text) is None:
+        return
+    out = _Builder()
+    at = 0
+    for m in _INVISIBLE.finditer(text):
+        out.copy(text, at, m.start())
+        at = m.end()
+    out.copy(text, at, len(text))
+    yield out.view()
+
+
+DECODERS = (_json_escapes, _percent, _continued, _yaml_blocks, _split_literals, _blobs, _invisible)
 
 
 def views(text: str, depth: int = MAX_DEPTH) -> Iterator[View]:

@@ -1,16 +1,19 @@
 """What loopx prints never carries a secret: the one mask every front end (the CLI's streams, the
 MCP server's answers) puts its output through.
 
-Standard library and the scanner only: it runs in every CLI process that prints anything.
+Standard library and the scanner only, and the scanner (the rule catalogue: some 30 ms of import)
+only once something is printed: it runs in every CLI process.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from loopx_git.errors import LoopxError
-from loopx_git.safety.policy import DEFAULT_POLICY, Policy
-from loopx_git.safety.scan import marker, redacted, scan
+
+if TYPE_CHECKING:
+    from loopx_git.safety.policy import Policy
 
 PIECE = 8
 """The shortest piece of a secret looked for on its own: shorter ones are common in any text."""
@@ -31,8 +34,8 @@ class OutputMask:
     repository is known; until then the built-in rules do. Paths the user works in (``trust``: the
     current folder, the repository) are not masked: a home path there is the user's own."""
 
-    def __init__(self, policy: Policy = DEFAULT_POLICY):
-        self._policy = policy
+    def __init__(self, policy: Policy | None = None):
+        self._policy = policy  # None: the built-in one, loaded with the rules at the first text
         self._load: Callable[[], Policy] | None = None
         self._values: list[str] = []
         self._paths: list[str] = []
@@ -60,11 +63,17 @@ class OutputMask:
     @property
     def policy(self) -> Policy:
         self._settle()
+        assert self._policy is not None
         return self._policy
 
     def _settle(self) -> None:
-        if not self._stale:
+        """Scan what was learned, by the policy that decides. The rules are imported here, at the first
+        text a command prints: a command that prints nothing loads none."""
+        if not self._stale and self._policy is not None:
             return
+        from loopx_git.safety.policy import DEFAULT_POLICY
+        from loopx_git.safety.scan import marker, scan
+
         self._stale = False
         if self._load is not None:
             load, self._load = self._load, None
@@ -72,7 +81,7 @@ class OutputMask:
                 self._policy = load()
             except LoopxError:  # a broken policy is refused where it is read for a write, not here
                 self._policy = DEFAULT_POLICY
-        policy = self._policy
+        policy = self._policy = self._policy or DEFAULT_POLICY
         self._trusted = {f.fingerprint for path in self._paths for f in scan(path, policy, inline=False)}
         self._pieces = {}
         for value in self._values:
@@ -92,9 +101,11 @@ class OutputMask:
     def text(self, text: str) -> str:
         if not text:
             return text
-        self._settle()
+        from loopx_git.safety.scan import redacted, scan
+
+        policy = self.policy
         text = self._known(text)
-        found = [f for f in scan(text, self._policy, inline=False) if f.blocks and f.fingerprint not in self._trusted]
+        found = [f for f in scan(text, policy, inline=False) if f.blocks and f.fingerprint not in self._trusted]
         return redacted(text, found) if found else text
 
     def data(self, value: object) -> object:

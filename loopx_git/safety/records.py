@@ -51,6 +51,7 @@ _CREDENTIAL_SUFFIXES = ("_token", "_password", "_secret", "_api_key", "_private_
 _PATH = re.compile(r"^[\w.-]+(?:/[\w.-]+)*$")
 _DIGEST = re.compile(r"^(?:(?:sha1|sha256|sha512|blake2b|md5)[:-])?[0-9a-fA-F]{32,128}$")
 _URL = re.compile(r"^[a-z][a-z0-9+.-]*://", re.I)
+_FILE_URL = re.compile(r"^(?:[a-z][a-z0-9.-]*\+)?file(?::|%3a)|^[a-z][a-z0-9+.-]*://file/", re.I)
 _WINDOWS_ABSOLUTE = re.compile(r"^[A-Za-z]:[\\/]|^\\\\")
 
 
@@ -100,9 +101,11 @@ def allowed_under_raw_key(key: str, value: str) -> bool:
 
 def ref_problem(value: str) -> str | None:
     """Why ``value`` is not a safe ref, or None. URLs pass (the text rules check credentials in them),
-    except ``file:`` ones: a file URL is an absolute path on one machine, spelled another way."""
-    if value[:5].lower() == "file:":
-        return "is a file: URL, an absolute path on this machine; refs are relative to the repository"
+    except file URLs, however spelled (``file:``, ``git+file:``, ``vscode://file/``, ``file%3A``): an
+    absolute path on one machine, spelled another way. Blanks around a value hide nothing."""
+    value = value.strip()
+    if _FILE_URL.match(value):
+        return "is a file URL, an absolute path on this machine; refs are relative to the repository"
     if _URL.match(value):
         return None
     if value.startswith(("/", "~")) or _WINDOWS_ABSOLUTE.match(value):

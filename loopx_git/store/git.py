@@ -558,6 +558,24 @@ class GitRepo:
             raise NotFoundError(f"field 'commit': {spec!r} names no commit in this repository", code="not-found")
         return proc.stdout.strip()
 
+    def symbolic_target(self, ref: str) -> str | None:
+        """The ref ``ref`` names when it is a symbolic ref (``git symbolic-ref``), else None."""
+        try:
+            found = self._repo.references.get(ref)
+        except (pygit2.GitError, ValueError):
+            return None
+        target = found.target if found is not None else None
+        return target if isinstance(target, str) else None
+
+    def holds_path(self, commit: str, *names: str) -> bool:
+        """Whether ``commit``'s tree has an entry at any of the top-level ``names``; True when the tree
+        cannot be read (a damaged store: the read that follows names what is damaged)."""
+        try:
+            tree = getattr(self._repo.get(commit), "tree", None)
+            return tree is None or any(name in tree for name in names)
+        except (pygit2.GitError, ValueError, KeyError):
+            return True
+
     def code_branches(self, *, linked: bool = True) -> dict[str, str]:
         """Branches that hold the project's code, each with why: checked out in the main work tree
         (an unborn branch too; a bare repository's HEAD, its default branch), in a linked work tree
@@ -747,6 +765,7 @@ for _name in (
     "untracked",
     "index_entries",
     "index_blob",
+    "code_branches",
 ):
     setattr(GitRepo, _name, _guarded(getattr(GitRepo, _name)))
 for _name in ("write_blob", "write_tree"):

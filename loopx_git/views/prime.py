@@ -47,10 +47,27 @@ class AgentsMd(Record):
 
 
 def _cut(text: object, limit: int = LINE) -> str:
-    """One line of text from the branch: control characters shown escaped, cut at ``limit``."""
-    one = " ".join(str(text).split())
+    """One line of text from the branch: a secret on it redacted (before the cut, which would leave
+    too little of it for a rule to know, and too much to show), control characters shown escaped,
+    cut at ``limit``."""
+    from loopx_git.safety.scan import redact
+
+    one = " ".join(redact(str(text))[0].split())
     one = "".join(ch if ch.isprintable() else f"\\x{ord(ch):02x}" for ch in one)
     return one if len(one) <= limit else one[: limit - 1] + "…"
+
+
+COMMAND = 2048
+"""A command line loopx wrote is never cut (it must run as printed): only one past all reason is."""
+
+
+def _action(action: str) -> str:
+    """The primary action: a command line in it whole (``…: loopx refresh-state …``), its prose cut."""
+    at = action.find("loopx ")
+    if at < 0:
+        return _cut(action, 2 * LINE)
+    prose = _cut(action[:at], 2 * LINE)
+    return (prose + " " if prose else "") + _cut(action[at:], COMMAND)
 
 
 def _items(lines: list[str]) -> list[str]:
@@ -81,7 +98,7 @@ def prime(state: State, goal_id: str, agent_id: str | None = None, branch: str |
         agent = gs.agents[agent_id]
         you = [
             f"## You: {agent_id}" + (f" (lane {agent.lane})" if agent.lane else ""),
-            f"Decision: {answer.decision}. {_cut(contract.agent_channel.primary_action, 2 * LINE)}",
+            f"Decision: {answer.decision}. {_action(contract.agent_channel.primary_action)}",
             f"Why: {_cut(lane.basis_detail)}",
             f"Contract: mode {contract.mode}; must attempt: {'yes' if contract.agent_channel.must_attempt else 'no'}; "
             f"quiet no-op allowed: {'yes' if contract.agent_channel.quiet_noop_allowed else 'no'}",
@@ -133,7 +150,7 @@ def _write_back(goal_id: str, agent_id: str | None, todo_id: str | None, writeba
     lines.append(f"- claim: loopx todo claim -g {goal_id} -t {t}{a} --sync")
     lines.append(f"- done: loopx todo complete -g {goal_id} -t {t}{a} --evidence PATH")
     if writeback is not None:
-        lines.append(f"- end of turn: {_cut(writeback, 2 * LINE)}")
+        lines.append(f"- end of turn: {_cut(writeback, COMMAND)}")
     lines.append(f"- a note: loopx event append -g {goal_id}{a} --kind note --summary TEXT")
     lines.append(f"- the full card: loopx --format json status -g {goal_id}{a}")
     lines.append("- meet the other clones: loopx sync")

@@ -136,7 +136,8 @@ def command_template(goal_id: str, agent_id: str, identity: str) -> str:
         f"loopx refresh-state -g {goal_id} -a {agent_id} {identity} "
         "--classification <slug> --progress-result-class <typed-class> --progress-evidence-id <evidence-id> "
         "<typed-dimension-options: --progress-surface-id, --progress-hypothesis-id, --progress-probe-kind, "
-        "--progress-blocker-id, --progress-coverage-scope-id, --progress-coverage-complete>"
+        "--progress-blocker-id, --progress-coverage-scope-id, --progress-coverage-complete, "
+        "--progress-work-item-id (a runnable successor todo)>"
     )
 
 

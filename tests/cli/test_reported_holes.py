@@ -190,6 +190,10 @@ def test_6_status_and_events_mask_a_secret_plain_git_wrote(cli, git_repo, tmp_pa
         ("ping @everyone now", "@everyone"),
         ("[click](javascript:alert(1))", "](javascript:"),
         ("![p](data:image/png;base64,AAAA)", "](data:"),
+        ("[a[b]c](javascript:alert(1))", "](javascript:"),  # brackets nested in the link's text
+        ("[a\nb](javascript:alert(2))", "](javascript:"),  # a line break in it
+        ("ping -@octocat .@octocat", "-@octocat"),
+        ("x\\|y", "\\\\|"),  # the text's own backslash cannot undo the table's escape of `|`
     ],
 )
 def test_8_markdown_for_a_pull_request_keeps_state_text_inert(text, bad):
@@ -212,6 +216,13 @@ def test_8_review_diff_markdown_of_hostile_todo_text(cli, repo):
     assert "&lt;img" in out and "@&#8203;everyone" in out
 
 
+def test_8_a_range_name_cannot_break_out_of_its_code_span(cli, git_repo):
+    branch = "p`<img/src=x/onerror=alert(1)>`"
+    git(git_repo, "branch", branch, "loopx/state")
+    heading = cli("review-diff", f"loopx/state..{branch}", "--format", "markdown").out.splitlines()[0]
+    assert heading == "## loopx state review: `loopx/state`..`p'<img/src=x/onerror=alert(1)>'`"  # inert in code
+
+
 def test_8_http_links_stay_links():
     assert _cell("see [the run](https://ci.example.com/run/1)") == "see [the run](https://ci.example.com/run/1)"
 
@@ -226,23 +237,45 @@ def test_9_a_todo_added_deferred_cannot_be_claimed_at_once(cli):
     assert state_tip(cli.path) == tip
 
 
-def test_9_file_url_evidence_is_an_absolute_path(cli):
+@pytest.mark.parametrize(
+    "ref", ["file:///etc/passwd", " file:///etc/passwd", "git+file:///etc/passwd", "vscode://file/etc/passwd"]
+)
+def test_9_file_url_evidence_is_an_absolute_path(cli, ref):
     tip = state_tip(cli.path)
-    result = cli("todo", "complete", "-g", GOAL, "-t", "t1", "--evidence", "file:///etc/passwd")
+    result = cli("todo", "complete", "-g", GOAL, "-t", "t1", "--evidence", ref)
     assert result.code == 1 and "unsafe-ref" in result.err and "field 'evidence[0]'" in result.err
     assert state_tip(cli.path) == tip
 
 
 def test_9_bidi_and_zero_width_characters_are_shown_escaped_in_text(cli):
-    cli("todo", "add", "-g", GOAL, "--text", "abc\u202etxt.exe zero\u200bwidth", "-t", "tb")
+    cli("todo", "add", "-g", GOAL, "--text", "abc\u202etxt.exe zero\u200bwidth \U000e0041\u2062\u00adb", "-t", "tb")
     out = cli("todo", "show", "-g", GOAL, "-t", "tb").out
     assert "\u202e" not in out and "\\u202e" in out and "\u200b" not in out and "\\u200b" in out
+    assert "\U000e0041" not in out and "\\U000e0041" in out and "\u00ad" not in out  # a tag: smuggled text
     assert json.loads(cli("todo", "show", "-g", GOAL, "-t", "tb", fmt="json").out)["text"].count("\u202e") == 1
 
 
 def test_9_a_not_found_message_is_one_line(cli):
     result = cli("view", "todo", "-g", GOAL, "t1\nerror[forged]: nothing")
     assert result.code == 1 and result.err.count("\n") <= 2 and "\nerror[forged]" not in result.err
+
+
+def test_9_a_file_name_on_the_branch_cannot_forge_a_line(cli, git_repo, tmp_path):
+    work = tmp_path / "state"
+    git(git_repo, "worktree", "add", "-q", str(work), "loopx/state")
+    (work / "goals" / "g1" / "x\nerror[forged]: injected").write_text("x\n")
+    git(work, "add", "-A")
+    git(work, "commit", "-q", "-m", "a stray by plain git")
+    git(git_repo, "worktree", "remove", "--force", str(work))
+    for args in (["verify"], ["review-diff", "loopx/state~1..loopx/state"], ["status", "-g", GOAL]):
+        result = cli(*args)
+        lines = (result.out + result.err).splitlines()
+        assert not any(line.startswith("error[forged]") for line in lines), (args, result.out, result.err)
+
+
+def test_9_an_overlong_dashboard_folder_is_refused_not_an_internal_error(cli):
+    result = cli("dashboard", "-g", GOAL, "--out", "a" * 300)
+    assert result.code == 1 and "error[invalid-option]" in result.err
 
 
 @pytest.mark.parametrize("args", [["--json", "--format", "yaml", "status"], ["status", "--json", "--format", "yaml"]])

@@ -171,3 +171,23 @@ def test_the_reported_shapes_are_found():
     for text in (f"x_{github}", f"9{github}", f"A{github}", f"a_{slack}", f"x_{gitlab}", f"key_{github}.txt"):
         assert [f for f in scan(text) if f.blocks], text
     assert [f for f in scan(_folded_cut(github, 20)) if f.blocks]
+
+
+@pytest.mark.parametrize(
+    "shape",
+    [
+        "token: >2-\n  {a}\n  {b}\n",  # an explicit indentation indicator
+        "token: |+\n  {a}\n  {b}\n",
+        "items:\n  - >-\n    {a}\n    {b}\n  - next\n",  # a sequence item
+        "TOKEN={a}\u200b{b}\n",  # a zero-width space inside it
+        "TOKEN={a}\u00ad{b}\n",  # a soft hyphen
+        "TOKEN={a}\u2060{b}\n",  # a word joiner
+    ],
+    ids=["explicit-indent", "keep-chomping", "sequence-item", "zero-width-space", "soft-hyphen", "word-joiner"],
+)
+def test_a_token_cut_or_padded_with_what_prints_as_nothing_is_found_and_redacted(shape):
+    token = TOKENS["github-token"][0]
+    text = shape.format(a=token[:20], b=token[20:])
+    assert _found("github-token", text), text
+    out, _ = redact(text)
+    assert token[:20] not in out and token[20:] not in out, out

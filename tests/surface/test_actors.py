@@ -1,7 +1,7 @@
 """No agent acts for another (issue 32, item 5): every write that acts on a claim or on another
 agent's work is run as the holder (accepted) and as another agent (refused, the ref unmoved).
 Which writes those are is not left to memory: every writing command (one that takes ``--redact``)
-naming a todo or a handoff is in ``ACTS`` or ``EXEMPT`` here, with the reason, so a new one is met
+naming a todo, a handoff or an event is in ``ACTS`` or ``EXEMPT`` here, with the reason, so a new one is met
 by this test the day it is added.
 """
 
@@ -17,8 +17,14 @@ from tests.hostile.commands import commands, params
 T, OTHER_TODO, HANDOFF = "held", "spare", "h1"
 
 
-def _prepared(repo, target: str = "bob") -> None:
+def _prepared(repo, target: str = "bob") -> dict[str, str]:
     repo.handoff_prepare(GOAL, HANDOFF, from_agent_id="alice", to_agent_id=target, todo_ids=[T], stop_condition="s")
+    return {}
+
+
+def _claim_event(repo) -> dict[str, str]:
+    [claim] = [e for e in repo.events(GOAL, todo_id=T) if e.event_kind == "todo_claim"]
+    return {"event": claim.event_id}
 
 
 ACTS = {
@@ -47,6 +53,7 @@ ACTS = {
     ),
     ("handoff", "adopt"): (_prepared, ["--handoff-id", HANDOFF], "bob", "not-handoff-target"),
     ("handoff", "cancel"): (_prepared, ["--handoff-id", HANDOFF, "--reason", "r"], "alice", "not-handoff-party"),
+    ("rollback",): (_claim_event, ["--event", "{event}", "--reason", "r"], "alice", "claim-held"),
 }
 """The writes that act on a claim or on another agent's work (release and renew join them with
 leases): run as the holder, then as an agent that is neither holder nor party."""
@@ -64,7 +71,7 @@ def _writes_naming_work() -> set[tuple[str, ...]]:
     found = set()
     for path, command in commands():
         flags = {p.flag for p in params(command.func, path)}
-        if "--redact" in flags and flags & {"--todo-id", "--handoff-id"}:
+        if "--redact" in flags and flags & {"--todo-id", "--handoff-id", "--event"}:
             found.add(path)
     return found
 
@@ -90,8 +97,8 @@ def held(repo):
 @pytest.mark.parametrize("path", sorted(ACTS), ids=" ".join)
 def test_a_write_on_held_work_is_the_holders_and_refused_to_another_agent(held, cli, path):
     setup, args, holder, code = ACTS[path]
-    if setup is not None:
-        setup(held)
+    names = setup(held) if setup is not None else {}
+    args = [a.format(**names) for a in args]
     others = [
         a for a in ("carol", "bob", "alice") if a != holder and not (path == ("handoff", "adopt") and a == "alice")
     ]
@@ -122,3 +129,23 @@ def test_a_person_prepares_a_handoff_only_by_saying_so_and_the_event_records_it(
     # then bob, the target, adopts it: the claim moves, as a handoff moves it
     assert cli("handoff", "adopt", "-g", GOAL, "--handoff-id", HANDOFF).code == 0
     assert json.loads(cli("todo", "show", "-g", GOAL, "-t", T, fmt="json").out)["claimed_by"] == "bob"
+
+
+def test_an_agents_process_cannot_say_it_is_a_person(held, cli, monkeypatch):
+    """``--as-operator`` is a person's word: a process that acts as an agent (``LOOPX_AGENT_ID``) is
+    refused it, so an agent cannot hand itself another's claim by claiming to be the operator."""
+    monkeypatch.setenv("LOOPX_AGENT_ID", "bob")
+    tip = state_tip(cli.path)
+    args = ["handoff", "prepare", "-g", GOAL, "--handoff-id", HANDOFF, "--from-agent-id", "alice", "-t", T]
+    result = cli(*args, "--to-agent-id", "bob", "--stop-condition", "s", "--as-operator")
+    assert result.code == 1 and "error[not-holder]" in result.err and "LOOPX_AGENT_ID" in result.err
+    assert state_tip(cli.path) == tip
+
+
+def test_another_agents_claimed_todo_is_no_replacement_to_name(held, cli):
+    """Superseding a todo by one another agent holds writes on that todo (what it replaces)."""
+    cli("todo", "add", "-g", GOAL, "--text", "old", "-t", "old")
+    tip = state_tip(cli.path)
+    result = cli("todo", "supersede", "-g", GOAL, "-t", "old", "--by", T, "--reason", "r", "-a", "bob")
+    assert result.code == 1 and "error[claim-held]" in result.err and state_tip(cli.path) == tip
+    assert cli("todo", "supersede", "-g", GOAL, "-t", "old", "--by", T, "--reason", "r", "-a", "alice").code == 0

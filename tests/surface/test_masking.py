@@ -175,6 +175,7 @@ def _required(path: tuple[str, ...]) -> list[str]:
 def test_reads_mask_a_secret_that_plain_git_put_on_the_branch(shared, tmp_path):
     """Written by plain git (or by an older loopx): ``status``, ``events``, ``todo list`` and ``show``
     print it masked, in text and JSON (review-diff masks it and the dashboard refuses, as before)."""
+    shared = _Copy(shared, tmp_path)
     work = tmp_path / "state"
     git(shared.path, "worktree", "add", "-q", str(work), "loopx/state")
     try:
@@ -192,6 +193,83 @@ def test_reads_mask_a_secret_that_plain_git_put_on_the_branch(shared, tmp_path):
             _code, printed = _run(shared, [*fmt, *args])
             assert not leaked(shaped, printed), (args, fmt, printed[:500])
     assert "[REDACTED:github-token]" in _run(shared, ["events", "-g", GOAL])[1]
+
+
+class _Copy:
+    """A copy of the shared repository, for a test that damages its branch on purpose."""
+
+    def __init__(self, shared, tmp_path):
+        import shutil
+
+        self.path = tmp_path / "copy" / "project"
+        shutil.copytree(shared.path, self.path, symlinks=True)
+
+    def restore(self) -> None:
+        pass
+
+
+def _plant(shared, tmp_path, **fields) -> None:
+    """Fields of the goal's newest event rewritten by plain git (as an older loopx, or a hand, would)."""
+    work = tmp_path / "plant"
+    git(shared.path, "worktree", "add", "-q", str(work), "loopx/state")
+    try:
+        newest = sorted(work.glob("goals/g1/events/**/*.json"))[-1]
+        event = json.loads(newest.read_text())
+        event.update(fields)
+        newest.write_text(json.dumps(event, indent=2, sort_keys=True) + "\n")
+        git(work, "commit", "-q", "-am", "by plain git")
+    finally:
+        git(shared.path, "worktree", "remove", "--force", str(work))
+
+
+@pytest.mark.parametrize(
+    "summary",
+    [
+        "sent header Authorization: Bearer {tok} to the api",  # a table wraps it over two lines at 60 columns
+        "sent header Authorization: Bearer\x0b{tok}",  # a control character printed escaped splits it
+        "x" * 199 + " {ghp} tail",  # a brief cuts a line at 240 characters
+    ],
+    ids=["wrapped-in-a-table", "escaped-control-character", "cut-by-the-brief"],
+)
+def test_a_secret_on_the_branch_survives_no_layout(shared, tmp_path, summary):
+    from tests.safety.parts import rand
+    from tests.surface.tokens import _R
+
+    tok, ghp = rand(_R, 40), FAMILY_TOKENS["hosting"][0]
+    shared = _Copy(shared, tmp_path)
+    _plant(shared, tmp_path, summary=summary.format(tok=tok, ghp=ghp))
+    secrets = Shaped("planted", summary, (tok, ghp))
+    for env in ({"COLUMNS": "60"}, {"COLUMNS": "200"}):
+        for args in (["status", "-g", GOAL], ["events", "-g", GOAL], ["view", "agent", "-g", GOAL, "alice"]):
+            code, printed = _run(shared, args, env=env)
+            assert code in (0, 1) and not leaked(secrets, printed), (args, env, printed[-800:])
+    assert _run(shared, ["verify"])[0] == 1  # the branch does not verify: a write would refuse to build on it
+
+
+def test_the_brief_masks_before_it_cuts(cli, git_repo, tmp_path):
+    """``prime`` cuts a long objective at 240 characters: the secret in it is redacted first (cut, it
+    would be too short for its rule and too long to show)."""
+    ghp = FAMILY_TOKENS["hosting"][0]
+    objective = "x" * 199 + f" {ghp} tail"
+    work = tmp_path / "goal"
+    git(git_repo, "worktree", "add", "-q", str(work), "loopx/state")
+    try:
+        for path in work.glob("goals/g1/events/**/*.json"):
+            event = json.loads(path.read_text())
+            if event["event_kind"] == "goal_create":
+                for change in event["changes"]:
+                    if change["field"] == "objective":
+                        change["after"] = objective
+                path.write_text(json.dumps(event, indent=2, sort_keys=True) + "\n")
+        git(work, "commit", "-q", "-am", "by plain git")
+    finally:
+        git(git_repo, "worktree", "remove", "--force", str(work))
+    secrets = Shaped("objective", objective, (ghp,))
+    for fmt in (None, "json"):
+        for agent in ("alice", "bob"):
+            result = cli("prime", "-g", GOAL, "-a", agent, fmt=fmt)
+            printed = result.out + result.err
+            assert result.code == 0 and "x" * 100 in printed and not leaked(secrets, printed), printed[:600]
 
 
 # --- the mask itself: every family, every shape, however a message quotes it --------------------------

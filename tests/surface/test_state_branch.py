@@ -132,3 +132,25 @@ def test_no_command_moves_any_ref_but_the_state_branch(shared, capsys, surface):
         assert _code_state(shared.path) == before, command
     assert not moved, f"moved a ref other than {STATE}: {moved}"
     surface(f"{ran} commands run; the state branch moved {len(set(state))} time(s), nothing else")
+
+
+def test_a_symbolic_ref_or_a_branch_that_holds_no_state_is_no_state_branch(shared, capsys):
+    """Another name for the checked-out branch (``git symbolic-ref``), and a code branch nothing
+    marks as one (no loopx.yaml, no goals/): refused, so repair never takes a project's files out."""
+    git(shared.path, "symbolic-ref", "refs/heads/cur", "refs/heads/main")
+    git(shared.path, "branch", "release", "main")
+    try:
+        before = _code_state(shared.path), _refs(shared.path)
+        for branch, code in (("cur", "state-branch-is-code"), ("release", "not-a-state-branch")):
+            for command in (["repair"], ["status"], ["todo", "add", "--text", "x"]):
+                done = run_cli(["--repo", str(shared.path), "--state-branch", branch, *command])
+                err = capsys.readouterr().err
+                assert done == 1 and f"error[{code}]" in err, (branch, command, err)
+        git(shared.path, "config", "loopx.stateRef", "refs/heads/cur")
+        assert run_cli(["--repo", str(shared.path), "repair"]) == 1
+        assert "error[state-branch-is-code]" in capsys.readouterr().err
+        assert (_code_state(shared.path), _refs(shared.path)) == before
+    finally:
+        shared.restore()
+        git(shared.path, "symbolic-ref", "--delete", "refs/heads/cur")
+        git(shared.path, "branch", "-D", "release")

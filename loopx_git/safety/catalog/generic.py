@@ -523,6 +523,15 @@ _SPACED_ANYWHERE = frozenset({"requirepass", "masterauth"})  # redis.conf's: no 
 _DOCKER_ENV = lazy_pattern(r"(?<![\w-])ENV[ \t]+\Z")
 
 
+def _starts_its_line(text: str, at: int) -> bool:
+    """Whether only blanks stand between ``at`` and the start of its line. Walked back over the
+    blanks alone: looking for the line's start would cost a long line's length at every keyword."""
+    i = at
+    while i > 0 and text[i - 1] in " \t":
+        i -= 1
+    return i == 0 or text[i - 1] in "\r\n"
+
+
 def _dockerfile_env(text: str, name_start: int) -> bool:
     return _DOCKER_ENV.search(text, max(0, name_start - 40), name_start) is not None
 
@@ -584,8 +593,7 @@ def _assignment_value(m: re.Match, kinds: tuple[str, ...]) -> bool:
         name = method[len(verb) :]
     name_start = m.end("key") - len(name)
     if m.group("space") is not None:
-        line_start = text.rfind("\n", 0, name_start) + 1
-        at_line_start = not text[line_start:name_start].strip()
+        at_line_start = _starts_its_line(text, name_start)
         netrc = _NETRC.search(text, max(0, name_start - 200), name_start)
         spaced = name.lower() in _SPACED_ANYWHERE or (at_line_start and name.lower() in _SPACED_NAMES)
         spaced = spaced or (_dockerfile_env(text, name_start) and _random(m.group("s")))
