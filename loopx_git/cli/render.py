@@ -37,12 +37,18 @@ def attributes(data: Any) -> Any:
     return data
 
 
-def shown_data(value: Any) -> Any:
-    """A value as JSON data, each string of several lines masked (one-line strings are masked in
-    the printed text: ``cli/masking.py``)."""
-    from loopx_git.cli.masking import data
+def shown_json(value: Any, ascii_only: bool) -> str:
+    """A value as indented JSON text. A string JSON prints with escapes is masked on its own first:
+    a line break written ``\\n``, a control character ``\\u000b``, set a secret's pieces apart in
+    the printed text the mask reads (the other strings are masked there: ``cli/masking.py``). The
+    data is walked for that only where the text holds an escape, so a plain listing costs no walk."""
+    data = to_data(value)
+    body = json.dumps(data, indent=2, ensure_ascii=ascii_only)
+    if "\\" in body:
+        from loopx_git.cli.masking import data as masked
 
-    return data(to_data(value))
+        body = json.dumps(masked(data), indent=2, ensure_ascii=ascii_only)
+    return body
 
 
 def emit(ctx: Ctx, value: Any, text: Callable[[Any], None]) -> None:
@@ -50,14 +56,12 @@ def emit(ctx: Ctx, value: Any, text: Callable[[Any], None]) -> None:
         if isinstance(value, (list, tuple)):
             _stream_json(value)
         else:
-            sys.stdout.write(json.dumps(shown_data(value), indent=2, ensure_ascii=not _utf8_stdout()) + "\n")
+            sys.stdout.write(shown_json(value, not _utf8_stdout()) + "\n")
     elif ctx.format == OutputFormat.yaml:
         if isinstance(value, (list, tuple)):
             _stream_yaml(value)
         else:
-            from loopx_git.store.yaml_doc import render
-
-            _write_utf8(render(shown_data(value)))
+            _write_utf8(_shown_yaml(to_data(value)))
     else:
         text(value)
 
@@ -78,7 +82,7 @@ def _stream_json(items: Sequence[Any]) -> None:
     for start in range(0, len(items), STREAM_CHUNK):
         parts = []
         for item in items[start : start + STREAM_CHUNK]:
-            body = json.dumps(shown_data(item), indent=2, ensure_ascii=ascii_only)
+            body = shown_json(item, ascii_only)
             parts.append("  " + body.replace("\n", "\n  "))
         lead = "[\n" if start == 0 else ",\n"
         sys.stdout.write(lead + ",\n".join(parts))
@@ -94,8 +98,21 @@ def _stream_yaml(items: Sequence[Any]) -> None:
         _write_utf8(render({"items": []}))
         return
     for start in range(0, len(items), STREAM_CHUNK):
-        chunk = render({"items": [shown_data(item) for item in items[start : start + STREAM_CHUNK]]})
+        chunk = _shown_yaml({"items": [to_data(item) for item in items[start : start + STREAM_CHUNK]]})
         _write_utf8(chunk if start == 0 else chunk.split(b"\n", 1)[1])
+
+
+def _shown_yaml(data: Any) -> bytes:
+    """JSON data as YAML, masked as ``shown_json`` masks JSON (YAML double-quotes a string of several
+    lines or with control characters, with escapes)."""
+    from loopx_git.store.yaml_doc import render
+
+    body = render(data)
+    if b"\\" in body:
+        from loopx_git.cli.masking import data as masked
+
+        body = render(masked(data))
+    return body
 
 
 def _utf8_stdout() -> bool:

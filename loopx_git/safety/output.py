@@ -109,11 +109,12 @@ class OutputMask:
         return redacted(text, found) if found else text
 
     def data(self, value: object) -> object:
-        """``value`` (JSON data) with every string of several lines masked on its own: once dumped as
-        JSON its line breaks are ``\\n`` escapes, and a secret cut over them is whole only here. The
-        one-line strings are left to ``text`` over the printed JSON (one scan, not one a string)."""
+        """``value`` (JSON data) with every string that JSON or YAML would print with escapes masked
+        on its own: a line break dumped as ``\\n``, a control character as ``\\v``, a quote as
+        ``\\"`` set a secret's pieces apart, and it is whole only here. The other strings are left
+        to ``text`` over the printed answer (one scan, not one a string)."""
         if isinstance(value, str):
-            return self.text(value) if ("\n" in value or "\r" in value) else value
+            return self.text(value) if _escaped_when_dumped(value) else value
         if isinstance(value, dict):
             return {key: self.data(item) for key, item in value.items()}
         if isinstance(value, (list, tuple)):
@@ -147,3 +148,8 @@ class OutputMask:
             at = end
         out.append(text[at:])
         return "".join(out)
+
+
+def _escaped_when_dumped(value: str) -> bool:
+    """Whether JSON (``ensure_ascii`` either way) or YAML may print ``value`` with an escape."""
+    return not (value.isascii() and value.isprintable()) or '"' in value or "\\" in value

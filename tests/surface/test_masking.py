@@ -228,8 +228,9 @@ def _plant(shared, tmp_path, **fields) -> None:
         "sent header Authorization: Bearer {tok} to the api",  # a table wraps it over two lines at 60 columns
         "sent header Authorization: Bearer\x0b{tok}",  # a control character printed escaped splits it
         "x" * 199 + " {ghp} tail",  # a brief cuts a line at 240 characters
+        "token: >-\n  {half1}\n  {half2}",  # cut over a folded scalar: JSON and YAML escape its breaks
     ],
-    ids=["wrapped-in-a-table", "escaped-control-character", "cut-by-the-brief"],
+    ids=["wrapped-in-a-table", "escaped-control-character", "cut-by-the-brief", "folded-in-the-summary"],
 )
 def test_a_secret_on_the_branch_survives_no_layout(shared, tmp_path, summary):
     from tests.safety.parts import rand
@@ -237,12 +238,13 @@ def test_a_secret_on_the_branch_survives_no_layout(shared, tmp_path, summary):
 
     tok, ghp = rand(_R, 40), FAMILY_TOKENS["hosting"][0]
     shared = _Copy(shared, tmp_path)
-    _plant(shared, tmp_path, summary=summary.format(tok=tok, ghp=ghp))
-    secrets = Shaped("planted", summary, (tok, ghp))
+    _plant(shared, tmp_path, summary=summary.format(tok=tok, ghp=ghp, half1=ghp[:20], half2=ghp[20:]))
+    secrets = Shaped("planted", summary, (tok, ghp[:20], ghp[20:]) if "half1" in summary else (tok, ghp))
     for env in ({"COLUMNS": "60"}, {"COLUMNS": "200"}):
         for args in (["status", "-g", GOAL], ["events", "-g", GOAL], ["view", "agent", "-g", GOAL, "alice"]):
-            code, printed = _run(shared, args, env=env)
-            assert code in (0, 1) and not leaked(secrets, printed), (args, env, printed[-800:])
+            for fmt in ([], ["--format", "json"], ["--format", "yaml"]):
+                code, printed = _run(shared, [*fmt, *args], env=env)
+                assert code in (0, 1) and not leaked(secrets, printed), (args, fmt, env, printed[-800:])
     assert _run(shared, ["verify"])[0] == 1  # the branch does not verify: a write would refuse to build on it
 
 
