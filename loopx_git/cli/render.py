@@ -104,11 +104,11 @@ def _stream_yaml(items: Sequence[Any]) -> None:
 
 def _shown_yaml(data: Any) -> bytes:
     """JSON data as YAML, masked as ``shown_json`` masks JSON (YAML double-quotes a string of several
-    lines or with control characters, with escapes)."""
+    lines or with control characters, with escapes, and doubles a single quote in a single-quoted one)."""
     from loopx_git.store.yaml_doc import render
 
     body = render(data)
-    if b"\\" in body:
+    if b"\\" in body or b"''" in body:
         from loopx_git.cli.masking import data as masked
 
         body = render(masked(data))

@@ -353,14 +353,16 @@ def list_todos(
     hidden = None
     with c.session() as repo:
         goal_id = c.goal(repo, goal_id)
-        items = (
-            repo.suggestions(goal_id)
-            if suggested
-            else repo.todos(goal_id, status=status, role=role, claimed_by=claimed_by, include_closed=all_)
-        )
-        if not (suggested or all_ or status) and c.format == context.OutputFormat.text:
-            closed = repo.todos(goal_id, role=role, claimed_by=claimed_by, include_closed=True)
-            hidden = ["superseded" if t.superseded_by else "done" for t in closed if t.superseded_by or t.is_closed]
+        if suggested:
+            items = repo.suggestions(goal_id)
+        elif not (all_ or status) and c.format == context.OutputFormat.text:
+            # one listing, split: the live todos shown, the closed ones counted (a second fold of a
+            # large goal's todos cost a text listing as much as the table)
+            everything = repo.todos(goal_id, role=role, claimed_by=claimed_by, include_closed=True)
+            items = [t for t in everything if not (t.superseded_by or t.is_closed)]
+            hidden = ["superseded" if t.superseded_by else "done" for t in everything if t.superseded_by or t.is_closed]
+        else:
+            items = repo.todos(goal_id, status=status, role=role, claimed_by=claimed_by, include_closed=all_)
     if suggested:
         render.emit(
             c,

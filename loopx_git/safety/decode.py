@@ -17,6 +17,7 @@ import binascii
 import re
 from bisect import bisect_right
 from collections.abc import Iterator
+from heapq import merge
 from typing import NamedTuple
 
 from loopx_git.safety.rule import lazy_pattern
@@ -208,8 +209,25 @@ def _percent(text: str) -> Iterator[View]:
 # --- continued lines: a backslash at the end of a line, a YAML block scalar ----------------------
 
 _CONTINUATION = lazy_pattern(r"\\\r?\n[ \t]*")
-_BLOCK_SCALAR = lazy_pattern(r"(?::|(?:^|(?<=\n))[ \t]*-)[ \t]*[|>](?:[+-][0-9]?|[0-9][+-]?)?[ \t]*(?:#[^\n]*)?\r?\n")
-"""``key: |``, ``key: >2-``, ``- >-`` (a sequence item) ending a line."""
+_INDICATOR = r"[ \t]*([|>])(?:[+-][0-9]?|[0-9][+-]?)?[ \t]*(?:#[^\n]*)?\r?\n"
+_KEYED_BLOCK = lazy_pattern(":" + _INDICATOR)
+"""``key: |``, ``key: >2-`` ending a line."""
+_ITEM_BLOCK = lazy_pattern("-" + _INDICATOR)
+"""``- >-`` ending a line (a sequence item), when nothing but blanks comes before the dash. Two
+patterns that each start with one character are searched for seven times faster than one that
+starts with either."""
+
+
+def _block_heads(text: str) -> Iterator[tuple[int, str, int]]:
+    """``(indentation, indicator, where the block's lines start)`` of every block scalar of a key
+    or a sequence item (indented as its dash)."""
+    found = merge(_KEYED_BLOCK.finditer(text), _ITEM_BLOCK.finditer(text), key=lambda m: m.start())
+    for m in found:
+        line_start = text.rfind("\n", 0, m.start()) + 1
+        lead = text[line_start : m.start()].expandtabs()
+        if m.group()[0] == "-" and lead.strip(" "):
+            continue  # `a->` ending a line is no sequence item
+        yield len(lead) - len(lead.lstrip(" ")), m.group(1), m.end()
 
 
 def _continued(text: str) -> Iterator[View]:
@@ -253,19 +271,14 @@ def _yaml_blocks(text: str) -> Iterator[View]:
     wrote it meant it to be read."""
     if "|" not in text and ">" not in text:
         return
-    for m in _BLOCK_SCALAR.finditer(text):
-        line_start = text.rfind("\n", 0, m.start()) + 1
-        head = m.group()
-        item = head[: len(head) - len(head.lstrip(" \t"))] if head.lstrip(" \t").startswith("-") else ""
-        key_line = (text[line_start : m.start()] + item).expandtabs()  # a sequence item: the dash's column
-        indent = len(key_line) - len(key_line.lstrip(" "))
-        joiner = " " if ">" in m.group() else "\n"
+    for indent, indicator, first in _block_heads(text):
+        joiner = " " if indicator == ">" else "\n"
         out, glued = _Builder(), _Builder()
         lines = 0
         cuts = 0
         last = ""
-        at = m.end()
-        while at < len(text) and at - m.end() < MAX_REGION:
+        at = first
+        while at < len(text) and at - first < MAX_REGION:
             line_end = text.find("\n", at)
             line_end = len(text) if line_end < 0 else line_end
             line = text[at:line_end].rstrip("\r")
@@ -544,22 +557,29 @@ def _blob_view(text: str, pieces: list[tuple[int, int]], offset: int, part: str,
 
 # --- characters that print as nothing ---------------------------------------------------------------
 
-_INVISIBLE = lazy_pattern("[\u00ad\u034f\u180e\u200b-\u200d\u2060-\u2064\ufeff]+")
+_INVISIBLE_CHARS = "\u00ad\u034f\u180e\u200b-\u200d\u2060-\u2064\ufeff"
+_INVISIBLE = lazy_pattern(f"[{_INVISIBLE_CHARS}]+")
 """Zero-width spaces and joiners, soft hyphens and the like: written inside a token they hide it
 from a rule and print as nothing."""
+_ONE_INVISIBLE = lazy_pattern(f"[{_INVISIBLE_CHARS}]")
+"""One of them: searched for over a whole text (three times faster than the run above)."""
 
 
 def _invisible(text: str) -> Iterator[View]:
-    """``text`` without its invisible characters, when it holds any."""
-    if text.isascii() or _INVISIBLE.search(text) is None:
+    """The lines holding invisible characters, without them (a line at a time: a token split by
+    one is within its line, and a text with one such character is not read twice over)."""
+    if text.isascii():
         return
-    out = _Builder()
-    at = 0
-    for m in _INVISIBLE.finditer(text):
-        out.copy(text, at, m.start())
-        at = m.end()
-    out.copy(text, at, len(text))
-    yield out.view()
+    around = lambda t, m: _line_region(t, m.start(), m.end())  # noqa: E731
+    for start, end in _regions(text, _ONE_INVISIBLE.finditer(text), around):
+        out = _Builder(start)
+        region = text[start:end]
+        at = 0
+        for m in _INVISIBLE.finditer(region):
+            out.copy(region, at, m.start())
+            at = m.end()
+        out.copy(region, at, len(region))
+        yield out.view()
 
 
 DECODERS = (_json_escapes, _percent, _continued, _yaml_blocks, _split_literals, _blobs, _invisible)

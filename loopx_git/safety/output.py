@@ -152,4 +152,4 @@ class OutputMask:
 
 def _escaped_when_dumped(value: str) -> bool:
     """Whether JSON (``ensure_ascii`` either way) or YAML may print ``value`` with an escape."""
-    return not (value.isascii() and value.isprintable()) or '"' in value or "\\" in value
+    return not (value.isascii() and value.isprintable()) or any(c in value for c in "\"'\\")

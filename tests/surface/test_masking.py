@@ -229,8 +229,15 @@ def _plant(shared, tmp_path, **fields) -> None:
         "sent header Authorization: Bearer\x0b{tok}",  # a control character printed escaped splits it
         "x" * 199 + " {ghp} tail",  # a brief cuts a line at 240 characters
         "token: >-\n  {half1}\n  {half2}",  # cut over a folded scalar: JSON and YAML escape its breaks
+        "'password: \"{tok}\"' it's",  # quotes JSON escapes and YAML doubles around the value
     ],
-    ids=["wrapped-in-a-table", "escaped-control-character", "cut-by-the-brief", "folded-in-the-summary"],
+    ids=[
+        "wrapped-in-a-table",
+        "escaped-control-character",
+        "cut-by-the-brief",
+        "folded-in-the-summary",
+        "quoted-in-the-summary",
+    ],
 )
 def test_a_secret_on_the_branch_survives_no_layout(shared, tmp_path, summary):
     from tests.safety.parts import rand
