@@ -185,11 +185,14 @@ def _cells(text: str) -> int:
 def visible(text: str) -> str:
     """``text`` with control characters shown as ``\\xNN``: a value from the branch (a todo text,
     a path in a hostile tree) cannot move the cursor or colour the terminal."""
-    from loopx_git.cli.masking import multiline
     from loopx_git.model.canonical import visible as escaped
 
     shown = escaped(text)
-    return escaped(multiline(text, shown)) if shown != text or "\n" in text or "\r" in text else shown
+    if shown == text and "\n" not in text and "\r" not in text:
+        return shown  # nothing escaped: the mask reads this cell in the printed line
+    from loopx_git.cli.masking import multiline
+
+    return escaped(multiline(text, shown))
 
 
 ID_COLUMNS = frozenset(
