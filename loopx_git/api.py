@@ -18,6 +18,7 @@ from loopx_git.store.cache import Answers
 from loopx_git.store.git import GitRepo
 
 if TYPE_CHECKING:
+    from loopx_git.domain.operation import Operation
     from loopx_git.domain.write import Write
     from loopx_git.evidence import EvidenceIndexes
     from loopx_git.model.state import State
@@ -487,6 +488,28 @@ class StateRepo:
 
         return transaction.retrying(self.locked(attempt))
 
+    def run(self, op: Operation, *, now: str | None = None) -> WriteResult:
+        """Apply one declared operation (``domain/operation.py``) as one commit; ``record`` is what it
+        returns. ``repo.gate_open(goal_id, gate_id, ...)`` is the same as ``repo.run(OpenGate(...))``."""
+        return self.apply(lambda s: op.apply(s, self._now(now)))
+
+    def __getattr__(self, name: str) -> Callable[..., WriteResult]:
+        """A declared operation's method (``gate_open``), made on first use from its declaration."""
+        if name.startswith("_"):
+            raise AttributeError(name)
+        from loopx_git.domain.catalog import OPERATIONS
+
+        op = OPERATIONS.get(name)
+        if op is None:
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        setattr(StateRepo, name, operation_method(op))
+        return getattr(self, name)
+
+    def __dir__(self) -> list[str]:
+        from loopx_git.domain.catalog import OPERATIONS
+
+        return sorted({*super().__dir__(), *OPERATIONS})
+
     def _now(self, now: str | None) -> str:
         from loopx_git.model.ids import utc_now
 
@@ -842,74 +865,6 @@ class StateRepo:
         return require_entry(self._goal_state(goal_id), entry_id)
 
     # -- operator gates ----------------------------------------------------------------------------
-
-    def gate_open(
-        self,
-        goal_id: str,
-        gate_id: str,
-        *,
-        owner_class: str,
-        question: str,
-        blocks: Sequence[str] = (),
-        scope: str | None = None,
-        unblocks: Sequence[str] = (),
-        next_safe_action: str | None = None,
-        owner_agent_id: str | None = None,
-        actor: str | None = None,
-        now: str | None = None,
-    ) -> WriteResult:
-        """Open a gate on the todos (and/or the scope) it blocks; ``record`` is the gate."""
-        from loopx_git.domain import gate as ops
-
-        return self.apply(
-            lambda s: ops.open_gate(
-                s,
-                goal_id=goal_id,
-                gate_id=gate_id,
-                owner_class=owner_class,
-                question=question,
-                blocks=blocks,
-                scope=scope,
-                unblocks=unblocks,
-                next_safe_action=next_safe_action,
-                owner_agent_id=owner_agent_id,
-                actor=actor,
-                now=self._now(now),
-            )
-        )
-
-    def gate_decide(
-        self,
-        goal_id: str,
-        gate_id: str,
-        *,
-        decision: str,
-        reason: str,
-        decided_by_class: str,
-        follow_up: str | None = None,
-        handoff_command: str | None = None,
-        next_safe_action: str | None = None,
-        agent_id: str | None = None,
-        now: str | None = None,
-    ) -> WriteResult:
-        """Decide a gate (approve | reject | defer) as its owner class; an approval wakes what it unblocks."""
-        from loopx_git.domain import gate as ops
-
-        return self.apply(
-            lambda s: ops.decide_gate(
-                s,
-                goal_id=goal_id,
-                gate_id=gate_id,
-                decision=decision,
-                reason=reason,
-                decided_by_class=decided_by_class,
-                follow_up=follow_up,
-                handoff_command=handoff_command,
-                next_safe_action=next_safe_action,
-                agent_id=agent_id,
-                now=self._now(now),
-            )
-        )
 
     def gates(self, goal_id: str, *, status: str | None = None) -> list:
         """The goal's gates, oldest first (``status``: only those in it)."""
@@ -1581,3 +1536,41 @@ def _no_branch(ref: str):
         hint=f"run `loopx connect` (with `--state-branch {ref.removeprefix('refs/heads/')}` to create "
         "this one), or check the --state-branch name",
     )
+
+
+def operation_method(op: type[Operation]) -> Callable[..., WriteResult]:
+    """``StateRepo``'s method for a declared operation: its positional fields by position (``goal_id``,
+    then ``gate_id``...), the others by keyword, and ``now`` (the time stamped on its events)."""
+    import inspect
+
+    positional = op.positional
+
+    def method(self: StateRepo, *args: Any, now: str | None = None, **values: Any) -> WriteResult:
+        if len(args) > len(positional):
+            raise TypeError(f"{op.method}() takes {len(positional)} positional arguments ({', '.join(positional)})")
+        for name, value in zip(positional, args):
+            if name in values:
+                raise TypeError(f"{op.method}() got two values for {name!r}")
+            values[name] = value
+        return self.run(op.of(**values), now=now)
+
+    fields = op.model_fields
+    kind = inspect.Parameter
+    method.__signature__ = inspect.Signature(  # type: ignore[attr-defined]  # help() and editors read it
+        [kind("self", kind.POSITIONAL_OR_KEYWORD)]
+        + [kind(name, kind.POSITIONAL_OR_KEYWORD, annotation=fields[name].annotation) for name in positional]
+        + [
+            kind(
+                name,
+                kind.KEYWORD_ONLY,
+                annotation=info.annotation,
+                default=kind.empty if info.is_required() else info.default,
+            )
+            for name, info in fields.items()
+            if name not in positional
+        ]
+        + [kind("now", kind.KEYWORD_ONLY, annotation=str | None, default=None)]
+    )
+    method.__name__ = method.__qualname__ = op.method
+    method.__doc__ = op.__doc__
+    return method

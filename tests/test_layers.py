@@ -11,6 +11,7 @@ import pytest
 PACKAGE = Path(__file__).resolve().parents[1] / "loopx_git"
 RANK = {
     "errors": 0,
+    "docblock": 0,  # the generated blocks of docs/*.md: standard library only
     "model": 1,
     "safety": 2,
     "store": 3,

@@ -84,6 +84,9 @@ def options(func: Callable[..., Any]) -> tuple[dict[str, Param], dict[str, Param
 
 
 def _defaults(func: Callable[..., Any]) -> list[tuple[str, Any]]:
+    made = getattr(func, "loopx_options", None)
+    if made is not None:  # a command made from a declared operation (cli/declared.py) lists them
+        return list(made)
     code = func.__code__
     names = code.co_varnames[: code.co_argcount + code.co_kwonlyargcount]
     positional = dict(zip(names[code.co_argcount - len(func.__defaults__ or ()) :], func.__defaults__ or ()))
@@ -222,7 +225,7 @@ def _path(rest: list[str], root: Group) -> list[str]:
     through a sub-group ``explore node add``), or a group's name alone when the group itself runs
     (``events -g G``)."""
     first = rest[0]
-    if any(c.name == first for c in root.commands):
+    if root.command_named(first) is not None:
         return [first]
     for name, group in root.groups:
         if name == first:
@@ -247,9 +250,9 @@ def _runs_itself(group: Group, rest: list[str]) -> bool:
 
 def _command(rest: list[str], root: Group) -> Command:
     first = rest[0]
-    for command in root.commands:
-        if command.name == first:
-            return _plain(command)
+    command = root.command_named(first)
+    if command is not None:
+        return _plain(command)
     for name, group in root.groups:
         if name == first:
             if _runs_itself(group, rest):

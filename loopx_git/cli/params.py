@@ -50,10 +50,27 @@ def Argument(default: Any = None, **settings: Any) -> Any:
 
 
 class Command:
-    __slots__ = ("func", "name", "settings")
+    """A command: its name, its function, and typer's settings for it. A command made from a declared
+    operation (``cli/declared.py``) is given ``load`` instead, and makes its function on first use."""
 
-    def __init__(self, name: str, func: Callable[..., Any], settings: dict[str, Any]) -> None:
-        self.name, self.func, self.settings = name, func, settings
+    __slots__ = ("_func", "_load", "name", "settings")
+
+    def __init__(
+        self,
+        name: str,
+        func: Callable[..., Any] | None,
+        settings: dict[str, Any],
+        *,
+        load: Callable[[], Callable[..., Any]] | None = None,
+    ) -> None:
+        self.name, self._func, self.settings, self._load = name, func, settings, load
+
+    @property
+    def func(self) -> Callable[..., Any]:
+        if self._func is None:
+            assert self._load is not None  # one of the two is always given
+            self._func = self._load()
+        return self._func
 
 
 class Group:
@@ -62,13 +79,38 @@ class Group:
 
     def __init__(self, **settings: Any) -> None:
         self.settings = settings
-        self.commands: list[Command] = []
+        self._entries: list[Command | Callable[[], list[Command]]] = []
         self.groups: list[tuple[str, Group]] = []
         self.callback_func: Command | None = None
 
+    @property
+    def commands(self) -> list[Command]:
+        """The group's commands in the order they are listed; a family of declared operations
+        (``cli/declared.py``) is loaded here, the first time the group's commands are read."""
+        if not all(isinstance(entry, Command) for entry in self._entries):
+            self._entries = [
+                made for entry in self._entries for made in ([entry] if isinstance(entry, Command) else entry())
+            ]
+        return self._entries  # type: ignore[return-value]  # all loaded above
+
+    def command_named(self, name: str) -> Command | None:
+        """The command ``name``: the commands declared here are searched first, so finding one of
+        them (``todo list``) loads no family of declared operations."""
+        for entry in self._entries:
+            if isinstance(entry, Command) and entry.name == name:
+                return entry
+        return next((c for c in self.commands if c.name == name), None)
+
+    def add(self, command: Command) -> None:
+        self._entries.append(command)
+
+    def add_family(self, load: Callable[[], list[Command]]) -> None:
+        """Commands known only once ``load`` has run (it imports the family that declares them)."""
+        self._entries.append(load)
+
     def command(self, name: str | None = None, **settings: Any) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
         def register(func: Callable[..., Any]) -> Callable[..., Any]:
-            self.commands.append(Command(name or func.__name__.lower().replace("_", "-"), func, settings))
+            self.add(Command(name or func.__name__.lower().replace("_", "-"), func, settings))
             return func
 
         return register

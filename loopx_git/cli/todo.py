@@ -13,6 +13,7 @@ from loopx_git.cli.choices import (
     TodoUpdateStatus,
 )
 from loopx_git.cli.context import AGENT_ID, GOAL_ID, NEW_TODO_ID, REMOTE, TODO_ID
+from loopx_git.cli.declared import family
 from loopx_git.cli.params import BadParameter, Context, Group, Option
 
 app = Group(
@@ -148,6 +149,15 @@ def claim(
         else:
             result = repo.todo_claim(goal_id, todo_id, agent_id)
     render.write_result(c, result, _said("claimed"))
+
+
+def _claims():
+    from loopx_git.domain import claim
+
+    return claim
+
+
+family(app, ("todo",), _claims)  # todo release, and the next claim operations (domain/claim.py)
 
 
 @app.command("update")

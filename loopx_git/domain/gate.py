@@ -5,9 +5,11 @@ blocked, with the reason; a deferral keeps it blocked and leaves the gate to be 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Annotated, ClassVar
 
+from loopx_git.domain.operation import Actor, Cli, Field, GoalId, Operation, applies, ids
 from loopx_git.domain.todo import require_todo, resume_event
-from loopx_git.domain.write import EventMaker, Write, build, changes, check_actor, given, many, one_of
+from loopx_git.domain.write import EventMaker, Write, build, changes, check_actor, given, one_of
 from loopx_git.errors import NotFoundError, RuleError, ValidationError
 from loopx_git.model.event import EventBase, GateDecide, GateOpen
 from loopx_git.model.gate import DECIDED, Decision, GateStatus, OperatorGate, OwnerClass
@@ -52,23 +54,52 @@ def _unique(ids: Sequence[str]) -> list[str]:
     return list(dict.fromkeys(ids))
 
 
-def open_gate(
-    state: State,
-    *,
-    goal_id: str,
-    gate_id: str,
-    owner_class: str,
-    question: str,
-    blocks: Sequence[str] = (),
-    scope: str | None = None,
-    unblocks: Sequence[str] = (),
-    next_safe_action: str | None = None,
-    owner_agent_id: str | None = None,
-    actor: str | None = None,
-    now: str,
-) -> Write:
+OWNER_CLASSES = tuple(c.value for c in OwnerClass)
+
+
+class OpenGate(Operation):
+    """Open a gate on the todos (and/or scope) it blocks, until its owner approves it.
+
+    Blocked todos stay out of every agent's next action; the goal card shows the gate first.
+
+    Example: loopx gate open -g parser --gate-id release --owner-class user --blocks ship --question 'Release 1.0 now?' --unblocks tag
+    """
+
+    words: ClassVar = ("gate", "open")
+    method: ClassVar = "gate_open"
+    positional: ClassVar = ("goal_id", "gate_id")
+    done: ClassVar = "opened gate {record.gate_id}: {summary}"
+    use_when: ClassVar = (
+        "Use when work must wait for a decision by a person or another agent: opens an operator gate that blocks it."
+    )
+
+    goal_id: GoalId
+    gate_id: Annotated[str, Cli("--gate-id")] = Field(description="Gate id.")
+    owner_class: Annotated[str, Cli("--owner-class", choices=OWNER_CLASSES)] = Field(description="Who decides it.")
+    owner_agent_id: Annotated[str | None, Cli("--owner-agent-id")] = Field(
+        None, description="The registered agent, for --owner-class agent."
+    )
+    blocks: Annotated[tuple[str, ...], ids("--blocks")] = Field(
+        (), description="A todo it blocks (repeatable, or comma-separated)."
+    )
+    scope: Annotated[str | None, Cli("--scope")] = Field(
+        None, description="A scope it blocks: every todo whose --action-kind is this (deploy, ...)."
+    )
+    question: Annotated[str, Cli("--question")] = Field(description="The decision the owner is asked for.")
+    unblocks: Annotated[tuple[str, ...], ids("--unblocks")] = Field(
+        (), description="A todo an approval wakes (repeatable, or comma-separated)."
+    )
+    next_safe_action: Annotated[str | None, Cli("--next-safe-action")] = Field(
+        None, description="What is safe to do meanwhile."
+    )
+    actor: Actor = None
+
+
+@applies(OpenGate)
+def open_gate(state: State, op: OpenGate, now: str) -> Write:
+    goal_id, gate_id, owner_class, question = op.goal_id, op.gate_id, op.owner_class, op.question
+    blocks, scope, unblocks, owner_agent_id, actor = op.blocks, op.scope, op.unblocks, op.owner_agent_id, op.actor
     gs = require_goal(state, goal_id)
-    many(blocks=blocks, unblocks=unblocks)
     given(gate_id=gate_id, scope=scope, owner_agent_id=owner_agent_id)
     check_actor(gs, actor)
     if gate_id in gs.gates:
@@ -104,7 +135,7 @@ def open_gate(
             "scope": scope,
             "question": question,
             "unblocks": _unique(unblocks),
-            "next_safe_action": next_safe_action,
+            "next_safe_action": op.next_safe_action,
             "opened_by": actor,
             "created_at": now,
             "updated_at": now,
@@ -155,28 +186,48 @@ def _check_undecided(gate: OperatorGate) -> None:
         )
 
 
-def decide_gate(
-    state: State,
-    *,
-    goal_id: str,
-    gate_id: str,
-    decision: str,
-    reason: str,
-    decided_by_class: str,
-    follow_up: str | None = None,
-    handoff_command: str | None = None,
-    next_safe_action: str | None = None,
-    agent_id: str | None = None,
-    now: str,
-) -> Write:
+class DecideGate(Operation):
+    """Decide a gate as its owner class: approve, reject or defer.
+
+    An agent-owned gate is decided by its owner agent (--agent-id). A decision is final, except a
+    deferral, which may be decided again; an approval wakes what the gate unblocks in the same commit.
+
+    Example: loopx gate decide -g parser --gate-id release --decision approve --reason 'notes reviewed' --decided-by-class user
+    """
+
+    words: ClassVar = ("gate", "decide")
+    method: ClassVar = "gate_decide"
+    positional: ClassVar = ("goal_id", "gate_id")
+    done: ClassVar = "gate {summary}"
+    use_when: ClassVar = "Use when you are the gate's owner and the decision is made: approves or rejects it."
+
+    goal_id: GoalId
+    gate_id: Annotated[str, Cli("--gate-id")] = Field(description="Gate id.")
+    decision: Annotated[str, Cli("--decision", choices=CLI_DECISIONS)] = Field(
+        description="approve wakes what it unblocks; reject and defer keep it blocked."
+    )
+    reason: Annotated[str, Cli("--reason")] = Field(description="Why (public-safe).")
+    follow_up: Annotated[str | None, Cli("--follow-up")] = Field(None, description="What happens next.")
+    handoff_command: Annotated[str | None, Cli("--handoff-command")] = Field(
+        None, description="The command that hands the work on."
+    )
+    next_safe_action: Annotated[str | None, Cli("--next-safe-action")] = Field(
+        None, description="What is safe to do now."
+    )
+    decided_by_class: Annotated[str, Cli("--decided-by-class", choices=OWNER_CLASSES)] = Field(
+        description="The deciding class: the gate's owner."
+    )
+    agent_id: Actor = None
+
+
+@applies(DecideGate)
+def decide_gate(state: State, op: DecideGate, now: str) -> Write:
+    goal_id, gate_id, decision, reason = op.goal_id, op.gate_id, op.decision, op.reason
+    decided_by_class, agent_id = op.decided_by_class, op.agent_id
     gs = require_goal(state, goal_id)
     given(reason=reason, agent_id=agent_id)
     check_actor(gs, agent_id)
     gate = require_gate(gs, gate_id)
-    if decision not in CLI_DECISIONS:
-        raise ValidationError(
-            f"field 'decision': {decision!r} is not one of {', '.join(CLI_DECISIONS)}", code="invalid-field"
-        )
     _check_undecided(gate)
     _check_decider(gate, decided_by_class, agent_id)
     maker = EventMaker(gs, now)
@@ -188,7 +239,11 @@ def decide_gate(
         reason=reason,
         decided_by_class=decided_by_class,
         agent_id=agent_id,
-        extra={"follow_up": follow_up, "handoff_command": handoff_command, "next_safe_action": next_safe_action},
+        extra={
+            "follow_up": op.follow_up,
+            "handoff_command": op.handoff_command,
+            "next_safe_action": op.next_safe_action,
+        },
         now=now,
     )
     woken = wake_unblocked(gs, maker, event, decided) if decision == Decision.approve.value else []

@@ -77,7 +77,7 @@ def delivery_tier(value: object) -> str | None:
     return tier
 
 
-def _still_open(todo: TodoItem, verb: str) -> None:
+def still_open(todo: TodoItem, verb: str) -> None:
     if todo.superseded_by:
         raise RuleError(
             f"todo '{todo.todo_id}' was superseded by '{todo.superseded_by}'; rule: a superseded todo cannot be {verb}",
@@ -274,7 +274,7 @@ def claim_todo(state: State, *, goal_id: str, todo_id: str, agent_id: str, now: 
     gs = require_goal(state, goal_id)
     todo = require_todo(gs, todo_id)
     require_agent(gs, agent_id, field="agent_id")
-    _still_open(todo, "claimed")
+    still_open(todo, "claimed")
     if todo.claimed_by and todo.claimed_by != agent_id:
         raise RuleError(
             f"todo '{todo_id}' is already claimed by '{todo.claimed_by}'; rule: claim only an open, "
@@ -328,7 +328,7 @@ def update_todo(
             f"{', '.join(UPDATE_STATUSES)} (use `todo complete` for done)",
             code="invalid-field",
         )
-    _still_open(todo, "updated")
+    still_open(todo, "updated")
     not_claimed_by_other(todo, actor, "update")
     if status in ("blocked", "deferred") and not reason:
         raise ValidationError(
@@ -392,7 +392,7 @@ def complete_todo(
     tier = delivery_tier(delivery_outcome)
     check_actor(gs, actor)
     todo = require_todo(gs, todo_id)
-    _still_open(todo, "completed")
+    still_open(todo, "completed")
     not_claimed_by_other(todo, actor, "complete")
     _not_gate_held(gs, todo, "completed")
     if decision_outcome is not None:
@@ -475,7 +475,7 @@ def supersede_todo(
         raise RuleError(f"field 'by': todo '{todo_id}' cannot supersede itself", code="invalid-dependency")
     if not reason:
         raise ValidationError("field 'reason': required; rule: a supersede says why", code="reason-required")
-    _still_open(old, "superseded")
+    still_open(old, "superseded")
     _not_gate_held(gs, old, "superseded")
     if old.capability_guard is not None:  # another terminal verb does not avoid the closeout check
         _closeout_result(gs, old)

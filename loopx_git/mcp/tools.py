@@ -36,7 +36,12 @@ class ToolSpec:
         return "loopx_" + "_".join(self.words).replace("-", "_")
 
 
-TOOLS: tuple[ToolSpec, ...] = (
+DECLARED = ""
+"""The ``use_when`` of a tool whose operation is declared (``domain/operation.py``): the declaration
+says when to use it. The table places such a tool; a declared operation it does not name is served
+after the table's tools, in the catalogue's order."""
+
+_TABLE: tuple[ToolSpec, ...] = (
     ToolSpec(
         ("prime",),
         "Call first at the start of every turn: a brief of at most 4 KiB with the goal, your next action "
@@ -105,14 +110,8 @@ TOOLS: tuple[ToolSpec, ...] = (
         "Use after acting on a ledger entry: records its status, verdict and next step.",
     ),
     ToolSpec(("ledger", "list"), "Use to read the whole loop ledger of a goal.", read_only=True),
-    ToolSpec(
-        ("gate", "open"),
-        "Use when work must wait for a decision by a person or another agent: opens an operator gate that blocks it.",
-    ),
-    ToolSpec(
-        ("gate", "decide"),
-        "Use when you are the gate's owner and the decision is made: approves or rejects it.",
-    ),
+    ToolSpec(("gate", "open"), DECLARED),
+    ToolSpec(("gate", "decide"), DECLARED),
     ToolSpec(
         ("handoff", "prepare"),
         "Use to hand todos to another agent: names the scope, the stop condition and the evidence.",
@@ -145,6 +144,23 @@ TOOLS: tuple[ToolSpec, ...] = (
         "Use to meet the other clones: pulls the remote state branch, merges, then pushes (never a force push).",
     ),
 )
+
+
+def _with_declared(table: tuple[ToolSpec, ...]) -> tuple[ToolSpec, ...]:
+    """The table, each declared operation's sentence in its place, then the declared operations it
+    does not name: adding an operation to a family serves it as a tool."""
+    from loopx_git.domain.catalog import OPERATIONS
+
+    declared = {op.words: op.use_when for op in OPERATIONS.values() if op.use_when}
+    placed = tuple(
+        ToolSpec(spec.words, declared[spec.words], spec.read_only, spec.inline) if spec.use_when == DECLARED else spec
+        for spec in table
+    )
+    named = {spec.words for spec in table}
+    return placed + tuple(ToolSpec(words, use) for words, use in declared.items() if words not in named)
+
+
+TOOLS: tuple[ToolSpec, ...] = _with_declared(_TABLE)
 BY_NAME: dict[str, ToolSpec] = {spec.name: spec for spec in TOOLS}
 
 
@@ -160,7 +176,7 @@ def command(words: tuple[str, ...]) -> Command:
 
 def _find(group: Group, words: tuple[str, ...]) -> Command | None:
     if len(words) == 1:
-        return next((c for c in group.commands if c.name == words[0]), None)
+        return group.command_named(words[0])
     sub = next((g for name, g in group.groups if name == words[0]), None)
     return None if sub is None else _find(sub, words[1:])
 
@@ -350,15 +366,9 @@ def _type(prop: dict[str, Any]) -> str:
 
 def rewrite(path: str) -> bool:
     """Put the current reference between the markers of the file at ``path``; True when it changed."""
-    from pathlib import Path
+    from loopx_git.docblock import rewrite as put
 
-    file = Path(path)
-    text = file.read_text(encoding="utf-8")
-    head, rest = text.split(REFERENCE_START, 1)
-    tail = rest.split(REFERENCE_END, 1)[1]
-    new = head + reference().rstrip("\n") + tail
-    file.write_text(new, encoding="utf-8")
-    return new != text
+    return put(path, REFERENCE_START, REFERENCE_END, reference())
 
 
 if __name__ == "__main__":  # python -m loopx_git.mcp.tools docs/mcp.md

@@ -30,6 +30,7 @@ def _claim_event(repo) -> dict[str, str]:
 ACTS = {
     # command: (setup, arguments, who holds the work, the refusal code another agent gets)
     ("todo", "claim"): (None, ["-t", T], "alice", "claim-held"),
+    ("todo", "release"): (None, ["-t", T], "alice", "claim-held"),
     ("todo", "update"): (None, ["-t", T, "--status", "blocked", "--reason", "r"], "alice", "claim-held"),
     ("todo", "complete"): (None, ["-t", T, "--evidence", "e"], "alice", "claim-held"),
     ("todo", "supersede"): (None, ["-t", T, "--by", OTHER_TODO, "--reason", "r"], "alice", "claim-held"),
@@ -55,8 +56,8 @@ ACTS = {
     ("handoff", "cancel"): (_prepared, ["--handoff-id", HANDOFF, "--reason", "r"], "alice", "not-handoff-party"),
     ("rollback",): (_claim_event, ["--event", "{event}", "--reason", "r"], "alice", "claim-held"),
 }
-"""The writes that act on a claim or on another agent's work (release and renew join them with
-leases): run as the holder, then as an agent that is neither holder nor party."""
+"""The writes that act on a claim or on another agent's work (renew joins them with leases): run as
+the holder, then as an agent that is neither holder nor party."""
 
 EXEMPT = {
     ("todo", "add"): "adds a todo nobody holds yet (--claimed-by claims it for a registered agent, checked there)",

@@ -27,14 +27,17 @@ def _family_tokens() -> dict[str, tuple[str, str]]:
     """Family -> (the value, its secret part)."""
     password = mixed(_R, 18)
     body = rand(_R, 64, B64)
+    age, anthropic = rand(_R, 58, BECH32), mixed(_R, 40)
+    # a vendor's prefix is public (`loopx safety rules` names AGE-SECRET-KEY-1 and sk-ant-api03): where
+    # it is longer than a piece, the secret part is what follows it
     return {
-        "keys": (cat("AGE-SECRET", "-KEY-1", rand(_R, 58, BECH32)),) * 2,
+        "keys": (cat("AGE-SECRET", "-KEY-1", age), age),
         "cloud": (cat("AK", "IA", rand(_R, 16, string.ascii_uppercase + string.digits)),) * 2,
         "hosting": (cat("gh", "p_", mixed(_R, 36)),) * 2,
         "saas": (cat("xo", "xb-", rand(_R, 10, string.digits), "-", rand(_R, 12, string.digits), "-", mixed(_R, 24)),)
         * 2,
         "payment": (cat("sk", "_live_", mixed(_R, 24)),) * 2,
-        "ai": (cat("sk-", "ant-api03-", mixed(_R, 40)),) * 2,
+        "ai": (cat("sk-", "ant-api03-", anthropic), anthropic),
         "generic": (cat("pass", "word=", password), password),
         "personal": (cat("/ho", "me/", "alicia", "/notes/plan.txt"), cat("/ho", "me/", "alicia")),
         "keys (one-line PEM)": (cat("-----BEGIN ", "PRIVATE KEY----- ", body, " -----END ", "PRIVATE KEY-----"), body),
