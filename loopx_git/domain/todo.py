@@ -386,6 +386,7 @@ def complete_todo(
     decision of the todo's gate; only an approval wakes what waits for the todo. ``delivery_outcome``:
     the result tier the completion delivered, kept on the todo and in the event's details."""
     from loopx_git.domain import gate as gate_ops  # gates build on todos: imported here, not at the top
+    from loopx_git.domain import gate_todo
 
     gs = require_goal(state, goal_id)
     many(evidence=evidence, successor_todo_ids=successor_todo_ids)
@@ -396,7 +397,7 @@ def complete_todo(
     not_claimed_by_other(todo, actor, "complete")
     _not_gate_held(gs, todo, "completed")
     if decision_outcome is not None:
-        gate_ops.check_outcome(todo, decision_outcome)
+        gate_todo.check_outcome(todo, decision_outcome)
     if no_follow_up and not reason:
         raise ValidationError(
             "field 'reason': --no-follow-up needs a reason; rule: completing without evidence says why nothing follows",
@@ -441,7 +442,7 @@ def complete_todo(
     )
     gated: list[EventBase] = []
     if decision_outcome is not None:
-        gated, gate = gate_ops.todo_gate_decision(
+        gated, gate = gate_todo.todo_gate_decision(
             gs, maker, todo, decision_outcome, cause=event, reason=reason, actor=actor, now=now
         )
     woken: list[EventBase] = []
