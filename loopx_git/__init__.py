@@ -6,7 +6,7 @@ a thin shell over it.
 
 from __future__ import annotations
 
-__version__ = "0.1.0"
+from loopx_git.version import __version__
 
 __all__ = ["__version__", "open"]
 

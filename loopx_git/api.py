@@ -39,7 +39,7 @@ def _code_stamp() -> str:
     import hashlib
     import os
 
-    from loopx_git import __version__
+    from loopx_git.version import __version__
 
     root = Path(__file__).parent
     digest = hashlib.sha1(f"{ANSWERS_VERSION}:{__version__}".encode())
@@ -442,16 +442,16 @@ class StateRepo:
         left documents drifted) and removes stray files; no commit when all is in order."""
         from loopx_git import upkeep
 
-        return upkeep.repair(self)
+        return WriteResult(*upkeep.repair(self))
 
     def apply(self, build: Callable[[State], Write]) -> WriteResult:
         """Run one domain operation as one commit: read the tip, validate against its state,
         commit with compare-and-swap; on a lost race, all of it again on the new tip."""
         from loopx_git.domain.guard import guard
+        from loopx_git.errors import RefMoved
         from loopx_git.model.state import fold
         from loopx_git.store import transaction
         from loopx_git.store.documents import render_touched, touched
-        from loopx_git.store.git import RefMoved
         from loopx_git.store.records import encode
 
         self.require_writable()
@@ -636,7 +636,8 @@ class StateRepo:
         import functools
 
         from loopx_git.domain import interop
-        from loopx_git.domain.guard import SafetyError, guard
+        from loopx_git.domain.guard import guard
+        from loopx_git.errors import SafetyError
         from loopx_git.model.state import require_goal
 
         require_goal(self.state(), goal_id)
@@ -1293,7 +1294,7 @@ class StateRepo:
         return list_suggested(self.state(), goal_id)
 
     def todo(self, goal_id: str, todo_id: str):
-        from loopx_git.domain.todo import require_todo
+        from loopx_git.domain.todo_rules import require_todo
 
         return require_todo(self._goal_state(goal_id), todo_id)
 

@@ -216,7 +216,6 @@ def check_connect_goal(
     or on the remote copy a new branch will start from; with one, creating G must pass the checks a
     goal create makes (the safety rules included)."""
     from loopx_git import sync
-    from loopx_git.api import StateRepo
     from loopx_git.domain import goal as goal_ops
     from loopx_git.domain.guard import guard
     from loopx_git.model.ids import ID_PATTERN, ID_RULE, utc_now
@@ -225,7 +224,8 @@ def check_connect_goal(
 
     if not re.fullmatch(ID_PATTERN, goal_id):  # before any advice that could only fail on it
         raise ValidationError(f"field 'goal_id': {goal_id!r} is not {ID_RULE}", code="invalid-field")
-    target = StateRepo(repo.git, layout.state_ref(state_branch), redact=repo.redact) if state_branch else repo
+    # the same kind of handle on the branch connect will use (this module sits below the API)
+    target = type(repo)(repo.git, layout.state_ref(state_branch), redact=repo.redact) if state_branch else repo
     if remote is not None:  # an unknown or malformed remote is refused before anything is fetched
         target.remote(remote)
     sync.fetch_copy(target, remote)  # what connect will adopt, in a clone that never fetched it

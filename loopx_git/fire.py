@@ -27,7 +27,7 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from loopx_git.errors import LoopxError, ValidationError
+from loopx_git.errors import LoopxError, ValidationError, outcome
 from loopx_git.model.fire import (
     EXIT_CODES,
     STDERR_TAIL_BYTES,
@@ -452,14 +452,15 @@ def _safe(reason: FireReason, policy: Policy) -> FireReason:
 
 def _refused(exc: LoopxError, policy: Policy) -> FireReason:
     """A refusal as a reason: its code, and the field and rule its message names."""
-    message = exc.message
+    said = outcome(exc)
+    message = said.message
     named = re.search(r"field '([^']{1,200})'", message)
     rule = message.rpartition("rule: ")[2].strip() if "rule: " in message else None
     return _safe(
         FireReason(
             kind="refused",
             message=_cut(message, _fits(policy, 1000)),
-            code=exc.code if re.fullmatch(r"[a-z][a-z0-9_-]{0,63}", exc.code) else None,
+            code=said.code if re.fullmatch(r"[a-z][a-z0-9_-]{0,63}", said.code) else None,
             field=named.group(1) if named else None,
             rule=_cut(rule, _fits(policy, 1000)) if rule else None,
         ),

@@ -12,18 +12,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from loopx_git.errors import Notice, RuleError
+from loopx_git.errors import BrokenBranch, Notice
 from loopx_git.store.cache import VerifiedMark
 from loopx_git.store.git import GitRepo
 
 if TYPE_CHECKING:
     from loopx_git.store.reader import StateReader
-
-
-class BrokenBranch(RuleError):
-    """The state branch fails verification: nothing is built on it."""
-
-    code = "broken-branch"
 
 
 class Integrity:

@@ -21,11 +21,10 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from loopx_git.errors import ConflictError, LoopxError, Notice, ValidationError
+from loopx_git.errors import ConflictError, LoopxError, Notice, PushRefused, RefMoved, SyncRefused, ValidationError
 from loopx_git.model.state import extend, fold
 from loopx_git.store import layout
 from loopx_git.store.documents import layout_upgrade, render_touched, touched
-from loopx_git.store.git import RefMoved
 from loopx_git.store.remote import MAX_MESSAGES, NO_VERDICT, PushResult, Remote
 
 if TYPE_CHECKING:
@@ -38,12 +37,6 @@ racing through one server, five (and a 1 s backoff cap) gave up on about four sy
 LOCK_ATTEMPTS = 3
 """Pushes tried while the remote cannot lock its ref, before the lock is reported as left behind."""
 SYNC_SCHEMA = "loopx_sync_result_v0"
-
-
-class SyncRefused(LoopxError):
-    """The remote side breaks an invariant (an invalid, edited or clashing record): nothing is merged."""
-
-    code = "remote-refused"
 
 
 @dataclass
@@ -297,28 +290,6 @@ class Pushed:
     ok: bool
     pushed: bool = False
     reason: str = ""
-
-
-class PushRefused(ConflictError):
-    """A push refused — by the remote (its hooks, its rules) or by this clone's own pre-push hook —
-    rather than lost to another clone: never retried, reported with what the refusing side printed
-    (redacted: a server's message may quote a secret)."""
-
-    code = "push-refused"
-
-    def __init__(self, message: str, *, remote: str, refused_by: str, messages: list[str], hint: str):
-        super().__init__(message, hint=hint)
-        self.remote, self.refused_by, self.messages = remote, refused_by, messages
-
-    def to_json(self) -> dict:
-        return {
-            "code": self.code,
-            "message": self.message,
-            "hint": self.hint,
-            "remote": self.remote,
-            "refused_by": self.refused_by,
-            "messages": self.messages,
-        }
 
 
 MAX_LINE = 300

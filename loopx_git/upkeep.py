@@ -10,14 +10,15 @@ from loopx_git.errors import Notice
 from loopx_git.store import hygiene, layout, transaction
 
 if TYPE_CHECKING:
-    from loopx_git.api import StateRepo, WriteResult
+    from loopx_git.api import StateRepo
+    from loopx_git.domain.write import Write
     from loopx_git.store.git import Entry, GitRepo
 
 
-def repair(repo: StateRepo) -> WriteResult:
+def repair(repo: StateRepo) -> tuple[str | None, Write]:
     """One commit that re-derives every document from the fold and removes stray files and orphaned
-    documents; records are never touched (a broken one needs a person). No commit when all agree."""
-    from loopx_git.api import WriteResult
+    documents; records are never touched (a broken one needs a person). No commit when all agree.
+    The commit (None when none was needed) and what it did."""
     from loopx_git.domain.write import Write
     from loopx_git.store.documents import branch_layout, render_all
 
@@ -25,10 +26,10 @@ def repair(repo: StateRepo) -> WriteResult:
     empty = Write("repair", "documents", "", None)
     git = repo.git
 
-    def attempt() -> WriteResult:
+    def attempt() -> tuple[str | None, Write]:
         tip = repo.tip
         if tip is None:
-            return WriteResult(None, empty)
+            return None, empty
         tree = git.commit(tip).tree
         entries = {e.path: e for e in git.walk_entries(tree)}
         state = repo.reader.state_at(tip)
@@ -36,14 +37,14 @@ def repair(repo: StateRepo) -> WriteResult:
         # a branch in an older layout, as that layout wants it, is not drift: no commit
         txn = _rederive(git, entries, render_all(state, version))
         if not txn.files and not txn.removed:
-            return WriteResult(None, empty)
+            return None, empty
         txn.summary = f"re-derive {len(txn.files)} document(s), remove {len(txn.removed)} orphan(s) or stray file(s)"
         if version != layout.WRITE_LAYOUT:  # a commit is due: it leaves the tree in this loopx's layout
             summary = f"{txn.summary}; every document moved to layout {layout.WRITE_LAYOUT}"
             txn = _rederive(git, entries, render_all(state))
             txn.summary = summary
         done = Write("repair", txn.summary, "", None, result={"rederived": sorted(txn.files), "removed": txn.removed})
-        return WriteResult(transaction.commit(git, repo.ref, tip, txn), done)
+        return transaction.commit(git, repo.ref, tip, txn), done
 
     return transaction.retrying(repo.locked(attempt))
 

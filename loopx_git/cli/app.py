@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import inspect
 import typing
-from collections.abc import Callable
+from collections.abc import Callable, Collection, Iterator
 from typing import Any
 
 import typer
 
 from loopx_git.cli.context import output_options
-from loopx_git.cli.params import Arg, BadParameter, Context, Exit, Group, Opt
+from loopx_git.cli.params import Arg, Context, Group, Opt
+from loopx_git.errors import BadParameter, Exit
 
 Call = Callable[[Callable[..., Any], tuple, dict], Any]
 """How a command's function is called (tests record the arguments typer passes instead)."""
@@ -59,18 +60,16 @@ def typed(func: Callable[..., Any], call: Call | None = None) -> Callable[..., A
     return command
 
 
-def build_command(root: Group, call: Call | None = None) -> Any:
+def build_command(root: Group, call: Call | None = None, formatless: Collection[str] = ()) -> Any:
     """The app's click command tree, finished in one place rather than in each command: every command
     takes ``--format/-f`` and ``--json`` after its name too (one that declares its own ``--format``,
     like review-diff, keeps it), and flags show no ``<bool>`` value in help, since they take none."""
-    from loopx_git.cli.main import FORMATLESS, walk  # main builds the app only once it is loaded itself
-
     _whole_option_names()
     command = typer.main.get_command(typer_app(root, call))
     shared = output_options()
     for path, cmd in walk(command):
         acts = not hasattr(cmd, "commands") or getattr(cmd, "invoke_without_command", False)
-        if acts and path not in FORMATLESS:
+        if acts and path not in formatless:
             taken = {opt for param in cmd.params for opt in param.opts}
             cmd.params.extend(param for param in shared if not taken & set(param.opts))
         _plain_flags(cmd)
@@ -116,3 +115,10 @@ def _whole_option_names() -> None:
             super().add_row(*renderables, **settings)
 
     rich_utils.Table = NamesWhole  # type: ignore[misc]
+
+
+def walk(command: Any, path: tuple[str, ...] = ()) -> Iterator[tuple[str, Any]]:
+    """(``"todo add"``, command) for the root (``""``) and every group and command below it."""
+    yield " ".join(path), command
+    for name, sub in getattr(command, "commands", {}).items():
+        yield from walk(sub, (*path, name))

@@ -29,6 +29,8 @@ class Ctx:
     """``LOOPX_GOAL_ID`` as the command started (read here, in the CLI, and passed down)."""
     agent_env: str | None = None
     """``LOOPX_AGENT_ID`` as the command started."""
+    commands: Any = field(default=None, compare=False)
+    """The command tree this command runs in (``cli/main.py``'s app): ``loopx mcp`` serves its tools."""
     notices: list = field(default_factory=list, compare=False)
     """Notices (``errors.Notice``) a command's repository handed back when it closed: a write's
     JSON envelope carries them as ``warnings``; whatever is left is printed to stderr at the end."""
@@ -78,7 +80,7 @@ class Ctx:
         """Print the notices no envelope carried (stderr, so JSON on stdout stays clean)."""
         import sys
 
-        from loopx_git.cli.render import one_line
+        from loopx_git.cli.text import one_line
 
         while self.notices:
             sys.stderr.write(one_line(f"warning: {self.notices.pop(0).describe()}") + "\n")

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from loopx_git.cli import context, render
-from loopx_git.cli.params import BadParameter, Context, Group, Option
+from loopx_git.cli.params import Context, Group, Option
+from loopx_git.errors import BadParameter
 
 
 def register(root: Group) -> None:

@@ -16,3 +16,10 @@ def run() -> None:
     from loopx_git.cli.main import run_cli
 
     sys.exit(run_cli(argv))
+
+
+def mcp() -> None:
+    """The ``loopx-mcp`` executable: ``loopx mcp`` with the same options."""
+    from loopx_git.cli.main import run_cli
+
+    sys.exit(run_cli(["mcp", *sys.argv[1:]]))

@@ -5,7 +5,8 @@ from __future__ import annotations
 from loopx_git.cli import context, render
 from loopx_git.cli.choices import AppendableKind, ExportFormat, ListedKind
 from loopx_git.cli.context import AGENT_FILTER, AGENT_ID, GOAL_ID, LIMIT, TODO_FILTER, TODO_REF
-from loopx_git.cli.params import Argument, BadParameter, Context, Group, Option
+from loopx_git.cli.params import Argument, Context, Group, Option
+from loopx_git.errors import BadParameter
 
 app = Group(help="Append facts to the rollout event log.", no_args_is_help=True)
 

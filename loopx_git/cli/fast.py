@@ -17,14 +17,11 @@ import typing
 from collections.abc import Callable, Collection
 from typing import Any, Literal, get_args, get_origin
 
-from loopx_git.cli.params import Arg, Command, Group, Opt
+from loopx_git.cli.params import Command, Group, Opt, declared
+from loopx_git.errors import Unsure
 
 _INT = re.compile(r"[0-9]{1,18}")
 _HELP = frozenset(("-h", "--help"))
-
-
-class Unsure(Exception):
-    """The fast parser does not settle this command line: typer will."""
 
 
 class Param:
@@ -64,7 +61,7 @@ def options(func: Callable[..., Any]) -> tuple[dict[str, Param], dict[str, Param
     hints = typing.get_type_hints(func)
     by_decl: dict[str, Param] = {}
     by_name: dict[str, Param] = {}
-    for name, default in _defaults(func):
+    for name, default in declared(func):
         if name == "ctx":
             continue
         if not isinstance(default, Opt):
@@ -81,19 +78,6 @@ def options(func: Callable[..., Any]) -> tuple[dict[str, Param], dict[str, Param
                 raise Unsure  # a --flag/--no-flag pair, or a spelling this parser leaves to typer
             by_decl[decl] = param
     return by_decl, by_name
-
-
-def _defaults(func: Callable[..., Any]) -> list[tuple[str, Any]]:
-    made = getattr(func, "loopx_options", None)
-    if made is not None:  # a command made from a declared operation (cli/declared.py) lists them
-        return list(made)
-    code = func.__code__
-    names = code.co_varnames[: code.co_argcount + code.co_kwonlyargcount]
-    positional = dict(zip(names[code.co_argcount - len(func.__defaults__ or ()) :], func.__defaults__ or ()))
-    positional.update(func.__kwdefaults__ or {})
-    if code.co_flags & 0x0C:  # *args or **kwargs: not a command typer built from its signature
-        raise Unsure
-    return [(name, positional.get(name, Arg(None, {}))) for name in names]
 
 
 def _param(name: str, hint: Any, opt: Opt) -> Param:

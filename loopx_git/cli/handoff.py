@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from loopx_git.cli import context, render
 from loopx_git.cli.context import AGENT_ID, GOAL_ID
-from loopx_git.cli.params import BadParameter, Context, Group, Option, id_list
+from loopx_git.cli.params import Context, Group, Option, id_list
+from loopx_git.errors import BadParameter
 
 app = Group(
     help="Handoffs: work moved from one registered agent to another, with its stop condition and evidence.",

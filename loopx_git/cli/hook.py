@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from loopx_git.cli import context, render
-from loopx_git.cli.params import Argument, BadParameter, Context, Exit, Group, Option
+from loopx_git.cli.params import Argument, Context, Group, Option
+from loopx_git.errors import BadParameter, Exit
 
 app = Group(help="Git hook entry points (the shims `loopx connect` installs call these).", no_args_is_help=True)
 

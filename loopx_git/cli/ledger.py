@@ -5,7 +5,8 @@ from __future__ import annotations
 from loopx_git.cli import context, render
 from loopx_git.cli.choices import ApproverCeiling, LedgerNext, LedgerWriteBack, Verdict
 from loopx_git.cli.context import AGENT_ID, GOAL_ID
-from loopx_git.cli.params import Argument, BadParameter, Context, Exit, Group, Option
+from loopx_git.cli.params import Argument, Context, Group, Option
+from loopx_git.errors import BadParameter, Exit
 
 app = Group(
     help="The loop ledger: durable memory of fresh-context iterations (one action each, evidence first).",

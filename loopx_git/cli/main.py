@@ -7,7 +7,6 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
-from collections.abc import Iterator
 from typing import Any
 
 from loopx_git.cli import (
@@ -37,10 +36,10 @@ from loopx_git.cli import (
 )
 from loopx_git.cli import run as run_command  # `run` is this module's entry point (below)
 from loopx_git.cli.context import Ctx, OutputFormat
-from loopx_git.cli.params import BadParameter, Context, Exit, Group, Option
+from loopx_git.cli.params import Context, Group, Option
 from loopx_git.defaults import AGENT_ENV, GOAL_ENV
-
-EXIT_OK, EXIT_REFUSED, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
+from loopx_git.errors import EXIT_OK, EXIT_REFUSED, EXIT_USAGE, BadParameter, Exit, Unsure, clipped, outcome
+from loopx_git.model.arguments import refuse_nul, refuse_too_many
 
 app = Group(
     name="loopx",
@@ -97,11 +96,12 @@ def root_ctx(repo: str, format: OutputFormat | None, as_json: bool, state_branch
         state_branch=state_branch,
         goal_env=os.environ.get(GOAL_ENV) or None,
         agent_env=os.environ.get(AGENT_ENV) or None,
+        commands=app,
     )
 
 
 def _print_version() -> None:
-    from loopx_git import __version__
+    from loopx_git.version import __version__
 
     sys.stdout.write(f"loopx {__version__}\n")
 
@@ -151,19 +151,12 @@ def build_command(call: Any = None) -> Any:
     """The typer app's click command tree (``cli/app.py``)."""
     from loopx_git.cli.app import build_command as build
 
-    return build(app, call)
-
-
-def walk(command: Any, path: tuple[str, ...] = ()) -> Iterator[tuple[str, Any]]:
-    """(``"todo add"``, command) for the root (``""``) and every group and command below it."""
-    yield " ".join(path), command
-    for name, sub in getattr(command, "commands", {}).items():
-        yield from walk(sub, (*path, name))
+    return build(app, call, FORMATLESS)
 
 
 def run_cli(argv: list[str] | None = None) -> int:
-    """The error boundary: LoopxError -> 1 with ``error[code]: message``; usage -> 2. Everything
-    the command prints passes one mask (``cli/masking.py``)."""
+    """The command line run to its exit code (``errors.outcome``: a refusal 1 with ``error[code]:
+    message``, a usage error 2, a bug 3). Everything it prints passes one mask (``cli/masking.py``)."""
     from loopx_git.cli import masking
 
     argv = list(sys.argv[1:] if argv is None else argv)
@@ -183,19 +176,10 @@ def run_cli(argv: list[str] | None = None) -> int:
 
 
 def _guarded(argv: list[str]) -> int:
-    """The command, every exception it ends with mapped to an exit code and a message."""
-    from loopx_git.errors import LoopxError
-
+    """The command, whatever it ends with said as ``errors.outcome`` says it, on one line each."""
     try:
         rc = _run_fast(argv)
         return _run_typer(argv) if rc is None else rc
-    except LoopxError as exc:
-        _say(f"error[{exc.code}]: {exc.message}")
-        if exc.hint:
-            _say(f"hint: {exc.hint}")
-        return exc.exit_code
-    except KeyboardInterrupt:
-        return 130
     except BrokenPipeError:
         # whoever read a read's output left (`| head`): nothing more to say, and the exit is 1, as
         # rich made it; a write that landed says so in render.write_result and exits 0
@@ -203,12 +187,13 @@ def _guarded(argv: list[str]) -> int:
 
         reader_gone()
         return EXIT_REFUSED
-    except Exception as exc:  # the boundary: never a traceback full of locals
-        _say(
-            f"internal error: {type(exc).__name__}: {exc} (exit 3 is always a bug in loopx; please report it "
-            "with the command that caused it)"
-        )
-        return EXIT_INTERNAL
+    except (Exception, KeyboardInterrupt) as exc:  # the boundary: never a traceback full of locals
+        said = outcome(exc)
+        if said.code == "aborted":
+            sys.stderr.write("\n")  # not on the line the terminal echoed ^C on
+        for line in said.lines():
+            _say(line)
+        return said.exit_code
 
 
 def _run_fast(argv: list[str]) -> int | None:
@@ -223,11 +208,11 @@ def _run_fast(argv: list[str]) -> int | None:
         return EXIT_OK
     try:
         parsed = fast.parse(argv, app, SHARED_OPTIONS, FORMATLESS)
-    except fast.Unsure:
+    except Unsure:
         return None
-    _refuse_nul(parsed.root)
-    _refuse_nul(parsed.kwargs)
-    _refuse_too_many(parsed.kwargs)
+    refuse_nul(parsed.root)
+    refuse_nul(parsed.kwargs)
+    refuse_too_many(parsed.kwargs)
     root = dict(parsed.root)
     if root.pop("version"):  # --version before a command: typer's reading of it stands
         return None
@@ -243,11 +228,6 @@ def _run_fast(argv: list[str]) -> int | None:
         rc = parsed.command.func(Context(obj), **parsed.kwargs)
     except BadParameter:
         return None
-    except Exit as exc:
-        return exc.exit_code
-    except (KeyboardInterrupt, EOFError):  # as click reports an interrupted command
-        sys.stderr.write("\naborted\n")
-        return EXIT_REFUSED
     finally:
         obj.flush_notices()
     return rc if isinstance(rc, int) else EXIT_OK
@@ -265,10 +245,9 @@ def _run_typer(argv: list[str]) -> int:
     try:
         rc = command.main(args=argv, prog_name="loopx", standalone_mode=False)
     except typer.Exit as exc:
-        return exc.exit_code
+        raise Exit(exc.exit_code) from None
     except typer.Abort:
-        sys.stderr.write("aborted\n")
-        return EXIT_REFUSED
+        raise KeyboardInterrupt from None
     except click_errors.ClickException as exc:
         if isinstance(exc, click_errors.BadParameter):  # typer checks a Literal choice with pydantic,
             exc.message = exc.message.removeprefix("Value error, ")  # whose message keeps its own prefix
@@ -280,42 +259,9 @@ def _run_typer(argv: list[str]) -> int:
 
 def _checked_call(func: Any, args: tuple, kwargs: dict) -> Any:
     """How typer calls a command: after the same checks the fast path makes."""
-    _refuse_nul(kwargs)
-    _refuse_too_many(kwargs)
+    refuse_nul(kwargs)
+    refuse_too_many(kwargs)
     return func(*args, **kwargs)
-
-
-MAX_REPEATS = 256
-"""How many times one repeatable option may be given: more is a script gone wrong, not a todo with
-3000 labels (and each value may cost a warning, a lookup, a line of output)."""
-
-
-def _refuse_too_many(values: dict[str, Any]) -> None:
-    from loopx_git.errors import ValidationError
-
-    for name, value in values.items():
-        if isinstance(value, (list, tuple)) and len(value) > MAX_REPEATS:
-            raise ValidationError(
-                f"field '{name}': given {len(value)} times; rule: a repeatable option takes at most {MAX_REPEATS} "
-                "values in one command",
-                code="invalid-field",
-            )
-
-
-def _refuse_nul(values: dict[str, Any]) -> None:
-    """No value holds NUL. An operating system cannot pass one in argv, so only a caller running
-    ``run_cli`` in-process can; left alone it reaches open() or a git subprocess as a ValueError (an
-    internal error) or cuts a value short. Refused by the parameter's name, whatever the command."""
-    from loopx_git.errors import ValidationError
-
-    for name, value in values.items():
-        items = value if isinstance(value, (list, tuple)) else [value]
-        if any(isinstance(item, str) and "\x00" in item for item in items):
-            raise ValidationError(
-                f"field '{name}': holds a NUL character (U+0000); rule: no value given to loopx holds NUL "
-                "(no command line can carry one)",
-                code="invalid-field",
-            )
 
 
 def _closed_streams_to_devnull() -> None:
@@ -370,31 +316,10 @@ def _say(message: str) -> None:
 
 
 def _one_line(message: str) -> str:
-    from loopx_git.cli.render import one_line
+    from loopx_git.cli.text import one_line
     from loopx_git.model.canonical import printable
 
-    return _clipped(one_line(printable(message)))
-
-
-MAX_WORD, MAX_MESSAGE = 4096, 16000
-"""A word longer than any path (PATH_MAX) is a quoted value; a message longer than this quotes one."""
-
-
-def _clipped(message: str) -> str:
-    """A message quoting a 10 MB value is not 10 MB long: an overlong word (the quoted value) keeps
-    its start and end and says how much was cut, and a message still too long keeps its start (the
-    code and field) and its end (the rule)."""
-    import re
-
-    def cut(match: re.Match[str]) -> str:
-        word = match.group()
-        return f"{word[:120]}...[{len(word) - 140} characters cut]...{word[-20:]}"
-
-    message = re.sub(rf"\S{{{MAX_WORD + 1},}}", cut, message)
-    if len(message) > MAX_MESSAGE:
-        cut_out = len(message) - MAX_MESSAGE
-        message = f"{message[: MAX_MESSAGE // 2]}...[{cut_out} characters cut]...{message[-MAX_MESSAGE // 2 :]}"
-    return message
+    return clipped(one_line(printable(message)))
 
 
 def run() -> None:

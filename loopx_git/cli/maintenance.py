@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from loopx_git.cli import context, render
-from loopx_git.cli.params import Argument, Context, Exit, Group, Option
+from loopx_git.cli.params import Argument, Context, Group, Option
+from loopx_git.errors import Exit
 
 MANY_PACKS = 50
 """Past this many packs doctor suggests `loopx gc` (loopx's own packing keeps far fewer)."""

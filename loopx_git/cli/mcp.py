@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import sys
-
 from loopx_git.cli import context
 from loopx_git.cli.params import Context, Group, Option
 
@@ -72,7 +70,7 @@ def register(root: Group) -> None:
             ) from None
         from loopx_git.mcp.calls import Defaults
 
-        serve(Defaults(repo=c.repo, state_branch=c.state_branch, goal_id=goal, agent_id=agent))
+        serve(Defaults(c.commands, repo=c.repo, state_branch=c.state_branch, goal_id=goal, agent_id=agent))
 
 
 def _checked_goal(state, goal_id: str | None) -> str | None:
@@ -112,10 +110,3 @@ def _check_agent(state, agent: str, goal: str | None, given_as: str) -> None:
         code="unknown-agent",
         hint="loopx agent register -g GOAL -a AGENT, or start the server with the goal's agent",
     )
-
-
-def run() -> None:
-    """The ``loopx-mcp`` executable: ``loopx mcp`` with the same options."""
-    from loopx_git.cli.main import run_cli
-
-    sys.exit(run_cli(["mcp", *sys.argv[1:]]))

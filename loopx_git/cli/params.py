@@ -140,24 +140,24 @@ class Context:
         return self
 
 
-class Exit(Exception):
-    """End the command with ``code`` (typer.Exit, without loading typer)."""
-
-    def __init__(self, code: int = 0) -> None:
-        super().__init__(code)
-        self.exit_code = code
-
-
 def id_list(values: list[str]) -> list[str]:
     """A repeatable option's ids, each value also split at commas: ``-t a -t b`` or ``-t a,b``."""
     return [part for value in values for part in value.split(",") if part]
 
 
-class BadParameter(Exception):
-    """A usage error found in a command's body (exit 2). Typer reports it, with the usage line: on
-    the fast path nothing has been written yet, so the command line is handed to typer."""
+def declared(func: Callable[..., Any]) -> list[tuple[str, Any]]:
+    """A command's parameters in order, each with its declaration (an ``Opt``, an ``Arg``; ``ctx``
+    has none): what the fast parser, typer's app and the MCP tools all read a command's shape from.
+    ``Unsure`` for a function taking ``*args``/``**kwargs``, which no declaration describes."""
+    from loopx_git.errors import Unsure
 
-    def __init__(self, message: str, *, param_hint: str | None = None) -> None:
-        super().__init__(message)
-        self.message = message
-        self.param_hint = param_hint
+    made = getattr(func, "loopx_options", None)
+    if made is not None:  # a command made from a declared operation (cli/declared.py) lists them
+        return list(made)
+    code = func.__code__
+    names = code.co_varnames[: code.co_argcount + code.co_kwonlyargcount]
+    positional = dict(zip(names[code.co_argcount - len(func.__defaults__ or ()) :], func.__defaults__ or ()))
+    positional.update(func.__kwdefaults__ or {})
+    if code.co_flags & 0x0C:  # *args or **kwargs: not a command typer built from its signature
+        raise Unsure
+    return [(name, positional.get(name, Arg(None, {}))) for name in names]

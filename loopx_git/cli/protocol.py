@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from loopx_git.cli import context, render
-from loopx_git.cli.params import Context, Exit, Group, Option
+from loopx_git.cli.params import Context, Group, Option
+from loopx_git.errors import Exit
 
 app = Group(help="Check the state branch against the protocol seeds' acceptance checks.", no_args_is_help=True)
 

@@ -11,6 +11,7 @@ from contextvars import ContextVar
 from typing import Any
 
 from loopx_git.cli.context import Ctx, OutputFormat
+from loopx_git.cli.text import one_line, visible
 
 WRITE_SCHEMA = "loopx_write_result_v0"
 
@@ -182,19 +183,6 @@ def _cells(text: str) -> int:
     return cell_len(text)
 
 
-def visible(text: str) -> str:
-    """``text`` with control characters shown as ``\\xNN``: a value from the branch (a todo text,
-    a path in a hostile tree) cannot move the cursor or colour the terminal."""
-    from loopx_git.model.canonical import visible as escaped
-
-    shown = escaped(text)
-    if shown == text and "\n" not in text and "\r" not in text:
-        return shown  # nothing escaped: the mask reads this cell in the printed line
-    from loopx_git.cli.masking import multiline
-
-    return escaped(multiline(text, shown))
-
-
 ID_COLUMNS = frozenset(
     {"todo", "event", "entry", "packet", "run", "agent", "goal", "fire", "commit", "claimed by", "suggested by"}
 )
@@ -291,15 +279,6 @@ def _plain_table(columns: Sequence[str], cells: list[list[str]], widths: list[in
         out.append("  ".join(cell + " " * (width - _cells(cell)) for cell, width in zip(row, widths)))
         out.append("\n")
     sys.stdout.write("".join(out))
-
-
-def one_line(text: str) -> str:
-    """``text`` on one line, whatever it quotes: control characters and line breaks shown escaped, so
-    a value from the branch (a file name, a todo's text) cannot start a line of its own (``error[…]``)."""
-    shown = visible(text)
-    for brk, escape in (("\n", "\\n"), ("\u2028", "\\u2028"), ("\u2029", "\\u2029")):
-        shown = shown.replace(brk, escape)
-    return shown
 
 
 def line(message: str = "", style: str | None = None) -> None:

@@ -7,7 +7,8 @@ import sys
 from enum import Enum
 
 from loopx_git.cli import context, render
-from loopx_git.cli.params import Argument, BadParameter, Context, Exit, Group, Option
+from loopx_git.cli.params import Argument, Context, Group, Option
+from loopx_git.errors import BadParameter, Exit
 
 SECTION_TITLES = {
     "todos": "Todos",

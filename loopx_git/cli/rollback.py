@@ -7,7 +7,8 @@ from pathlib import Path
 from loopx_git.cli import context, render
 from loopx_git.cli.choices import RollbackTrigger
 from loopx_git.cli.context import AGENT_ID, GOAL_ID
-from loopx_git.cli.params import BadParameter, Context, Group, Option
+from loopx_git.cli.params import Context, Group, Option
+from loopx_git.errors import BadParameter
 
 app = Group(
     help="Rollback as compensation: a rollback_packet_v0 plus compensating events; history stays.",

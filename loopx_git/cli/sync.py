@@ -27,7 +27,7 @@ def _pulled(d: dict) -> None:
 def _refusals(c) -> Iterator[None]:
     """A refused push is an error (exit 1, ``error[push-refused]`` on stderr); in JSON or YAML it also
     prints its facts on stdout as ``{"error": {...}}``: who refused and the lines it printed, redacted."""
-    from loopx_git.sync import PushRefused
+    from loopx_git.errors import PushRefused
 
     try:
         yield

@@ -14,7 +14,8 @@ from loopx_git.cli.choices import (
 )
 from loopx_git.cli.context import AGENT_ID, GOAL_ID, NEW_TODO_ID, REMOTE, TODO_ID
 from loopx_git.cli.declared import family
-from loopx_git.cli.params import BadParameter, Context, Group, Option
+from loopx_git.cli.params import Context, Group, Option
+from loopx_git.errors import BadParameter
 
 app = Group(
     help="Formal todos: add, claim, update, complete, supersede; and candidate todos: suggest, promote.",

@@ -21,8 +21,7 @@ from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
-from loopx_git.domain.guard import SafetyError
-from loopx_git.errors import RuleError, StoreError, ValidationError, shown_path
+from loopx_git.errors import RuleError, SafetyError, StoreError, ValidationError, shown_path
 from loopx_git.model.record import Record
 from loopx_git.model.state import require_goal
 from loopx_git.views.dashboard import HISTORY_CHUNKS, RUNS_SHOWN, TRAILER, Site, build

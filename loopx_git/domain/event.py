@@ -7,7 +7,7 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from loopx_git.domain.todo import require_todo, wake_dependents
+from loopx_git.domain.todo_rules import require_todo, wake_dependents
 from loopx_git.domain.write import EventMaker, Write, check_actor, given, many
 from loopx_git.errors import ValidationError
 from loopx_git.model import github

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from typing import Annotated, ClassVar
 
 from loopx_git.domain.operation import Actor, Cli, Field, GoalId, Operation, applies, ids
-from loopx_git.domain.todo import require_todo, resume_event
+from loopx_git.domain.todo_rules import require_todo, resume_event
 from loopx_git.domain.write import EventMaker, Write, build, changes, check_actor, given, one_of
 from loopx_git.errors import NotFoundError, RuleError, ValidationError
 from loopx_git.model.event import EventBase, GateDecide, GateOpen

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
-from loopx_git.errors import LoopxError
+from loopx_git.errors import SafetyError
 from loopx_git.safety.policy import Policy
 from loopx_git.safety.records import STRUCTURAL_FIXES, STRUCTURAL_RULES, UNREDACTABLE, FieldFinding, check
 from loopx_git.safety.rules import BY_ID
@@ -20,12 +20,6 @@ from loopx_git.safety.scan import scan
 
 if TYPE_CHECKING:
     from loopx_git.model.record import Record
-
-
-class SafetyError(LoopxError):
-    """A value that the public-safety rules keep off the state branch."""
-
-    code = "unsafe"
 
 
 @dataclass

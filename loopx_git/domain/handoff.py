@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from loopx_git.domain.todo import TODO_KEYS, require_todo
+from loopx_git.domain.todo_rules import TODO_KEYS, require_todo
 from loopx_git.domain.write import EventMaker, Write, build, changes, check_actor, given, many
 from loopx_git.errors import NotFoundError, RuleError, ValidationError
 from loopx_git.model.event import EventBase, HandoffAdopt, HandoffCancel, HandoffPrepare, TodoUpdate

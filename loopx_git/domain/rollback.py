@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from loopx_git.domain.todo import not_claimed_by_other
+from loopx_git.domain.todo_rules import not_claimed_by_other
 from loopx_git.domain.write import EventMaker, Write, build, check_actor, given, one_of
 from loopx_git.errors import RuleError, ValidationError
 from loopx_git.model.event import EventBase, FieldChange, GoalCompensate, RollbackPlan, TodoCompensate

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from loopx_git.domain.progress import progress_observation
-from loopx_git.domain.todo import delivery_tier, not_claimed_by_other, require_agent, require_todo
+from loopx_git.domain.todo_rules import delivery_tier, not_claimed_by_other, require_agent, require_todo
 from loopx_git.domain.write import EventMaker, Write, build, given, many
 from loopx_git.errors import RuleError, ValidationError
 from loopx_git.model.capability import CapabilityGuard, CapabilityRetirement, DutyCloseout

@@ -5,6 +5,18 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from loopx_git.domain.todo_rules import (
+    TODO_KEYS,
+    UPDATE_STATUSES,
+    delivery_tier,
+    not_claimed_by_other,
+    not_gate_held,
+    require_agent,
+    require_todo,
+    still_open,
+    transition,
+    wake_dependents,
+)
 from loopx_git.domain.write import EventMaker, Write, build, changes, check_actor, given, many
 from loopx_git.errors import NotFoundError, RuleError, ValidationError
 from loopx_git.model.capability import JOINT_PROBE, CapabilityGuard
@@ -14,7 +26,6 @@ from loopx_git.model.event import (
     TodoClaim,
     TodoComplete,
     TodoPromote,
-    TodoResume,
     TodoSuggest,
     TodoSupersede,
     TodoUpdate,
@@ -30,75 +41,8 @@ from loopx_git.model.research_gate import (
     pending_obligations,
     retirement_contract,
 )
-from loopx_git.model.run import DELIVERY_RULE, FLAGS_FIELD, DeliveryOutcome
-from loopx_git.model.state import GoalState, State, listed, require_goal
-from loopx_git.model.state import require_agent as _require_agent
+from loopx_git.model.state import GoalState, State, require_goal
 from loopx_git.model.todo import ResumeCondition, SuggestedTodo, TodoItem, TodoStatus, canonical_resume
-
-TODO_KEYS = ("todo_id", "schema_version", FLAGS_FIELD)
-"""Fields no change names: the todo's identity, and its delivery flags (shown with its tier, derived from it)."""
-UPDATE_STATUSES = ("open", "blocked", "deferred")
-
-
-# --- lookups that refuse clearly ----------------------------------------------------------
-
-
-def require_todo(gs: GoalState, todo_id: str, *, field: str = "todo_id") -> TodoItem:
-    todo = gs.todos.get(todo_id)
-    if todo is None and todo_id in gs.suggested:
-        raise NotFoundError(
-            f"{field} '{todo_id}' is a suggested todo; rule: a suggestion is never runnable until promoted",
-            hint=f"promote it first: `loopx todo promote --goal-id {gs.goal_id} --todo-id {todo_id}`",
-        )
-    if todo is None:
-        raise NotFoundError(
-            f"{field} '{todo_id}': no such todo in goal '{gs.goal_id}' (todos in play: "
-            f"{listed(gs.live)}); rule: a todo named by a command exists",
-            hint=f"`loopx todo list --goal-id {gs.goal_id} --all` lists them",
-        )
-    return todo
-
-
-def require_agent(gs: GoalState, agent_id: str, *, field: str) -> str:
-    return _require_agent(gs, agent_id, field=field, rule="claims are held by registered agents")
-
-
-def delivery_tier(value: object) -> str | None:
-    """A delivery outcome given to a write, as its tier (None when not given); the refusal states the
-    rule, which a caller of the Python API would otherwise meet only as pydantic's wording."""
-    if value is None:
-        return None
-    tier = getattr(value, "value", value)
-    if not isinstance(tier, str) or tier not in {t.value for t in DeliveryOutcome}:
-        raise ValidationError(
-            f"field 'delivery_outcome': {tier!r} is not a delivery outcome; rule: {DELIVERY_RULE}",
-            code="invalid-field",
-        )
-    return tier
-
-
-def still_open(todo: TodoItem, verb: str) -> None:
-    if todo.superseded_by:
-        raise RuleError(
-            f"todo '{todo.todo_id}' was superseded by '{todo.superseded_by}'; rule: a superseded todo cannot be {verb}",
-            code="todo-closed",
-        )
-    if todo.status == TodoStatus.done.value:
-        raise RuleError(
-            f"todo '{todo.todo_id}' is done; rule: done is final, a done todo cannot be {verb} "
-            "(add a successor instead)",
-            code="todo-closed",
-        )
-
-
-def not_claimed_by_other(todo: TodoItem, actor: str | None, verb: str) -> None:
-    """Refuse (``claim-held``) an agent acting on a todo another agent holds; a person may."""
-    if actor and todo.claimed_by and todo.claimed_by != actor:
-        raise RuleError(
-            f"todo '{todo.todo_id}' is claimed by '{todo.claimed_by}'; rule: only the claimant "
-            f"(or a person, without --agent-id) may {verb} a claimed todo",
-            code="claim-held",
-        )
 
 
 def _canonical_resume(resume_when: str | None) -> str | None:
@@ -141,22 +85,6 @@ def _new_todo_id(gs: GoalState, todo_id: str | None) -> str:
             code="todo-exists",
         )
     return todo_id
-
-
-def _not_gate_held(gs: GoalState, todo: TodoItem, verb: str) -> None:
-    held = gs.holding_gates(todo.todo_id) if gs.gates else []
-    if held:
-        named = ", ".join(f"'{g.gate_id}' ({g.status}, {g.owner_class})" for g in held)
-        raise RuleError(
-            f"todo '{todo.todo_id}' is held by gate {named}; rule: a todo a gate holds is not {verb} until the "
-            "gate is approved",
-            code="gate-held",
-            hint=f"`loopx gate show --goal-id {gs.goal_id} --gate-id {held[0].gate_id}` says whose decision it waits for",
-        )
-
-
-def _transition(before: str, after: str) -> dict | None:
-    return {"from_state": before, "to_state": after} if before != after else None
 
 
 # --- operations ---------------------------------------------------------------------------
@@ -281,7 +209,7 @@ def claim_todo(state: State, *, goal_id: str, todo_id: str, agent_id: str, now: 
             "unclaimed (or your own) todo",
             code="claim-held",
         )
-    _not_gate_held(gs, todo, "claimed")
+    not_gate_held(gs, todo, "claimed")
     if not gs.is_runnable(todo):
         why = f" ({todo.reason})" if todo.reason else ""
         raise RuleError(
@@ -362,7 +290,7 @@ def update_todo(
         todo_id=todo_id,
         agent_id=actor,
         summary=f"{todo_id} -> {status}" + (f": {reason}" if reason else ""),
-        state_transition=_transition(todo.status, status),
+        state_transition=transition(todo.status, status),
         changes=diff,
     )
     return Write("todo update", f"{todo_id} -> {status}", goal_id, actor, [event], result=updated)
@@ -385,7 +313,7 @@ def complete_todo(
     """``decision_outcome`` (a ``user_gate`` todo only): approve | reject | cancel, recorded as the
     decision of the todo's gate; only an approval wakes what waits for the todo. ``delivery_outcome``:
     the result tier the completion delivered, kept on the todo and in the event's details."""
-    from loopx_git.domain import gate as gate_ops  # gates build on todos: imported here, not at the top
+    from loopx_git.domain import gate as gate_ops  # only a user_gate completion needs the gates
     from loopx_git.domain import gate_todo
 
     gs = require_goal(state, goal_id)
@@ -395,7 +323,7 @@ def complete_todo(
     todo = require_todo(gs, todo_id)
     still_open(todo, "completed")
     not_claimed_by_other(todo, actor, "complete")
-    _not_gate_held(gs, todo, "completed")
+    not_gate_held(gs, todo, "completed")
     if decision_outcome is not None:
         gate_todo.check_outcome(todo, decision_outcome)
     if no_follow_up and not reason:
@@ -436,7 +364,7 @@ def complete_todo(
         todo_id=todo_id,
         agent_id=actor or todo.claimed_by,
         summary=f"{todo_id} done" + (f" ({len(evidence)} evidence)" if evidence else " (no follow-up)"),
-        state_transition=_transition(todo.status, "done"),
+        state_transition=transition(todo.status, "done"),
         changes=changes(todo, done, skip=TODO_KEYS),
         details=details or None,
     )
@@ -477,7 +405,7 @@ def supersede_todo(
     if not reason:
         raise ValidationError("field 'reason': required; rule: a supersede says why", code="reason-required")
     still_open(old, "superseded")
-    _not_gate_held(gs, old, "superseded")
+    not_gate_held(gs, old, "superseded")
     if old.capability_guard is not None:  # another terminal verb does not avoid the closeout check
         _closeout_result(gs, old)
     if new.superseded_by:
@@ -604,58 +532,6 @@ def promote_todo(state: State, *, goal_id: str, todo_id: str, actor: str | None,
         changes=changes(None, todo, skip=TODO_KEYS),
     )
     return Write("todo promote", todo_id, goal_id, actor, [event], result=todo)
-
-
-# --- wake-ups -----------------------------------------------------------------------------
-
-
-def wake_dependents(
-    gs: GoalState, maker: EventMaker, cause: EventBase, fact: ResumeCondition, *, unblocked: str | None = None
-) -> list[EventBase]:
-    """``todo_resume`` events for every waiting todo that ``fact`` (just made true by ``cause``) releases."""
-    woken: list[EventBase] = []
-    for todo in gs.live_todos():
-        if todo.status not in (TodoStatus.deferred.value, TodoStatus.blocked.value):
-            continue
-        condition = todo.resume_condition
-        released_by_condition = condition == fact
-        released_by_blocker = todo.todo_id == unblocked and condition is None
-        if not (released_by_condition or released_by_blocker):
-            continue
-        why = str(todo.resume_when) if released_by_condition else f"unblocked by {cause.todo_id}"
-        woken.append(resume_event(gs, maker, todo, cause, why))
-    return woken
-
-
-def resume_event(
-    gs: GoalState, maker: EventMaker, todo: TodoItem, cause: EventBase, why: str, *, gate_id: str | None = None
-) -> EventBase:
-    """The ``todo_resume`` that makes a waiting ``todo`` open again because of ``cause``."""
-    # The met condition goes with the wait (the todo_resume event keeps it, in its summary and
-    # its change of resume_when): an open todo waits for nothing, and a later re-block names only
-    # its own condition. Cleared here, by the event, not by the fold: the fold of a branch written
-    # before this (its resume events leave resume_when as it was) is unchanged, so its documents
-    # still equal the fold and `loopx verify` passes; update_todo drops what such a todo kept.
-    resumed = todo.model_copy(
-        update={
-            "status": TodoStatus.open.value,
-            "reason": None,
-            "resume_when": None,
-            "updated_at": cause.recorded_at,
-        }
-    )
-    causality = {"caused_by": cause.event_id, "unblocks": [todo.todo_id]}
-    if gate_id is not None:
-        causality["gate_id"] = gate_id
-    return maker.make(
-        TodoResume,
-        goal_id=gs.goal_id,
-        todo_id=todo.todo_id,
-        summary=f"{todo.todo_id} resumed: {why}",
-        causality=causality,
-        state_transition={"from_state": todo.status, "to_state": "open"},
-        changes=changes(todo, resumed, skip=TODO_KEYS),
-    )
 
 
 def _lane(gs: GoalState, agent_id: str) -> dict | None:

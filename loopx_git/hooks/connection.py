@@ -129,7 +129,7 @@ class Health:
     loopx: str = ""
 
     def to_json(self) -> dict:
-        from loopx_git import __version__
+        from loopx_git.version import __version__
 
         return {
             "loopx_version": __version__,

@@ -283,7 +283,7 @@ def _read_updates(stream: TextIO) -> str:
 
 def main(argv: list[str]) -> int:
     """``argv`` is what follows ``loopx hook run``."""
-    from loopx_git.errors import LoopxError
+    from loopx_git.errors import outcome
 
     ns = _plain_args(argv)
     if ns is None:
@@ -294,14 +294,13 @@ def main(argv: list[str]) -> int:
         ns = _Args(parsed.name, parsed.args, parsed.repo, parsed.strict)
     try:
         return run(ns.name, ns.args, repo=ns.repo, strict=ns.strict)
-    except LoopxError as exc:
-        sys.stderr.write(f"error[{exc.code}]: {exc.message}\n")
-        if exc.hint:
-            sys.stderr.write(f"hint: {exc.hint}\n")
-        return exc.exit_code
     except Exception as exc:  # fail closed, but say so in one line instead of a traceback
-        sys.stderr.write(
-            f"loopx hook run {ns.name}: internal error ({type(exc).__name__}: {exc}); stopped to be safe. "
-            "`git commit --no-verify` / `git push --no-verify` skip the hook; please report this.\n"
-        )
-        return 3
+        said = outcome(exc)
+        if said.internal:
+            sys.stderr.write(
+                f"loopx hook run {ns.name}: {said.message}; stopped to be safe. "
+                "`git commit --no-verify` / `git push --no-verify` skip the hook.\n"
+            )
+        else:
+            sys.stderr.writelines(line + "\n" for line in said.lines())
+        return said.exit_code

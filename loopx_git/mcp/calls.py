@@ -14,11 +14,15 @@ import tempfile
 from collections.abc import Callable, Collection, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError as ArgumentError
 
+from loopx_git.errors import Refusal
 from loopx_git.mcp.tools import Tool
+
+if TYPE_CHECKING:
+    from loopx_git.cli.params import Group
 
 Progress = Callable[[str, int, int], None]
 """``(stage, done, total)``, as ``render.Progress`` reports long work (a sync over a big history)."""
@@ -26,9 +30,11 @@ Progress = Callable[[str, int, int], None]
 
 @dataclass(frozen=True)
 class Defaults:
-    """What the server was started with: the repository, and the goal and agent a call falls back
-    on (as ``LOOPX_GOAL_ID`` / ``LOOPX_AGENT_ID`` do for the CLI; a tool's own argument wins)."""
+    """What the server was started with: the commands it serves (the CLI's tree, handed over by
+    ``loopx mcp``), the repository, and the goal and agent a call falls back on (as
+    ``LOOPX_GOAL_ID`` / ``LOOPX_AGENT_ID`` do for the CLI; a tool's own argument wins)."""
 
+    commands: Group
     repo: str = "."
     state_branch: str | None = None
     goal_id: str | None = None
@@ -45,35 +51,25 @@ class Answer:
     """Notices the command printed to stderr beside its result (a chore after a commit that stands)."""
 
 
-class Refusal(Exception):
-    """A call that did not do what it was asked: the CLI's error code, message and hint, and the
-    field the message names. ``data`` is what the command printed before it refused, if anything.
-    The message and hint are shown as the CLI's stderr shows them: cut when a quoted value makes
-    them long, control characters escaped, and anything a safety rule matches masked."""
-
-    def __init__(self, code: str, message: str, *, field: str | None = None, hint: str | None = None, data=None):
-        super().__init__(message)
-        self.code, self.data = code, data
-        self.field = shown(field) if field else field  # a caller's argument name may be the secret itself
-        self.message, self.hint = shown(message), shown(hint) if hint else hint
-
-    def to_json(self) -> dict[str, Any]:
-        error: dict[str, Any] = {"code": self.code, "message": self.message, "field": self.field, "hint": self.hint}
-        if self.data is not None:
-            error["data"] = self.data
-        return {"error": error}
+def refusal(code: str, message: str, *, field: str | None = None, hint: str | None = None, data=None) -> Refusal:
+    """A ``Refusal`` whose message, hint and field are shown as the CLI's stderr shows them: cut
+    when a quoted value makes them long, control characters escaped, and anything a safety rule
+    matches masked (a caller's argument name may be the secret itself)."""
+    return Refusal(
+        code, shown(message), field=shown(field) if field else field, hint=shown(hint) if hint else hint, data=data
+    )
 
 
 def shown(text: str) -> str:
     """A message as the CLI's stderr shows it: masked (by the mask of the call under way, which
     knows the values the call was handed, else by the rules alone), then cut and escaped."""
-    from loopx_git.cli.main import _clipped
     from loopx_git.cli.masking import current
+    from loopx_git.errors import clipped
     from loopx_git.model.canonical import printable
     from loopx_git.safety.mask import masked
 
     mask = current()
-    return _clipped(printable(mask.text(text) if mask is not None else masked(text)))
+    return clipped(printable(mask.text(text) if mask is not None else masked(text)))
 
 
 _FIELD = re.compile(r"field '([^']{1,200})'")
@@ -117,7 +113,7 @@ def call(tool: Tool, arguments: dict[str, Any] | None, defaults: Defaults, progr
     kwargs = tool.kwargs(checked)
     if "agent_id" in kwargs and kwargs["agent_id"] is None and tool.agent_required:
         if defaults.agent_id is None:
-            raise Refusal(
+            raise refusal(
                 "invalid-field",
                 f"field 'agent_id': is required; rule: {tool.spec.name} acts for an agent, named in the call or "
                 "by the server (loopx mcp -a AGENT)",
@@ -139,9 +135,9 @@ def run_command(
     the calling tool's arguments, which a refusal's field is given as."""
     from loopx_git.cli import masking, render
     from loopx_git.cli.context import Ctx, OutputFormat
-    from loopx_git.cli.main import _refuse_nul
-    from loopx_git.cli.params import BadParameter, Context, Exit
-    from loopx_git.errors import LoopxError
+    from loopx_git.cli.params import Context
+    from loopx_git.errors import BadParameter, outcome
+    from loopx_git.model.arguments import refuse_nul
 
     obj = Ctx(
         repo=defaults.repo,
@@ -156,30 +152,34 @@ def run_command(
     # what the command prints passes the CLI's mask, and so does a refusal's message (``shown``)
     with _captured() as (out, err), masking.masked_output(masking.new_mask(handed)), render.progress_to(progress):
         try:
-            _refuse_nul(kwargs)
+            refuse_nul(kwargs)
             rc = func(Context(obj), **kwargs)
-        except LoopxError as exc:
-            printed = _parsed(out.getvalue())
-            field = field_of(exc.message, names)
-            raise Refusal(exc.code, exc.message, field=field, hint=exc.hint, data=printed) from None
         except BadParameter as exc:
-            raise Refusal("usage", exc.message, field=_hinted(exc.param_hint, names)) from None
-        except Exit as exc:
-            rc = exc.exit_code
+            raise refusal("usage", exc.message, field=_hinted(exc.param_hint, names)) from None
         except Exception as exc:  # the boundary, as the CLI's: a bug says what it was, never a traceback
-            raise internal(exc) from None
+            said = outcome(exc)
+            if said.internal:
+                raise refusal(said.code, said.message) from None
+            if said.code != "exit":
+                field = field_of(said.message, names)
+                raise refusal(
+                    said.code, said.message, field=field, hint=said.hint, data=_parsed(out.getvalue())
+                ) from None
+            rc = said.exit_code
         warnings = [f"warning: {n.describe()}" for n in obj.notices]
         warnings += [line for line in err.getvalue().splitlines() if line.strip()]
     text = out.getvalue()
     data = _parsed(text)
     if isinstance(rc, int) and rc != 0:
-        raise Refusal("failed", f"the command ended with exit code {rc}", data=data)
+        raise refusal("failed", f"the command ended with exit code {rc}", data=data)
     return Answer(data, text.strip(), warnings)
 
 
 def internal(exc: BaseException) -> Refusal:
     """A bug, said as the CLI says one (exit 3 there): its type and text, never a traceback."""
-    return Refusal("internal", f"internal error: {type(exc).__name__}: {exc} (always a bug in loopx; please report it)")
+    from loopx_git.errors import outcome
+
+    return refusal("internal", outcome(exc).message)
 
 
 def _hinted(param_hint: str | None, names: Collection[str] | None) -> str | None:
@@ -255,7 +255,7 @@ def _bad_argument(tool: Tool, exc: ArgumentError) -> Refusal:
         problem = "is not an argument of this tool"
     elif first["type"] == "missing":
         problem = "is required"
-    return Refusal(
+    return refusal(
         "invalid-field",
         f"field '{where}': {problem}; rule: the arguments follow {tool.spec.name}'s input schema",
         field=str(first["loc"][0]) if first["loc"] else None,  # the argument, even for "evidence.0"

@@ -13,7 +13,7 @@ from typing import Any
 from urllib.parse import quote, unquote
 
 from loopx_git.cli import fast
-from loopx_git.mcp.calls import Defaults, Refusal, call, run_command, shown
+from loopx_git.mcp.calls import Defaults, call, refusal, run_command, shown
 from loopx_git.mcp.tools import command, tool
 
 PAGE = 500
@@ -101,11 +101,11 @@ def read(uri: str, defaults: Defaults) -> str:
         ids = template.match(uri)
         if ids is None:
             continue
-        answer = call(tool(template.tool), ids, defaults)
+        answer = call(tool(template.tool, defaults.commands), ids, defaults)
         if template.pick is None:
             return answer.text
         return json.dumps(template.pick(answer.data), indent=2, ensure_ascii=False)
-    raise Refusal(
+    raise refusal(
         "not-found",
         f"field 'uri': no resource {shown(uri)[:200]!r}; rule: a URI of one of the templates (resources/templates/list)",
         field="uri",
@@ -126,7 +126,7 @@ def _offset(cursor: str | None) -> int:
     if cursor is None:
         return 0
     if not re.fullmatch(r"[0-9]{1,12}", cursor):
-        raise Refusal(
+        raise refusal(
             "invalid-field",
             "field 'cursor': is not a cursor this server gave; rule: pass it back as given",
             field="cursor",
@@ -148,7 +148,7 @@ def _all(defaults: Defaults) -> list[Listed]:
                         by_name[name], f"{name} of {defaults.agent_id}", goal_id=goal_id, agent_id=defaults.agent_id
                     )
                 )
-        todos = call(tool("loopx_todo_list"), {"goal_id": goal_id}, defaults).data or []
+        todos = call(tool("loopx_todo_list", defaults.commands), {"goal_id": goal_id}, defaults).data or []
         for todo in todos:
             found.append(
                 _listed(
@@ -168,7 +168,7 @@ def _agents(goal_id: str, defaults: Defaults) -> set[str]:
 
 
 def _listing(words: tuple[str, ...], defaults: Defaults, **given: str) -> list[dict[str, Any]]:
-    listed = command(words)
+    listed = command(words, defaults.commands)
     _, params = fast.options(listed.func)
     kwargs = {name: list(p.default or []) if p.kind == "list" else p.default for name, p in params.items()}
     return run_command(listed.func, {**kwargs, **given}, defaults).data or []

@@ -22,8 +22,9 @@ import mcp.types as types
 from mcp.server import Server, ServerRequestContext
 from mcp.server.stdio import stdio_server
 
+from loopx_git.errors import Refusal
 from loopx_git.mcp import resources, tools
-from loopx_git.mcp.calls import Answer, Defaults, Refusal, call, internal, shown
+from loopx_git.mcp.calls import Answer, Defaults, call, internal, refusal, shown
 
 log = logging.getLogger("loopx.mcp")
 
@@ -40,20 +41,20 @@ PROGRESS_EVERY = 0.2
 
 
 def build(defaults: Defaults) -> Server:
-    from loopx_git import __version__
+    from loopx_git.version import __version__
 
     lock = anyio.Lock()  # a call captures the process's stdout: one at a time
 
     async def list_tools(
         ctx: ServerRequestContext, params: types.PaginatedRequestParams | None
     ) -> types.ListToolsResult:
-        return types.ListToolsResult(tools=[_described(tool) for tool in tools.tools()])
+        return types.ListToolsResult(tools=[_described(tool) for tool in tools.tools(defaults.commands)])
 
     async def call_tool(ctx: ServerRequestContext, params: types.CallToolRequestParams) -> types.CallToolResult:
         spec = tools.BY_NAME.get(params.name)
         if spec is None:
             return _error(
-                Refusal(
+                refusal(
                     "unknown-tool",
                     f"field 'name': there is no tool {shown(params.name)[:100]!r}; rule: a tool tools/list names",
                     field="name",
@@ -64,10 +65,10 @@ def build(defaults: Defaults) -> Server:
         try:
             async with lock:
                 answer = await anyio.to_thread.run_sync(
-                    partial(call, tools.tool(spec.name), params.arguments, defaults, report)
+                    partial(call, tools.tool(spec.name, defaults.commands), params.arguments, defaults, report)
                 )
-        except Refusal as refusal:
-            return _error(refusal)
+        except Refusal as refused:
+            return _error(refused)
         except Exception as exc:  # never a traceback, nor an exception's text as the SDK would send it
             log.exception("tool %s failed", spec.name)
             return _error(internal(exc))
@@ -128,8 +129,8 @@ async def _read_only(work: Callable[[], Any]) -> Any:
 
     try:
         return await anyio.to_thread.run_sync(work)
-    except Refusal as refusal:
-        failed = refusal
+    except Refusal as refused:
+        failed = refused
     except Exception as exc:
         log.exception("resource request failed")
         failed = internal(exc)

@@ -11,6 +11,7 @@ from typing import Annotated, Final, Literal
 
 from pydantic import Field, StringConstraints
 
+from loopx_git.errors import EXIT_ATTENTION, EXIT_INTERRUPTED, EXIT_OK, EXIT_REFUSED
 from loopx_git.model.ids import Id
 from loopx_git.model.ledger import EntryStatus, Evidence, Next, Verdict
 from loopx_git.model.record import Line, Record, Token
@@ -43,10 +44,10 @@ class Terminal(str, Enum):
 
 
 EXIT_CODES = {
-    Terminal.ok.value: 0,
-    Terminal.error.value: 1,
-    Terminal.needs_attention.value: 4,
-    Terminal.cancelled.value: 130,
+    Terminal.ok.value: EXIT_OK,
+    Terminal.error.value: EXIT_REFUSED,
+    Terminal.needs_attention.value: EXIT_ATTENTION,
+    Terminal.cancelled.value: EXIT_INTERRUPTED,
 }
 
 

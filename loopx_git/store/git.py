@@ -15,7 +15,7 @@ from typing import ParamSpec, TypeAlias, TypeVar, cast
 
 import pygit2
 
-from loopx_git.errors import ConflictError, StoreError, shown_path
+from loopx_git.errors import RefMoved, StoreError, shown_path
 
 FILE_MODE = pygit2.GIT_FILEMODE_BLOB
 TREE_MODE = pygit2.GIT_FILEMODE_TREE
@@ -28,28 +28,6 @@ _CAS_LOST = ("current tip is not the first parent", "old reference value does no
 _LOCK_HELD = ("failed to lock file", "failed to create locked file")
 """What libgit2 says when a compare-and-swap on a ref loses (seen with two writers racing): the
 tip moved before or under the ref lock, or the lock is held. Nothing else is a lost race."""
-
-
-class RefMoved(ConflictError):
-    """The ref was not where the writer read it (or its lock was held): re-read and retry.
-
-    A refusal of its own where a step does not retry (sync's fast-forward or merge, a claim taken
-    back): seen with a killed writer's lock left on the state ref, it reached the CLI as an
-    internal error (exit 3) instead of saying which file holds the ref."""
-
-    code = "ref-moved"
-
-    def __init__(self, message: str = "", *, lock: str | None = None):
-        said = message.strip().splitlines()[0] if message.strip() else "the ref moved"
-        hint = (
-            f"if no other git or loopx process is running, one that crashed left {lock} behind: the next loopx "
-            "write removes it, or remove it yourself; then try again"
-            if lock
-            else "another writer moved it meanwhile: run the command again"
-        )
-        super().__init__(said, hint=hint)
-        self.lock = lock
-        """The ref's lock file, when a held lock was the reason."""
 
 
 def _lock_path(message: str) -> str | None:
@@ -690,7 +668,7 @@ def _bad_ref(ref: str, message: str) -> StoreError:
     )
 
 
-def _unreadable(exc: Exception, *, writing: bool = False) -> StoreError:
+def unreadable(exc: Exception, *, writing: bool = False) -> StoreError:
     """What a read (or write) of a damaged, incomplete or unwritable object store becomes: a refusal
     naming the object or file, never an internal error (a corrupt loose object, a blob a partial
     copy left out, a read-only .git/objects)."""
@@ -734,7 +712,7 @@ def _guarded(method: Callable[_P, _T], *, writing: bool = False) -> Callable[_P,
             try:
                 yield from generator(*args, **kwargs)
             except caught as exc:
-                raise _unreadable(exc) from exc
+                raise unreadable(exc) from exc
 
         return cast(Callable[_P, _T], walking)  # a generator function, wrapped by one: the same type
 
@@ -743,7 +721,7 @@ def _guarded(method: Callable[_P, _T], *, writing: bool = False) -> Callable[_P,
         try:
             return method(*args, **kwargs)
         except caught as exc:
-            raise _unreadable(exc, writing=writing) from exc
+            raise unreadable(exc, writing=writing) from exc
 
     return guarded
 

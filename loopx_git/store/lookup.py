@@ -13,7 +13,7 @@ from typing import cast
 
 import pygit2
 
-from loopx_git.store.git import TREE_MODE, Change, Entry, GitRepo, _unreadable
+from loopx_git.store.git import TREE_MODE, Change, Entry, GitRepo, unreadable
 
 
 def _objects(git: GitRepo, tree: str, paths: Iterable[str]) -> dict[str, pygit2.Object | None]:
@@ -31,7 +31,7 @@ def _objects(git: GitRepo, tree: str, paths: Iterable[str]) -> dict[str, pygit2.
             node = folders[folder]
             found[path] = None if node is None or not name else _child(node, name)
     except (pygit2.GitError, KeyError, ValueError) as exc:
-        raise _unreadable(exc) from exc
+        raise unreadable(exc) from exc
     return found
 
 

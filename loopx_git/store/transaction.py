@@ -8,9 +8,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TypeVar
 
-from loopx_git.errors import ConflictError, StoreError
+from loopx_git.errors import ConflictError, RefMoved, StoreError
 from loopx_git.store import layout
-from loopx_git.store.git import GitRepo, RefMoved
+from loopx_git.store.git import GitRepo
 
 T = TypeVar("T")
 

@@ -13,7 +13,8 @@ from typing import get_args
 import pytest
 
 from loopx_git.cli import choices
-from loopx_git.cli.main import FORMATLESS, build_command, run_cli, walk
+from loopx_git.cli.app import walk
+from loopx_git.cli.main import FORMATLESS, build_command, run_cli
 from tests.conftest import GOAL, state_tip
 
 ROOT = Path(__file__).resolve().parents[2]

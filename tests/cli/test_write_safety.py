@@ -124,7 +124,7 @@ def test_allow_file_in_the_work_tree_lets_a_false_positive_through(cli, git_repo
 
 
 def test_api_refuses_and_redacts_too(repo, git_repo):
-    from loopx_git.domain.guard import SafetyError
+    from loopx_git.errors import SafetyError
 
     tip = state_tip(git_repo)
     with pytest.raises(SafetyError) as err:
@@ -155,8 +155,8 @@ def test_a_secret_in_an_id_is_refused_even_with_redact_and_never_echoed(cli, git
 def test_boundary_flags_stay_truthful_even_for_a_hand_built_write(repo, git_repo):
     """No command sets a boundary flag; a write built by hand through `StateRepo.apply` that
     claims raw material was recorded is refused too, with or without redaction."""
-    from loopx_git.domain.guard import SafetyError
     from loopx_git.domain.write import EventMaker, Write
+    from loopx_git.errors import SafetyError
     from loopx_git.model.event import Note
 
     def build(state):

@@ -10,6 +10,7 @@ import pytest
 
 from loopx_git.api import StateRepo
 from loopx_git.cli import fast
+from loopx_git.cli.main import app
 from loopx_git.domain.catalog import FAMILIES, OPERATIONS
 from loopx_git.domain.operation import Operation, cli_of, declared
 from loopx_git.errors import ValidationError
@@ -44,7 +45,7 @@ def test_every_field_says_how_the_command_line_spells_it_and_what_it_means(op):
 
 @pytest.mark.parametrize("op", ALL, ids=_ids)
 def test_the_command_takes_exactly_the_fields(op):
-    command = tools.command(op.words)
+    command = tools.command(op.words, app)
     _, by_param = fast.options(command.func)
     expected = {cli_of(op, name).param for name in op.model_fields} | ({"redact"} if op.redact else set())
     assert set(by_param) == expected
@@ -64,7 +65,7 @@ def test_the_api_method_takes_the_positional_fields_by_position_and_the_rest_by_
 
 @pytest.mark.parametrize("op", [op for op in ALL if op.use_when], ids=_ids)
 def test_an_operation_that_says_when_to_use_it_is_served_as_a_tool(op):
-    tool = tools.tool("loopx_" + "_".join(op.words).replace("-", "_"))
+    tool = tools.tool("loopx_" + "_".join(op.words).replace("-", "_"), app)
     assert tool.spec.use_when == op.use_when and tool.description.startswith(op.use_when)
     expected = {cli_of(op, name).param for name in op.model_fields} | ({"redact"} if op.redact else set())
     assert tool.names == expected

@@ -25,7 +25,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from loopx_git.cli.main import build_command, run_cli, walk
+from loopx_git.cli.app import walk
+from loopx_git.cli.main import build_command, run_cli
 from tests.conftest import GOAL, git, hermetic
 from tests.hostile.commands import Param, all_params, choice
 

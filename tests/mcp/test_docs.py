@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from loopx_git.cli.main import app
 from loopx_git.mcp import tools
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "mcp.md"
@@ -13,7 +14,7 @@ DOC = Path(__file__).resolve().parents[2] / "docs" / "mcp.md"
 def test_the_documented_tool_list_is_the_servers():
     text = DOC.read_text(encoding="utf-8")
     documented = text.split(tools.REFERENCE_START, 1)[1].split(tools.REFERENCE_END, 1)[0]
-    assert tools.REFERENCE_START + documented + tools.REFERENCE_END + "\n" == tools.reference(), (
+    assert tools.REFERENCE_START + documented + tools.REFERENCE_END + "\n" == tools.reference(app), (
         "docs/mcp.md is out of date: run `python -m loopx_git.mcp.tools docs/mcp.md`"
     )
 
@@ -22,7 +23,7 @@ def test_every_tool_runs_a_command_that_exists_and_every_name_is_unique():
     names = [spec.name for spec in tools.TOOLS]
     assert len(names) == len(set(names))
     for spec in tools.TOOLS:
-        assert tools.command(spec.words).func.__doc__, spec.words
+        assert tools.command(spec.words, app).func.__doc__, spec.words
         assert f"### `{spec.name}`" in DOC.read_text(encoding="utf-8")
 
 

@@ -380,7 +380,7 @@ def test_without_the_mcp_extra_the_command_says_how_to_install_it(repo, git_repo
 def test_the_loopx_mcp_executable_is_the_same_server(repo, git_repo):
     """The console script ``loopx-mcp`` is ``loopx mcp``; run through its entry function here, since the
     venv's bin may be off PATH."""
-    code = "import sys; from loopx_git.cli.mcp import run; sys.argv = ['loopx-mcp', '-a', 'nobody']; run()"
+    code = "import sys; from loopx_git.cli.entry import mcp; sys.argv = ['loopx-mcp', '-a', 'nobody']; mcp()"
     done = subprocess.run([sys.executable, "-c", code], cwd=git_repo, capture_output=True, text=True, timeout=60)
     assert done.returncode == 1 and "field 'agent_id'" in done.stderr
 

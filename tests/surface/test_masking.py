@@ -325,12 +325,14 @@ def test_no_tool_argument_of_the_mcp_server_comes_back_in_an_answer_or_a_refusal
     """Every string argument of every tool, fed a planted secret (families and shapes in turn): the
     answer's text and data, a refusal's message, hint and data hold no part of it."""
     pytest.importorskip("mcp")  # the tool table needs nothing of the SDK, but its schemas need pydantic only
-    from loopx_git.mcp.calls import Defaults, Refusal, call
+    from loopx_git.cli.main import app
+    from loopx_git.errors import Refusal
+    from loopx_git.mcp.calls import Defaults, call
     from loopx_git.mcp.tools import tools
 
-    defaults = Defaults(repo=str(shared.path), goal_id=GOAL, agent_id="alice")
+    defaults = Defaults(app, repo=str(shared.path), goal_id=GOAL, agent_id="alice")
     leaks, runs = [], 0
-    for t_index, tool in enumerate(tools()):
+    for t_index, tool in enumerate(tools(app)):
         schema = tool.model.model_json_schema()
         for a_index, (name, spec) in enumerate(schema.get("properties", {}).items()):
             kinds = {spec.get("type"), *(s.get("type") for s in spec.get("anyOf", []))}
@@ -350,5 +352,5 @@ def test_no_tool_argument_of_the_mcp_server_comes_back_in_an_answer_or_a_refusal
                 git(shared.path, "update-ref", "refs/heads/loopx/state", tip)
             if leaked(shaped, printed):
                 leaks.append(f"{tool.spec.name}({name}) [{shaped.name}]: {printed[:300]!r}")
-    surface(f"{len(tools())} tools: {runs} string arguments fed a planted secret")
+    surface(f"{len(tools(app))} tools: {runs} string arguments fed a planted secret")
     assert runs > 50 and not leaks, "\n".join(leaks[:20])
