@@ -2,7 +2,7 @@
 
     python3 benchmarks/agents.py                          # 16 agents x 200 steps, 20 shared todos
     python3 benchmarks/agents.py --agents 32 --steps 100  # wider
-    python3 benchmarks/agents.py --steps 100 --seed 16    # the suite's run (tests/sync/test_many_agents.py)
+    python3 benchmarks/agents.py --steps 40 --seed 16     # the suite's run (tests/sync/test_many_agents.py)
 
 Needs the test extra (pip install -e '.[test]'): the driver imports the test helpers.
 Each agent is a process on its own clone; they meet through a real ``git daemon`` on 127.0.0.1. The

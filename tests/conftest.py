@@ -115,6 +115,12 @@ def surface(record_property):
     return say
 
 
+def pytest_collection_modifyitems(items):
+    """Long runs (marked ``slow``) first, in the order collected: the parallel workers then end
+    together, instead of one running the last long test alone while the other waits."""
+    items.sort(key=lambda item: item.get_closest_marker("slow") is None)
+
+
 def pytest_terminal_summary(terminalreporter):
     said = [
         (report.nodeid, value)

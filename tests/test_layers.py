@@ -17,6 +17,7 @@ PACKAGE = ROOT / "loopx_git"
 RANK = {
     "loopx_git.errors": 0,  # every exception type, and the one mapping of an error to an exit code
     "loopx_git.version": 0,
+    "loopx_git.arguments": 0,  # the rules every value handed to a command follows (NUL, repeats)
     "loopx_git.docblock": 0,  # the generated blocks of docs/*.md: standard library only
     "loopx_git.model": 1,
     "loopx_git.safety": 2,

@@ -9,6 +9,7 @@ import os
 import sys
 from typing import Any
 
+from loopx_git.arguments import refuse_nul, refuse_too_many
 from loopx_git.cli import (
     connect,
     dashboard,
@@ -39,7 +40,6 @@ from loopx_git.cli.context import Ctx, OutputFormat
 from loopx_git.cli.params import Context, Group, Option
 from loopx_git.defaults import AGENT_ENV, GOAL_ENV
 from loopx_git.errors import EXIT_OK, EXIT_REFUSED, EXIT_USAGE, BadParameter, Exit, Unsure, clipped, outcome
-from loopx_git.model.arguments import refuse_nul, refuse_too_many
 
 app = Group(
     name="loopx",

@@ -133,11 +133,11 @@ def run_command(
 ) -> Answer:
     """``func`` (a command) with ``kwargs``, as ``loopx ... --format json`` runs it; ``names`` are
     the calling tool's arguments, which a refusal's field is given as."""
+    from loopx_git.arguments import refuse_nul
     from loopx_git.cli import masking, render
     from loopx_git.cli.context import Ctx, OutputFormat
     from loopx_git.cli.params import Context
     from loopx_git.errors import BadParameter, outcome
-    from loopx_git.model.arguments import refuse_nul
 
     obj = Ctx(
         repo=defaults.repo,

@@ -133,6 +133,16 @@ def closes_only(changed: Mapping[str, object], status: str) -> bool:
     return status in CLOSED_STATUSES and set(changed) <= {"status", "reason"}
 
 
+FOLDS: Final[tuple[str, ...]] = (
+    "explore_node_add",
+    "explore_node_update",
+    "explore_edge_add",
+    "explore_finding_add",
+    "explore_observe",
+)
+"""The event kinds ``apply`` folds (``model/state.FOLD`` maps each to it)."""
+
+
 def apply(state: GoalState, event: ExploreEvent) -> None:
     """Fold one explore event. Two clones adding the same node id is a conflict (the first in fold
     order stands); the same edge or the same observation from two clones is kept once."""

@@ -8,7 +8,7 @@ its events, never written by hand."""
 from __future__ import annotations
 
 from enum import Enum
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 from pydantic import Field
 
@@ -89,6 +89,10 @@ class OperatorGate(Record):
     @property
     def decided(self) -> bool:
         return self.status != GateStatus.open.value
+
+
+FOLDS: Final[tuple[str, ...]] = ("gate_open", "gate_decide")
+"""The event kinds ``apply`` folds (``model/state.FOLD`` maps each to it)."""
 
 
 def apply(state: GoalState, event: GateEvent) -> None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from enum import Enum
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, Final
 
 from pydantic import Field, SerializerFunctionWrapHandler, StringConstraints, model_serializer
 
@@ -84,6 +84,15 @@ POLICY_FIELDS = (
     "explore_composition_mode",
     "explore_composition_scope_id",
 )
+
+
+FOLDS: Final[tuple[str, ...]] = (
+    "goal_create",
+    "goal_update",
+    "agent_register",
+    "goal_compensate",
+)
+"""The event kinds ``apply`` folds (``model/state.FOLD`` maps each to it)."""
 
 
 def apply(state: GoalState, event: EventBase) -> None:

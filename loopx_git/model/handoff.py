@@ -53,6 +53,14 @@ class AgentHandoff(Record):
         return self.status == HandoffStatus.prepared.value
 
 
+FOLDS: Final[tuple[str, ...]] = (
+    "handoff_prepare",
+    "handoff_adopt",
+    "handoff_cancel",
+)
+"""The event kinds ``apply`` folds (``model/state.FOLD`` maps each to it)."""
+
+
 def apply(state: GoalState, event: HandoffEntityEvent) -> None:
     """Fold one handoff_prepare / handoff_adopt / handoff_cancel event. An adoption and a cancellation
     made offline on two clones: the first in fold order stands, the other is a recorded conflict."""

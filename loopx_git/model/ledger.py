@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 from enum import Enum
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, Final
 
 from pydantic import (
     Field,
@@ -155,6 +155,14 @@ class LedgerEntry(Record):
         return self.status != EntryStatus.done.value and (
             self.next == Next.ask_user.value or self.verdict == Verdict.UNVERIFIABLE.value
         )
+
+
+FOLDS: Final[tuple[str, ...]] = (
+    "ledger_add",
+    "ledger_select",
+    "ledger_record",
+)
+"""The event kinds ``apply`` folds (``model/state.FOLD`` maps each to it)."""
 
 
 def apply(state: GoalState, event: LedgerEvent) -> None:

@@ -60,6 +60,10 @@ class HumanReward(Record):
     """A registered agent relaying the judgment; None when a person records it."""
 
 
+FOLDS: Final[tuple[str, ...]] = ("reward_add",)
+"""The event kinds ``apply`` folds (``model/state.FOLD`` maps each to it)."""
+
+
 def apply(state: GoalState, event: RewardAdd) -> None:
     """Fold a reward_add event: the reward as given (rewards are never edited)."""
     reward = event.reward

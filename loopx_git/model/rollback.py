@@ -139,6 +139,10 @@ class RollbackPacket(Record):
         return bool(self.pending_steps)
 
 
+FOLDS: Final[tuple[str, ...]] = ("rollback_plan",)
+"""The event kinds ``apply`` folds (``model/state.FOLD`` maps each to it)."""
+
+
 def apply(state: GoalState, event: RollbackPlan) -> None:
     """Fold a rollback_plan event: the packet, as recorded (compensating events fold as todo/goal events)."""
     state.rollbacks[event.packet.packet_id] = event.packet

@@ -7,9 +7,9 @@ because they are applied in one total order (``event_order_key``).
 from __future__ import annotations
 
 from collections import Counter, deque
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
-from typing import cast
+from typing import Any, cast
 
 from loopx_git.errors import NotFoundError
 from loopx_git.model import explore as explore_family
@@ -30,11 +30,8 @@ from loopx_git.model.event import (
     FireRecord,
     GateEvent,
     HandoffEntityEvent,
-    LedgerEvent,
     PrMerge,
     Quota,
-    RewardAdd,
-    RollbackPlan,
     RolloutImport,
     TodoEvent,
     event_order_key,
@@ -424,28 +421,27 @@ def _apply_fact(state: GoalState, event: EventHead) -> None:
                 state.capacities.discard(capacity)
 
 
+FOLD: dict[str, Callable[[GoalState, Any], None]] = {
+    kind: family.apply
+    for family in (
+        goal_family,
+        todo_family,
+        rollback_family,
+        ledger_family,
+        gate_family,
+        handoff_family,
+        reward_family,
+        explore_family,
+    )
+    for kind in family.FOLDS
+}
+"""Event kind -> the step of the family that folds it (each family's ``FOLDS``). The store reads an
+event of these kinds whole, as the class its kind names; any other kind comes as a head and is a fact
+(``_apply_fact``: notes, validations, merged PRs, quota, ...)."""
+
+
 def _apply_family(state: GoalState, event: EventHead) -> None:
-    # The store reads an event of PAYLOAD_KINDS whole, as the class its kind names (the event_kind
-    # discriminator); the casts say so. Other kinds come as a head, which only _apply_fact sees.
-    kind = event.event_kind
-    if kind.startswith("todo_"):
-        todo_family.apply(state, cast(TodoEvent, event))
-    elif kind.startswith(("goal_", "agent_")):
-        goal_family.apply(state, cast(EventBase, event))
-    elif kind == "rollback_plan":
-        rollback_family.apply(state, cast(RollbackPlan, event))
-    elif kind.startswith("ledger_"):
-        ledger_family.apply(state, cast(LedgerEvent, event))
-    elif kind.startswith("gate_"):
-        gate_family.apply(state, cast(GateEvent, event))
-    elif kind.startswith("handoff_"):
-        handoff_family.apply(state, cast(HandoffEntityEvent, event))
-    elif kind == "reward_add":
-        reward_family.apply(state, cast(RewardAdd, event))
-    elif kind.startswith("explore_"):
-        explore_family.apply(state, cast(ExploreEvent, event))
-    else:
-        _apply_fact(state, event)
+    FOLD.get(event.event_kind, _apply_fact)(state, event)
 
 
 def _source_key(event: EventHead) -> str | None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from enum import Enum
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, Final
 
 from pydantic import (
     AfterValidator,
@@ -239,6 +239,20 @@ class SuggestedTodo(Record):
     promoted: bool = False
     created_at: UtcTimestamp
     updated_at: UtcTimestamp
+
+
+FOLDS: Final[tuple[str, ...]] = (
+    "todo_add",
+    "todo_claim",
+    "todo_update",
+    "todo_resume",
+    "todo_complete",
+    "todo_supersede",
+    "todo_suggest",
+    "todo_promote",
+    "todo_compensate",
+)
+"""The event kinds ``apply`` folds (``model/state.FOLD`` maps each to it)."""
 
 
 def apply(state: GoalState, event: TodoEvent) -> None:

@@ -73,6 +73,7 @@ def test_every_schema_the_docs_name_is_listed_and_every_listed_one_documented(cl
     assert all(name in text for name in listed)
 
 
+@pytest.mark.slow
 def test_each_schema_prints_as_json_in_every_format(cli):
     for row in cli.json("schema", "--list"):
         expected = adapter(row["name"]).json_schema()

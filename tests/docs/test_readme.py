@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import git
 from tests.docs import runner
 
@@ -55,6 +57,7 @@ def test_the_package_builds_without_warnings(tmp_path):
     assert list(tmp_path.glob("loopx_git-*.whl"))
 
 
+@pytest.mark.slow
 def test_the_tour_runs_as_written(tmp_path):
     """The tour's commands, in order, in a new project whose `origin` is a bare repository."""
     project, remote = tmp_path / "project", tmp_path / "remote.git"

@@ -5,11 +5,14 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
+import pytest
+
 from tests.docs import runner
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "walkthrough.md"
 
 
+@pytest.mark.slow
 def test_the_walkthrough_runs_as_written(tmp_path):
     steps = runner.commands(DOC.read_text())
     assert len(steps) > 30 and any(step.exit_code == 1 for step in steps)

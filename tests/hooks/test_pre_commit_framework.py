@@ -67,6 +67,8 @@ def env(tmp_path_factory) -> dict:
     return {**os.environ, "PRE_COMMIT_HOME": str(cache)}
 
 
+@pytest.mark.slow
+@pytest.mark.xdist_group("pre-commit-env")  # one worker builds the hook environment once
 def test_try_repo_runs_each_hook(git_repo, hook_repo, env):
     source, rev = hook_repo
     (git_repo / "notes.jsonl").write_text('{"note": "clean"}\n')
@@ -101,6 +103,8 @@ def test_try_repo_runs_each_hook(git_repo, hook_repo, env):
     assert boundary.returncode == 1 and ".loopx/run.json:0:0: local-state (block)" in boundary.stdout
 
 
+@pytest.mark.slow
+@pytest.mark.xdist_group("pre-commit-env")  # one worker builds the hook environment once
 def test_try_repo_pre_push_walks_the_range(git_repo, hook_repo, env):
     source, rev = hook_repo
     base = git(git_repo, "rev-parse", "HEAD").strip()
@@ -133,6 +137,8 @@ def test_the_snippet_connect_prints_runs_the_loopx_on_path(git_repo, capsys, loo
     assert missing.returncode == 1 and "Executable `loopx` not found" in missing.stdout
 
 
+@pytest.mark.slow
+@pytest.mark.xdist_group("pre-commit-env")  # one worker builds the hook environment once
 def test_try_repo_commit_msg_scans_the_message_file(git_repo, hook_repo, env):
     source, rev = hook_repo
     args = ["try-repo", str(source), "loopx-commit-msg", "--ref", rev, "--hook-stage", "commit-msg"]

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import multiprocessing
 
+import pytest
+
 import loopx_git
 from tests.conftest import GOAL
 
@@ -21,6 +23,7 @@ def _writer(path: str, name: str, start, results) -> None:
     results.put(ids)
 
 
+@pytest.mark.slow
 def test_two_processes_append_500_events_each(repo, git_repo):
     repo.close()
     ctx = multiprocessing.get_context("spawn")

@@ -132,6 +132,7 @@ def _every_command() -> list[tuple[str, ...]]:
     return [path for path, _ in commands() if path and not any(path[: len(k)] == k for k in SKIPPED)]
 
 
+@pytest.mark.slow
 def test_no_context_default_is_printed_by_any_command(shared, surface):
     """A default set to a secret (an agent id pasted from the wrong clipboard) is quoted by many
     refusals ("agent_id (from LOOPX_AGENT_ID) '…' is not registered"): masked in every one."""

@@ -204,6 +204,7 @@ def _a_name(line: str) -> bool:
     return all(not w.startswith("-") for w in words) and tuple(words) in {p for p, _ in commands()}
 
 
+@pytest.mark.slow
 def test_every_command_line_in_a_refusals_hint_runs_as_printed(project, surface):
     hints = _hints(project)
     failed, names = [], 0
@@ -218,6 +219,7 @@ def test_every_command_line_in_a_refusals_hint_runs_as_printed(project, surface)
     assert len(hints) > 10 and not failed, "\n".join(failed)
 
 
+@pytest.mark.slow
 def test_a_hint_that_names_a_command_names_one_that_exists(project):
     for line in _hints(project):
         words = tuple(w for w in line.split()[1:] if not w.startswith("-"))
@@ -353,6 +355,7 @@ def _project_script(lines: list[str], tmp: Path) -> str:
 DOCS = sorted(p.name for p in (ROOT / "docs").glob("*.md") if "```sh" in p.read_text())
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("doc", [d for d in DOCS if d not in DOCS_RUN_ELSEWHERE])
 def test_every_example_of_a_doc_runs_as_written(doc, tmp_path, surface):
     every = _doc_lines((ROOT / "docs" / doc).read_text())

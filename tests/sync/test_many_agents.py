@@ -1,4 +1,4 @@
-"""Sixteen agents on sixteen clones, one process each, take 100 seeded random steps through one real
+"""Sixteen agents on sixteen clones, one process each, take 40 seeded random steps through one real
 ``git daemon`` while racing for a shared pool of 20 todos (issue 16, item 2; the driver and the rules
 are in tests/sync/swarm.py, the longer runs and their figures in benchmarks/agents.py). Afterwards
 every clone and the server hold the same tree, every acknowledged write is there exactly once and
@@ -10,12 +10,17 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from tests.sync import swarm
 from tests.sync.helpers import git_daemon
 
-AGENTS, STEPS, POOL, SEED = 16, 100, 20, 16
+AGENTS, STEPS, POOL, SEED = 16, 40, 20, 16
+# 40 steps each still race (claims won and refused, pushes lost and retried: asserted below); the
+# 100- and 200-step runs are benchmarks/agents.py's
 
 
+@pytest.mark.slow
 def test_sixteen_agents_racing_through_one_server_lose_and_duplicate_nothing(tmp_path):
     with git_daemon(tmp_path / "served") as url:
         paths = swarm.seed_clones(tmp_path / "clones", url, AGENTS, POOL)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import pickle
 from itertools import groupby
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -119,6 +120,7 @@ def _content(index: EvidenceIndex) -> list:
     return [(name, list(v.items()) if isinstance(v, dict) else v) for name, v in vars(index).items()]
 
 
+@pytest.mark.slow
 @settings(max_examples=300)
 @given(histories())
 def test_rows_drop_replays_and_collapse_repeats(runs):
@@ -127,6 +129,7 @@ def test_rows_drop_replays_and_collapse_repeats(runs):
     assert sum(r.times for r in rows) <= sum(r.agent_id == "alice" for r in runs)  # nothing invented
 
 
+@pytest.mark.slow
 @settings(max_examples=300)
 @given(histories(max_runs=120), st.integers(1, ROWS))
 def test_selection_keeps_classes_then_routes_then_recency_up_to_the_cap(runs, limit):
