@@ -12,7 +12,7 @@ import subprocess
 import pytest
 
 import loopx_git
-from loopx_git.api import _code_stamp
+from loopx_git.app.core import code_stamp
 from loopx_git.evidence import SAVE_AFTER, EvidenceIndexes
 from loopx_git.views.evidence_index import EvidenceIndex
 from tests.conftest import GOAL, git, state_tip
@@ -86,7 +86,7 @@ def test_a_kept_index_answers_as_a_fresh_build_after_each_write(stalled):
 
 def test_extension_looks_only_at_what_the_tip_added_and_refuses_what_is_not_an_append(stalled):
     repo, _ = stalled
-    indexes = EvidenceIndexes(repo.git, repo.reader, repo.ref, _code_stamp())
+    indexes = EvidenceIndexes(repo.git, repo.reader, repo.ref, code_stamp())
     old_tip = repo.tip
     kept = (old_tip, indexes.at(old_tip, GOAL, "alice").index)
     _cycle(repo, 1, 30)
@@ -204,7 +204,7 @@ def test_a_damaged_or_foreign_kept_file_is_only_a_slower_read(stalled):
     repo.refresh_state(GOAL, "probe", agent_id="bob", recommended_action="b", now=_at(4), **UNCHANGED)
     repo.refresh_state(GOAL, "probe", agent_id="bob", recommended_action="b", now=_at(5), **UNCHANGED)
     _ask(path, "bob")
-    indexes = EvidenceIndexes(repo.git, repo.reader, repo.ref, _code_stamp())
+    indexes = EvidenceIndexes(repo.git, repo.reader, repo.ref, code_stamp())
     shutil.copyfile(indexes._cache(GOAL, "bob").path, indexes._cache(GOAL, "alice").path)
     repo.event_append(GOAL, "note", summary="a new tip", now=_at(6))
     assert _ask(path) == _fresh(path)
@@ -215,7 +215,7 @@ def test_a_kept_index_naming_runs_the_branch_lacks_is_rebuilt(stalled):
     repo.event_append(GOAL, "note", summary="a new tip", now=_at(3))
     tip = repo.tip
     ghost = EvidenceIndex.of(GOAL, "alice", [_run_like(repo, _at(4))])  # a run that is on no branch
-    indexes = EvidenceIndexes(repo.git, repo.reader, repo.ref, _code_stamp())
+    indexes = EvidenceIndexes(repo.git, repo.reader, repo.ref, code_stamp())
     indexes._cache(GOAL, "alice").save(tip, ghost)
     answer = _ask(path)
     assert "run-later" not in answer
@@ -224,7 +224,7 @@ def test_a_kept_index_naming_runs_the_branch_lacks_is_rebuilt(stalled):
 
 def test_the_kept_file_moves_when_the_agent_wrote_or_many_other_runs_piled_up(stalled):
     repo, path = stalled
-    kept = EvidenceIndexes(repo.git, repo.reader, repo.ref, _code_stamp())._cache(GOAL, "alice")
+    kept = EvidenceIndexes(repo.git, repo.reader, repo.ref, code_stamp())._cache(GOAL, "alice")
     saved_at = kept.load()[0]
     repo.refresh_state(GOAL, "probe", agent_id="bob", now=_at(3))
     assert _ask(path) == _fresh(path)

@@ -33,11 +33,12 @@ RANK = {
     "loopx_git.defaults": 6,
     "loopx_git.fire": 6,
     "loopx_git.dashboard": 6,
-    "loopx_git.api": 7,
-    "loopx_git": 8,  # the package itself: loopx_git.open, the public entry to the API
-    "loopx_git.cli": 9,
-    "loopx_git.mcp": 9,  # a front end beside the CLI: its tools are the CLI's commands, run in-process
-    "loopx_git.__main__": 9,
+    "loopx_git.app": 7,  # the families StateRepo is made of, each over app.core
+    "loopx_git.api": 8,  # StateRepo: the facade composing the families
+    "loopx_git": 9,  # the package itself: loopx_git.open, the public entry to the API
+    "loopx_git.cli": 10,
+    "loopx_git.mcp": 10,  # a front end beside the CLI: its tools are the CLI's commands, run in-process
+    "loopx_git.__main__": 10,
 }
 
 
