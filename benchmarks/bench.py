@@ -22,9 +22,9 @@ import pygit2
 
 import loopx_git
 from loopx_git.domain.write import EventMaker, Write, changes
-from loopx_git.model.event import Note, TodoAdd
+from loopx_git.model.event import Note
 from loopx_git.model.ids import format_utc
-from loopx_git.model.todo import TodoItem
+from loopx_git.model.todo import TodoAdd, TodoItem
 
 START = datetime(2024, 1, 1, tzinfo=timezone.utc)
 

@@ -37,8 +37,7 @@ import startup  # noqa: E402 - its venv and timing helpers
 
 import loopx_git  # noqa: E402
 from loopx_git.domain.write import EventMaker, Write, changes  # noqa: E402
-from loopx_git.model.event import ExploreEdgeAdd, ExploreNodeAdd, ExploreObserve  # noqa: E402
-from loopx_git.model.explore import ExploreEdge, ExploreNode  # noqa: E402
+from loopx_git.model.explore import ExploreEdge, ExploreEdgeAdd, ExploreNode, ExploreNodeAdd, ExploreObserve  # noqa: E402
 from loopx_git.model.ids import format_utc  # noqa: E402
 from loopx_git.model.research import ResearchObservation, observation_fingerprint  # noqa: E402
 

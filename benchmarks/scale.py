@@ -87,9 +87,9 @@ def build(path: Path, events: int, batch: int, build_in: Path | None = None) -> 
     import loopx_git
     from loopx_git.domain import guard
     from loopx_git.domain.write import EventMaker, Write, changes
-    from loopx_git.model.event import Note, TodoAdd
+    from loopx_git.model.event import Note
     from loopx_git.model.ids import format_utc
-    from loopx_git.model.todo import TodoItem
+    from loopx_git.model.todo import TodoAdd, TodoItem
     from loopx_git.store import hygiene
 
     final, path = path, (build_in / path.name if build_in else path)

@@ -12,8 +12,8 @@ from typing import Annotated, ClassVar
 from loopx_git.domain.operation import Actor, Cli, Field, GoalId, Operation, applies
 from loopx_git.domain.todo_rules import TODO_KEYS, not_claimed_by_other, require_todo, still_open
 from loopx_git.domain.write import EventMaker, Write, changes, check_actor, given
-from loopx_git.model.event import TodoUpdate
 from loopx_git.model.state import State, require_goal
+from loopx_git.model.todo import TodoUpdate
 
 
 class ReleaseTodo(Operation):

@@ -21,12 +21,16 @@ from loopx_git.domain.write import EventMaker, Write, build, changes, check_acto
 from loopx_git.errors import NotFoundError, RuleError, ValidationError
 from loopx_git.model.capability import JOINT_PROBE
 from loopx_git.model.composition import attributed
-from loopx_git.model.event import ExploreEdgeAdd, ExploreFindingAdd, ExploreNodeAdd, ExploreNodeUpdate, ExploreObserve
 from loopx_git.model.explore import (
     EdgeType,
     ExploreEdge,
+    ExploreEdgeAdd,
     ExploreFinding,
+    ExploreFindingAdd,
     ExploreNode,
+    ExploreNodeAdd,
+    ExploreNodeUpdate,
+    ExploreObserve,
     FindingState,
     NodeKind,
     NodeStatus,

@@ -11,8 +11,8 @@ from loopx_git.domain.operation import Actor, Cli, Field, GoalId, Operation, app
 from loopx_git.domain.todo_rules import require_todo, resume_event
 from loopx_git.domain.write import EventMaker, Write, build, changes, check_actor, given, one_of
 from loopx_git.errors import NotFoundError, RuleError, ValidationError
-from loopx_git.model.event import EventBase, GateDecide, GateOpen
-from loopx_git.model.gate import DECIDED, Decision, GateStatus, OperatorGate, OwnerClass
+from loopx_git.model.event_head import EventBase
+from loopx_git.model.gate import DECIDED, Decision, GateDecide, GateOpen, GateStatus, OperatorGate, OwnerClass
 from loopx_git.model.state import GoalState, State, listed, require_agent, require_goal
 from loopx_git.model.todo import TodoStatus
 

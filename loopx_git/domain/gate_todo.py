@@ -7,8 +7,8 @@ from __future__ import annotations
 from loopx_git.domain.gate import GATE_KEYS, check_decider, check_undecided, decision_event
 from loopx_git.domain.write import EventMaker, build, changes
 from loopx_git.errors import ValidationError
-from loopx_git.model.event import EventBase, GateOpen
-from loopx_git.model.gate import Decision, OperatorGate, OwnerClass
+from loopx_git.model.event_head import EventBase
+from loopx_git.model.gate import Decision, GateOpen, OperatorGate, OwnerClass
 from loopx_git.model.state import GoalState
 from loopx_git.model.todo import TaskClass, TodoItem
 

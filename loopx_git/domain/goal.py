@@ -8,8 +8,7 @@ from dataclasses import replace
 from loopx_git.domain.write import EventMaker, Write, build, changes, check_actor, given, many
 from loopx_git.errors import RuleError, ValidationError
 from loopx_git.model.capability import PolicyChange, PolicySettings
-from loopx_git.model.event import AgentRegister, GoalCreate, GoalUpdate
-from loopx_git.model.goal import Agent, Goal, explore_policy
+from loopx_git.model.goal import Agent, AgentRegister, Goal, GoalCreate, GoalUpdate, explore_policy
 from loopx_git.model.state import GoalState, State, require_goal
 
 GOAL_KEYS = ("goal_id", "schema_version")

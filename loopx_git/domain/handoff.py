@@ -9,10 +9,10 @@ from collections.abc import Sequence
 from loopx_git.domain.todo_rules import TODO_KEYS, require_todo
 from loopx_git.domain.write import EventMaker, Write, build, changes, check_actor, given, many
 from loopx_git.errors import NotFoundError, RuleError, ValidationError
-from loopx_git.model.event import EventBase, HandoffAdopt, HandoffCancel, HandoffPrepare, TodoUpdate
-from loopx_git.model.handoff import AgentHandoff, HandoffStatus
+from loopx_git.model.event_head import EventBase
+from loopx_git.model.handoff import AgentHandoff, HandoffAdopt, HandoffCancel, HandoffPrepare, HandoffStatus
 from loopx_git.model.state import GoalState, State, listed, require_agent, require_goal
-from loopx_git.model.todo import TodoStatus
+from loopx_git.model.todo import TodoStatus, TodoUpdate
 
 HANDOFF_KEYS = ("handoff_id", "schema_version")
 

@@ -33,14 +33,8 @@ from typing import Any, Final, Literal
 
 from loopx_git.domain.write import Write, build
 from loopx_git.errors import ValidationError
-from loopx_git.model.event import (
-    EVENT_CLASSES,
-    EVENT_KINDS,
-    EVENT_SCHEMA,
-    UPSTREAM_KINDS,
-    EventBase,
-    RolloutImport,
-)
+from loopx_git.model.event import EVENT_CLASSES, EVENT_KINDS, UPSTREAM_KINDS, RolloutImport
+from loopx_git.model.event_head import EVENT_SCHEMA, EventBase
 from loopx_git.model.ids import ID_PATTERN, ID_RULE, Id, format_utc
 from loopx_git.model.record import Record
 from loopx_git.model.state import State, require_goal

@@ -8,9 +8,19 @@ from collections.abc import Sequence
 
 from loopx_git.domain.write import EventMaker, Write, build, check_actor, given, one_of
 from loopx_git.errors import NotFoundError, RuleError, ValidationError
-from loopx_git.model.event import FieldChange, LedgerAdd, LedgerRecord, LedgerSelect
+from loopx_git.model.event_head import FieldChange
 from loopx_git.model.ids import new_id
-from loopx_git.model.ledger import LEDGER_SCHEMA, EntryStatus, Evidence, LedgerEntry, Next, Verdict
+from loopx_git.model.ledger import (
+    LEDGER_SCHEMA,
+    EntryStatus,
+    Evidence,
+    LedgerAdd,
+    LedgerEntry,
+    LedgerRecord,
+    LedgerSelect,
+    Next,
+    Verdict,
+)
 from loopx_git.model.state import GoalState, State, listed, require_goal
 
 ACTION_SCHEMA = "loopx_ledger_action_v0"

@@ -8,9 +8,8 @@ from collections.abc import Sequence
 
 from loopx_git.domain.write import EventMaker, Write, build, check_actor, given, many
 from loopx_git.errors import NotFoundError, ValidationError
-from loopx_git.model.event import RewardAdd
 from loopx_git.model.ids import new_id
-from loopx_git.model.reward import HumanReward
+from loopx_git.model.reward import HumanReward, RewardAdd
 from loopx_git.model.state import GoalState, State, listed, require_goal, require_run
 
 

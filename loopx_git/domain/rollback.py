@@ -14,10 +14,10 @@ from collections.abc import Sequence
 from loopx_git.domain.todo_rules import not_claimed_by_other
 from loopx_git.domain.write import EventMaker, Write, build, check_actor, given, one_of
 from loopx_git.errors import RuleError, ValidationError
-from loopx_git.model.event import EventBase, FieldChange, GoalCompensate, RollbackPlan, TodoCompensate
+from loopx_git.model.event_head import EventBase, FieldChange
 from loopx_git.model.goal import Goal
 from loopx_git.model.ids import new_id
-from loopx_git.model.rollback import RollbackPacket, TriggerKind
+from loopx_git.model.rollback import GoalCompensate, RollbackPacket, RollbackPlan, TodoCompensate, TriggerKind
 from loopx_git.model.state import GoalState, State, require_goal
 from loopx_git.model.todo import TodoItem
 

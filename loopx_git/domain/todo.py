@@ -20,16 +20,7 @@ from loopx_git.domain.todo_rules import (
 from loopx_git.domain.write import EventMaker, Write, build, changes, check_actor, given, many
 from loopx_git.errors import NotFoundError, RuleError, ValidationError
 from loopx_git.model.capability import JOINT_PROBE, CapabilityGuard
-from loopx_git.model.event import (
-    EventBase,
-    TodoAdd,
-    TodoClaim,
-    TodoComplete,
-    TodoPromote,
-    TodoSuggest,
-    TodoSupersede,
-    TodoUpdate,
-)
+from loopx_git.model.event_head import EventBase
 from loopx_git.model.goal import explore_policy
 from loopx_git.model.ids import short_id
 from loopx_git.model.patterns import require_id
@@ -42,7 +33,20 @@ from loopx_git.model.research_gate import (
     retirement_contract,
 )
 from loopx_git.model.state import GoalState, State, require_goal
-from loopx_git.model.todo import ResumeCondition, SuggestedTodo, TodoItem, TodoStatus, canonical_resume
+from loopx_git.model.todo import (
+    ResumeCondition,
+    SuggestedTodo,
+    TodoAdd,
+    TodoClaim,
+    TodoComplete,
+    TodoItem,
+    TodoPromote,
+    TodoStatus,
+    TodoSuggest,
+    TodoSupersede,
+    TodoUpdate,
+    canonical_resume,
+)
 
 
 def _canonical_resume(resume_when: str | None) -> str | None:

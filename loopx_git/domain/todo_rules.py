@@ -7,11 +7,11 @@ from __future__ import annotations
 
 from loopx_git.domain.write import EventMaker, changes
 from loopx_git.errors import NotFoundError, RuleError, ValidationError
-from loopx_git.model.event import EventBase, TodoResume
+from loopx_git.model.event_head import EventBase
 from loopx_git.model.run import DELIVERY_RULE, FLAGS_FIELD, DeliveryOutcome
 from loopx_git.model.state import GoalState, listed
 from loopx_git.model.state import require_agent as _require_agent
-from loopx_git.model.todo import ResumeCondition, TodoItem, TodoStatus
+from loopx_git.model.todo import ResumeCondition, TodoItem, TodoResume, TodoStatus
 
 TODO_KEYS = ("todo_id", "schema_version", FLAGS_FIELD)
 """Fields no change names: the todo's identity, and its delivery flags (shown with its tier, derived from it)."""

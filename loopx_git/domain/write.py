@@ -10,7 +10,7 @@ import pydantic
 
 from loopx_git.errors import ValidationError
 from loopx_git.model.canonical import undecodable_field
-from loopx_git.model.event import EventBase, FieldChange
+from loopx_git.model.event_head import EventBase, FieldChange
 from loopx_git.model.ids import new_id
 from loopx_git.model.record import WRITE_CONTEXT, first_error
 from loopx_git.model.run import RunRecord

@@ -13,18 +13,23 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from enum import Enum
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Annotated, Final, Literal
 
-from pydantic import Field
+from pydantic import (
+    Field,
+    model_validator,
+)
 
-from loopx_git.model.ids import Id, UtcTimestamp
+from loopx_git.model.event_head import EventBase
+from loopx_git.model.ids import (
+    Id,
+    UtcTimestamp,
+)
 from loopx_git.model.progress import MAX_EVIDENCE_IDS
 from loopx_git.model.record import Line, Record
-from loopx_git.model.research import ObservationFacts
+from loopx_git.model.research import FINGERPRINT, ObservationFacts, ResearchObservation, observation_fingerprint
 
 if TYPE_CHECKING:
-    from loopx_git.model.event import ExploreEvent
-    from loopx_git.model.research import ResearchObservation
     from loopx_git.model.state import GoalState
 
 NODE_SCHEMA: Final = "explore_node_v0"
@@ -131,6 +136,60 @@ def closes_only(changed: Mapping[str, object], status: str) -> bool:
     """Whether a node update leaves it closed (resolved or dead_end: ``status`` is the one after) and
     changes nothing but that status and its reason: nothing its observation saw."""
     return status in CLOSED_STATUSES and set(changed) <= {"status", "reason"}
+
+
+# --- the events of this family: the fold below applies them --------------------
+
+
+class ExploreEvent(EventBase):
+    node_id: Id
+
+
+class ExploreNodeAdd(ExploreEvent):
+    """A node of the investigation; its document is goals/<goal>/explore/<h1>/<h2>/<node>.yaml."""
+
+    event_kind: Literal["explore_node_add"] = "explore_node_add"
+
+
+class ExploreNodeUpdate(ExploreEvent):
+    event_kind: Literal["explore_node_update"] = "explore_node_update"
+
+
+class ExploreEdgeAdd(ExploreEvent):
+    """An edge out of ``node_id``."""
+
+    event_kind: Literal["explore_edge_add"] = "explore_edge_add"
+    edge: ExploreEdge
+
+
+class ExploreFindingAdd(ExploreEvent):
+    event_kind: Literal["explore_finding_add"] = "explore_finding_add"
+    finding: ExploreFinding
+
+
+class ExploreObserve(ExploreEvent):
+    """A typed research observation recorded on ``node_id``, with its content fingerprint."""
+
+    event_kind: Literal["explore_observe"] = "explore_observe"
+    observation: ResearchObservation
+    fingerprint: Annotated[str, Field(pattern=FINGERPRINT)]
+
+    @model_validator(mode="after")
+    def _fingerprinted(self) -> ExploreObserve:
+        # the replay identity: a record whose fingerprint is not its envelope's (a writer other than
+        # loopx, an edit) is refused where it is read, as verify and a sync do with every record
+        expected = observation_fingerprint(self.observation)
+        if self.fingerprint != expected:
+            raise ValueError(
+                f"fingerprint: {self.fingerprint} is not the observation's ({expected}); rule: an observation's "
+                "fingerprint is computed from its envelope"
+            )
+        if self.observation.explore_node_id != self.node_id:
+            raise ValueError(
+                f"node_id: {self.node_id} is not the observation's explore_node_id "
+                f"({self.observation.explore_node_id}); rule: an observation is recorded on its own node"
+            )
+        return self
 
 
 FOLDS: Final[tuple[str, ...]] = (

@@ -8,12 +8,17 @@ its events, never written by hand."""
 from __future__ import annotations
 
 from enum import Enum
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Final, Literal
 
-from pydantic import Field
+from pydantic import (
+    Field,
+)
 
-from loopx_git.model.event import GateEvent
-from loopx_git.model.ids import Id, UtcTimestamp
+from loopx_git.model.event_head import EventBase
+from loopx_git.model.ids import (
+    Id,
+    UtcTimestamp,
+)
 from loopx_git.model.record import Line, Record, Token
 
 if TYPE_CHECKING:
@@ -89,6 +94,24 @@ class OperatorGate(Record):
     @property
     def decided(self) -> bool:
         return self.status != GateStatus.open.value
+
+
+# --- the events of this family: the fold below applies them --------------------
+
+
+class GateEvent(EventBase):
+    gate_id: Id
+
+
+class GateOpen(GateEvent):
+    event_kind: Literal["gate_open"] = "gate_open"
+
+
+class GateDecide(GateEvent):
+    """approve | reject | defer (| cancel, from a user_gate todo); an approval's commit also holds
+    the todo_resume events of what it unblocks."""
+
+    event_kind: Literal["gate_decide"] = "gate_decide"
 
 
 FOLDS: Final[tuple[str, ...]] = ("gate_open", "gate_decide")

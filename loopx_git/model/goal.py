@@ -3,13 +3,27 @@
 from __future__ import annotations
 
 from enum import Enum
-from typing import TYPE_CHECKING, Annotated, Any, Final
+from typing import (
+    TYPE_CHECKING,
+    Annotated,
+    Any,
+    Final,
+    Literal,
+)
 
-from pydantic import Field, SerializerFunctionWrapHandler, StringConstraints, model_serializer
+from pydantic import (
+    Field,
+    SerializerFunctionWrapHandler,
+    StringConstraints,
+    model_serializer,
+)
 
 from loopx_git.model.capability import ExplorePolicy
-from loopx_git.model.event import AgentRegister, EventBase
-from loopx_git.model.ids import Id, UtcTimestamp
+from loopx_git.model.event_head import EventBase
+from loopx_git.model.ids import (
+    Id,
+    UtcTimestamp,
+)
 from loopx_git.model.record import Line, Record
 
 if TYPE_CHECKING:
@@ -84,6 +98,22 @@ POLICY_FIELDS = (
     "explore_composition_mode",
     "explore_composition_scope_id",
 )
+
+
+# --- the events of this family: the fold below applies them --------------------
+
+
+class GoalCreate(EventBase):
+    event_kind: Literal["goal_create"] = "goal_create"
+
+
+class GoalUpdate(EventBase):
+    event_kind: Literal["goal_update"] = "goal_update"
+
+
+class AgentRegister(EventBase):
+    event_kind: Literal["agent_register"] = "agent_register"
+    agent_id: Id
 
 
 FOLDS: Final[tuple[str, ...]] = (

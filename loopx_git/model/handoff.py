@@ -5,12 +5,17 @@ who reviews; adopted by the target, which moves the claims in the same commit; o
 from __future__ import annotations
 
 from enum import Enum
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Final, Literal
 
-from pydantic import Field
+from pydantic import (
+    Field,
+)
 
-from loopx_git.model.event import HandoffEntityEvent
-from loopx_git.model.ids import Id, UtcTimestamp
+from loopx_git.model.event_head import EventBase
+from loopx_git.model.ids import (
+    Id,
+    UtcTimestamp,
+)
 from loopx_git.model.record import Line, Record, Token
 
 if TYPE_CHECKING:
@@ -51,6 +56,27 @@ class AgentHandoff(Record):
     @property
     def waiting(self) -> bool:
         return self.status == HandoffStatus.prepared.value
+
+
+# --- the events of this family: the fold below applies them --------------------
+
+
+class HandoffEntityEvent(EventBase):
+    handoff_id: Id
+
+
+class HandoffPrepare(HandoffEntityEvent):
+    event_kind: Literal["handoff_prepare"] = "handoff_prepare"
+
+
+class HandoffAdopt(HandoffEntityEvent):
+    """The target took the work: its commit also moves each todo's claim (todo_update events)."""
+
+    event_kind: Literal["handoff_adopt"] = "handoff_adopt"
+
+
+class HandoffCancel(HandoffEntityEvent):
+    event_kind: Literal["handoff_cancel"] = "handoff_cancel"
 
 
 FOLDS: Final[tuple[str, ...]] = (

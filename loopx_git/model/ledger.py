@@ -13,7 +13,13 @@ from __future__ import annotations
 
 import re
 from enum import Enum
-from typing import TYPE_CHECKING, Annotated, Any, Final
+from typing import (
+    TYPE_CHECKING,
+    Annotated,
+    Any,
+    Final,
+    Literal,
+)
 
 from pydantic import (
     Field,
@@ -24,11 +30,14 @@ from pydantic import (
     model_validator,
 )
 
-from loopx_git.model.ids import Id, UtcTimestamp
+from loopx_git.model.event_head import EventBase
+from loopx_git.model.ids import (
+    Id,
+    UtcTimestamp,
+)
 from loopx_git.model.record import WRITE_CONTEXT, Line, Record, control_free, exact, writing
 
 if TYPE_CHECKING:
-    from loopx_git.model.event import LedgerEvent
     from loopx_git.model.state import GoalState
 
 LEDGER_SCHEMA = "project-telos.loop-ledger/v1"
@@ -155,6 +164,30 @@ class LedgerEntry(Record):
         return self.status != EntryStatus.done.value and (
             self.next == Next.ask_user.value or self.verdict == Verdict.UNVERIFIABLE.value
         )
+
+
+# --- the events of this family: the fold below applies them --------------------
+
+
+class LedgerEvent(EventBase):
+    entry_id: Id
+
+
+class LedgerAdd(LedgerEvent):
+    event_kind: Literal["ledger_add"] = "ledger_add"
+
+
+class LedgerSelect(LedgerEvent):
+    """An iteration took the entry: it is active for ``agent_id`` until written back."""
+
+    event_kind: Literal["ledger_select"] = "ledger_select"
+
+
+class LedgerRecord(LedgerEvent):
+    """The write-back: status, verdict, next, and the evidence it adds."""
+
+    event_kind: Literal["ledger_record"] = "ledger_record"
+    evidence: list[Evidence] = Field(default_factory=list)
 
 
 FOLDS: Final[tuple[str, ...]] = (

@@ -5,15 +5,20 @@ takes away write authority — it moves no todo, claim or gate."""
 from __future__ import annotations
 
 from enum import Enum
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Final, Literal
 
-from pydantic import Field
+from pydantic import (
+    Field,
+)
 
-from loopx_git.model.ids import Id, UtcTimestamp
+from loopx_git.model.event_head import EventBase
+from loopx_git.model.ids import (
+    Id,
+    UtcTimestamp,
+)
 from loopx_git.model.record import Line, Record
 
 if TYPE_CHECKING:
-    from loopx_git.model.event import RewardAdd
     from loopx_git.model.state import GoalState
 
 REWARD_SCHEMA: Final = "human_reward_v0"
@@ -58,6 +63,16 @@ class HumanReward(Record):
     lesson: Lesson | None = None
     given_by: Id | None = None
     """A registered agent relaying the judgment; None when a person records it."""
+
+
+# --- the events of this family: the fold below applies them --------------------
+
+
+class RewardAdd(EventBase):
+    """A human_reward given; its document is goals/<goal>/rewards/<h1>/<h2>/<id>.yaml."""
+
+    event_kind: Literal["reward_add"] = "reward_add"
+    reward: HumanReward
 
 
 FOLDS: Final[tuple[str, ...]] = ("reward_add",)

@@ -14,11 +14,12 @@ from typing import TYPE_CHECKING, Annotated, Final, Literal
 from pydantic import Field, StringConstraints, model_validator
 
 from loopx_git.model.boundary import Boundary
+from loopx_git.model.event_head import EventBase
 from loopx_git.model.ids import Id
 from loopx_git.model.record import Line, Record, Token
+from loopx_git.model.todo import TodoEvent
 
 if TYPE_CHECKING:
-    from loopx_git.model.event import RollbackPlan
     from loopx_git.model.state import GoalState
 
 ROLLBACK_SCHEMA: Final = "rollback_packet_v0"
@@ -137,6 +138,30 @@ class RollbackPacket(Record):
     @property
     def is_open(self) -> bool:
         return bool(self.pending_steps)
+
+
+# --- the events of this family: the fold below applies them --------------------
+
+
+class RollbackPlan(EventBase):
+    """A rollback_packet_v0 recorded on the branch; its document is goals/<goal>/rollbacks/<h1>/<h2>/<id>.yaml."""
+
+    event_kind: Literal["rollback_plan"] = "rollback_plan"
+    packet: RollbackPacket
+
+
+class TodoCompensate(TodoEvent):
+    """Restores fields of a todo to their values before the event it compensates."""
+
+    event_kind: Literal["todo_compensate"] = "todo_compensate"
+    compensates: Id
+    packet_id: Id
+
+
+class GoalCompensate(EventBase):
+    event_kind: Literal["goal_compensate"] = "goal_compensate"
+    compensates: Id
+    packet_id: Id
 
 
 FOLDS: Final[tuple[str, ...]] = ("rollback_plan",)

@@ -18,7 +18,7 @@ from pydantic import (
 from pydantic_core import CoreSchema
 
 from loopx_git.model.capability import CapabilityRetirement
-from loopx_git.model.event import RelativeRef
+from loopx_git.model.event_head import RelativeRef
 from loopx_git.model.ids import Id, UtcTimestamp
 from loopx_git.model.progress import ProgressObservation
 from loopx_git.model.record import Line, Record, Token, stored, writing

@@ -22,26 +22,14 @@ from loopx_git.model import reward as reward_family
 from loopx_git.model import rollback as rollback_family
 from loopx_git.model import todo as todo_family
 from loopx_git.model.capability import CapabilityGuard, RetiredDuty
-from loopx_git.model.event import (
-    ENTITY_KINDS,
-    EventBase,
-    EventHead,
-    ExploreEvent,
-    FireRecord,
-    GateEvent,
-    HandoffEntityEvent,
-    PrMerge,
-    Quota,
-    RolloutImport,
-    TodoEvent,
-    event_order_key,
-)
-from loopx_git.model.explore import ExploreNode
+from loopx_git.model.event import ENTITY_KINDS, FireRecord, PrMerge, Quota, RolloutImport
+from loopx_git.model.event_head import EventBase, EventHead, event_order_key
+from loopx_git.model.explore import ExploreEvent, ExploreNode
 from loopx_git.model.fire import FireSummary
 from loopx_git.model.frontier import AgentFrontier
-from loopx_git.model.gate import OperatorGate
+from loopx_git.model.gate import GateEvent, OperatorGate
 from loopx_git.model.goal import Agent, Goal
-from loopx_git.model.handoff import AgentHandoff
+from loopx_git.model.handoff import AgentHandoff, HandoffEntityEvent
 from loopx_git.model.ids import Id
 from loopx_git.model.ledger import LedgerEntry
 from loopx_git.model.record import Line, Record, Token
@@ -50,7 +38,7 @@ from loopx_git.model.reward import HumanReward
 from loopx_git.model.rollback import RollbackPacket
 from loopx_git.model.run import RunRecord, run_order_key
 from loopx_git.model.table import CowDict, CowSet, IdSet, RecordTable
-from loopx_git.model.todo import ResumeCondition, SuggestedTodo, TodoItem, TodoStatus
+from loopx_git.model.todo import ResumeCondition, SuggestedTodo, TodoEvent, TodoItem, TodoStatus
 
 RECENT_EVENTS = 20
 FOLD_VERSION = "23"  # bump when the fold's meaning changes: cached folds of older versions are dropped

@@ -5,7 +5,13 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from enum import Enum
-from typing import TYPE_CHECKING, Annotated, Any, Final
+from typing import (
+    TYPE_CHECKING,
+    Annotated,
+    Any,
+    Final,
+    Literal,
+)
 
 from pydantic import (
     AfterValidator,
@@ -21,8 +27,11 @@ from pydantic_core import CoreSchema
 
 from loopx_git.model import github
 from loopx_git.model.capability import CapabilityGuard
-from loopx_git.model.event import TodoEvent
-from loopx_git.model.ids import Id, UtcTimestamp
+from loopx_git.model.event_head import EventBase
+from loopx_git.model.ids import (
+    Id,
+    UtcTimestamp,
+)
 from loopx_git.model.record import Line, Record, Row, Token, exact, stored, writing
 from loopx_git.model.run import DeliveryFlags, DeliveryOutcome, drop_flags, flags_schema, with_flags
 
@@ -239,6 +248,51 @@ class SuggestedTodo(Record):
     promoted: bool = False
     created_at: UtcTimestamp
     updated_at: UtcTimestamp
+
+
+# --- the events of this family: the fold below applies them --------------------
+
+
+class TodoEvent(EventBase):
+    todo_id: Id
+
+
+class TodoAdd(TodoEvent):
+    event_kind: Literal["todo_add"] = "todo_add"
+    capability_guard: CapabilityGuard | None = None
+    """research_capability_guard_v0 of a joint_probe admitted for a research gap's obligation: kept
+    whole here (field changes hold scalars), and on the todo it adds."""
+
+
+class TodoClaim(TodoEvent):
+    event_kind: Literal["todo_claim"] = "todo_claim"
+    agent_id: Id
+
+
+class TodoUpdate(TodoEvent):
+    event_kind: Literal["todo_update"] = "todo_update"
+
+
+class TodoResume(TodoEvent):
+    """A deferred or blocked todo made runnable again because its condition came true."""
+
+    event_kind: Literal["todo_resume"] = "todo_resume"
+
+
+class TodoComplete(TodoEvent):
+    event_kind: Literal["todo_complete"] = "todo_complete"
+
+
+class TodoSupersede(TodoEvent):
+    event_kind: Literal["todo_supersede"] = "todo_supersede"
+
+
+class TodoSuggest(TodoEvent):
+    event_kind: Literal["todo_suggest"] = "todo_suggest"
+
+
+class TodoPromote(TodoEvent):
+    event_kind: Literal["todo_promote"] = "todo_promote"
 
 
 FOLDS: Final[tuple[str, ...]] = (

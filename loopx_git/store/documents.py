@@ -6,16 +6,14 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, cast
 
-from loopx_git.model.event import (
-    EventHead,
-    ExploreEvent,
-    GateEvent,
-    HandoffEntityEvent,
-    LedgerEvent,
-    RewardAdd,
-    RollbackPlan,
-)
+from loopx_git.model.event_head import EventHead
+from loopx_git.model.explore import ExploreEvent
+from loopx_git.model.gate import GateEvent
+from loopx_git.model.handoff import HandoffEntityEvent
+from loopx_git.model.ledger import LedgerEvent
 from loopx_git.model.record import STORED, Record
+from loopx_git.model.reward import RewardAdd
+from loopx_git.model.rollback import RollbackPlan
 from loopx_git.model.state import GoalState, State
 from loopx_git.store import layout
 from loopx_git.store.yaml_doc import render

@@ -7,7 +7,7 @@ import re
 from collections.abc import Callable, Collection, Iterable
 from typing import Any
 
-from loopx_git.model.event import EventBase, EventHead
+from loopx_git.model.event_head import EventBase, EventHead
 from loopx_git.model.run import RunRecord
 from loopx_git.store import layout
 from loopx_git.store.cache import FoldCache

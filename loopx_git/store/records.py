@@ -11,7 +11,8 @@ import pydantic
 
 from loopx_git.errors import FormatError, LoopxError, ValidationError
 from loopx_git.model.canonical import pretty_json
-from loopx_git.model.event import EVENT_ADAPTER, EVENT_KINDS, EventBase, EventHead
+from loopx_git.model.event import EVENT_ADAPTER, EVENT_KINDS
+from loopx_git.model.event_head import EventBase, EventHead
 from loopx_git.model.record import STORED, first_error
 from loopx_git.model.run import RunRecord
 from loopx_git.store import layout

@@ -16,7 +16,7 @@ from collections.abc import Iterable
 from datetime import datetime
 from typing import Any, Final
 
-from loopx_git.model.event import EventHead, event_order_key
+from loopx_git.model.event_head import EventHead, event_order_key
 from loopx_git.model.record import Record
 from loopx_git.model.run import RunRecord
 from loopx_git.model.state import GoalState, State, require_goal

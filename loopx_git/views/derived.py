@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from typing import Final, Literal, Protocol
 
 from loopx_git.errors import NotFoundError
-from loopx_git.model.event import EventBase, EventHead, event_order_key
+from loopx_git.model.event_head import EventBase, EventHead, event_order_key
 from loopx_git.model.record import Record
 from loopx_git.model.state import GoalState
 from loopx_git.store.records import holding, parse_event

@@ -7,7 +7,8 @@ import re
 from pydantic import Field
 
 from loopx_git.errors import ValidationError
-from loopx_git.model.event import LISTED_KINDS, EventBase, event_order_key
+from loopx_git.model.event import LISTED_KINDS
+from loopx_git.model.event_head import EventBase, event_order_key
 from loopx_git.model.ids import TIMESTAMP_RE
 from loopx_git.model.run import RunRecord, run_order_key
 from loopx_git.model.state import State, require_goal

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Final, Literal
 
-from loopx_git.model.event import event_order_key
+from loopx_git.model.event_head import event_order_key
 from loopx_git.model.record import Record
 from loopx_git.model.state import GoalState, State, require_agent, require_goal
 from loopx_git.views.budget import fit

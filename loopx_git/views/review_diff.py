@@ -13,8 +13,10 @@ from __future__ import annotations
 from typing import cast
 
 from loopx_git.errors import LoopxError
-from loopx_git.model.event import EventBase, HandoffEvent, RollbackPlan, TodoCompensate
+from loopx_git.model.event import HandoffEvent
+from loopx_git.model.event_head import EventBase
 from loopx_git.model.record import Record
+from loopx_git.model.rollback import RollbackPlan, TodoCompensate
 from loopx_git.model.run import RunRecord
 from loopx_git.safety.mask import Masker, masked
 from loopx_git.store import layout

@@ -6,7 +6,7 @@ from typing import Final, Literal
 
 from pydantic import Field, SerializerFunctionWrapHandler, model_serializer
 
-from loopx_git.model.event import event_order_key
+from loopx_git.model.event_head import event_order_key
 from loopx_git.model.goal import Goal
 from loopx_git.model.record import Record, without_none
 from loopx_git.model.reward import HumanReward

@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 from loopx_git.errors import LoopxError
-from loopx_git.model.event import EventBase
+from loopx_git.model.event_head import EventBase
 from loopx_git.model.record import Record
 from loopx_git.model.run import RunRecord
 from loopx_git.model.state import Conflict, fold

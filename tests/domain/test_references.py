@@ -7,7 +7,9 @@ import pytest
 
 from loopx_git.domain.write import EventMaker, Write
 from loopx_git.errors import LoopxError
-from loopx_git.model.event import FieldChange, PrMerge, TodoAdd
+from loopx_git.model.event import PrMerge
+from loopx_git.model.event_head import FieldChange
+from loopx_git.model.todo import TodoAdd
 from tests.conftest import GOAL, NOW
 
 

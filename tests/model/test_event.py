@@ -362,7 +362,7 @@ def test_events_without_join_keys_are_allowed_and_marked():
 
 @pytest.mark.parametrize("value", [None, "a", True, False, 0, 1, 2.5, ["x"], []])
 def test_field_change_values_keep_their_json_type(value):
-    from loopx_git.model.event import FieldChange
+    from loopx_git.model.event_head import FieldChange
 
     parsed = FieldChange.model_validate_json(FieldChange(field="f", after=value).model_dump_json())
     assert parsed.after == value and type(parsed.after) is type(value)
