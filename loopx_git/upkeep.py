@@ -12,7 +12,8 @@ from loopx_git.store import hygiene, layout, transaction
 if TYPE_CHECKING:
     from loopx_git.api import StateRepo
     from loopx_git.domain.write import Write
-    from loopx_git.store.git import Entry, GitRepo
+    from loopx_git.store.git import GitRepo
+    from loopx_git.store.git_objects import Entry
 
 
 def repair(repo: StateRepo) -> tuple[str | None, Write]:

@@ -13,7 +13,8 @@ from typing import cast
 
 import pygit2
 
-from loopx_git.store.git import TREE_MODE, Change, Entry, GitRepo, unreadable
+from loopx_git.store.git import GitRepo
+from loopx_git.store.git_objects import TREE_MODE, Change, Entry, unreadable
 
 
 def _objects(git: GitRepo, tree: str, paths: Iterable[str]) -> dict[str, pygit2.Object | None]:

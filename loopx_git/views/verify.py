@@ -22,7 +22,8 @@ from loopx_git.model.todo import TodoItem
 from loopx_git.safety.mask import masked
 from loopx_git.store import layout
 from loopx_git.store.documents import Entity, branch_layout, render_all, unannounced_event
-from loopx_git.store.git import Change, GitRepo
+from loopx_git.store.git import GitRepo
+from loopx_git.store.git_objects import Change
 from loopx_git.store.records import check_unambiguous, parse_event, parse_run
 
 if TYPE_CHECKING:
