@@ -8,6 +8,8 @@ from loopx_git.app.core import Core, OnFirstUse
 from loopx_git.app.result import WriteResult
 
 todo_ops = OnFirstUse("loopx_git.domain.todo")
+close_ops = OnFirstUse("loopx_git.domain.todo_close")
+suggest_ops = OnFirstUse("loopx_git.domain.todo_suggest")
 
 if TYPE_CHECKING:
     pass
@@ -46,7 +48,9 @@ class Todos(Core):
         self, goal_id: str, todo_id: str, *, actor: str | None = None, now: str | None = None, **kw: Any
     ) -> WriteResult:
         result = self.apply(
-            lambda s: todo_ops.complete_todo(s, goal_id=goal_id, todo_id=todo_id, actor=actor, now=self._now(now), **kw)
+            lambda s: close_ops.complete_todo(
+                s, goal_id=goal_id, todo_id=todo_id, actor=actor, now=self._now(now), **kw
+            )
         )
         return self._with_evidence_notes(result, kw.get("evidence", ()))
 
@@ -61,7 +65,7 @@ class Todos(Core):
         now: str | None = None,
     ) -> WriteResult:
         return self.apply(
-            lambda s: todo_ops.supersede_todo(
+            lambda s: close_ops.supersede_todo(
                 s, goal_id=goal_id, todo_id=todo_id, by=by, reason=reason, actor=actor, now=self._now(now)
             )
         )
@@ -70,14 +74,14 @@ class Todos(Core):
         self, goal_id: str, text: str, *, actor: str | None = None, now: str | None = None, **kw: Any
     ) -> WriteResult:
         return self.apply(
-            lambda s: todo_ops.suggest_todo(s, goal_id=goal_id, text=text, actor=actor, now=self._now(now), **kw)
+            lambda s: suggest_ops.suggest_todo(s, goal_id=goal_id, text=text, actor=actor, now=self._now(now), **kw)
         )
 
     def todo_promote(
         self, goal_id: str, todo_id: str, *, actor: str | None = None, now: str | None = None
     ) -> WriteResult:
         return self.apply(
-            lambda s: todo_ops.promote_todo(s, goal_id=goal_id, todo_id=todo_id, actor=actor, now=self._now(now))
+            lambda s: suggest_ops.promote_todo(s, goal_id=goal_id, todo_id=todo_id, actor=actor, now=self._now(now))
         )
 
     def todos(self, goal_id: str, **filters: Any) -> list:

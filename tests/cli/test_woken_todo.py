@@ -8,7 +8,7 @@ from dataclasses import replace
 
 import pytest
 
-from loopx_git.domain.todo import complete_todo
+from loopx_git.domain.todo_close import complete_todo
 from tests.conftest import GOAL, NOW, Cli
 
 
