@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 import loopx_git
-from loopx_git.fire import STDERR_KEEP
+from loopx_git.fire.command import STDERR_KEEP
 from loopx_git.store import layout
 from tests.conftest import GOAL, Cli, git, state_tip
 from tests.safety.corpus import SHAPES

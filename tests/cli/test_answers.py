@@ -76,7 +76,7 @@ def test_an_empty_agent_filter_is_not_the_unfiltered_card(cli):
 
 def test_answers_of_other_code_are_not_used(cli, git_repo, monkeypatch):
     """An upgrade (or an edit) of the code that computes answers leaves earlier ones unused."""
-    from loopx_git import api
+    from loopx_git.app import core
 
     first = cli("status", fmt="json").out
     path = answers_file(git_repo)
@@ -85,7 +85,7 @@ def test_answers_of_other_code_are_not_used(cli, git_repo, monkeypatch):
     data["answers"][key]["event_count"] = 999  # as if another version had computed it differently
     path.write_text(json.dumps(data))
     assert json.loads(cli("status", fmt="json").out)["event_count"] == 999  # same code: the answer is used
-    monkeypatch.setattr(api, "ANSWERS_VERSION", "other")
+    monkeypatch.setattr(core, "ANSWERS_VERSION", "other")
     assert cli("status", fmt="json").out == first
 
 

@@ -98,8 +98,12 @@ EVENT_CASES = {
     "unknown-kind": lambda p, d: (p, _text(dict(d, event_kind="gossip"))),
     "id-differs-from-name": lambda p, d: (p.replace(d["event_id"], "evt_01zzzzzzzzzzzzzzzzzzzzzzzy"), _text(d)),
     "wrong-goal-folder": lambda p, d: (p.replace(f"goals/{GOAL}/", "goals/g2/"), _text(d)),
-    "wrong-hour": lambda p, d: (
-        re.sub(r"/events/(\d{4})/(\d{2})/(\d{2})/\d{2}/", r"/events/\1/\2/\3/23/", p),
+    "wrong-hour": lambda p, d: (  # the hour after the event's own (a fixed 23 is no move for an event of 23:xx)
+        re.sub(
+            r"/events/(\d{4})/(\d{2})/(\d{2})/(\d{2})/",
+            lambda m: f"/events/{m[1]}/{m[2]}/{m[3]}/{(int(m[4]) + 1) % 24:02d}/",
+            p,
+        ),
         _text(d),
     ),
     "not-utf8": lambda p, d: (p, _replace(d, b'"summary": "a note"', b'"summary": "caf\xe9"')),

@@ -11,30 +11,23 @@ recorded on the state branch.
 
 from __future__ import annotations
 
-import json
 import math
-import os
 import re
 import shutil
 import signal
-import subprocess
-import sys
 import threading
 import time
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from loopx_git.errors import LoopxError, ValidationError, outcome
+from loopx_git.errors import LoopxError, ValidationError
 from loopx_git.model.fire import (
     EXIT_CODES,
-    STDERR_TAIL_BYTES,
-    STDERR_TAIL_LINES,
     FireReason,
     FireSummary,
-    IterationResult,
     IterationRow,
     judge,
 )
@@ -42,16 +35,12 @@ from loopx_git.model.ids import new_id, utc_now
 
 if TYPE_CHECKING:
     from loopx_git.api import StateRepo
-    from loopx_git.safety.policy import Policy
+from loopx_git.fire.command import Run, parse_answer, run_command
+from loopx_git.fire.reasons import bad_answer, command_reason, cut, fits, refused
 
-STDOUT_LIMIT = 1 << 20  # one JSON object; anything longer is not an answer
-STDERR_KEEP = 64 * 1024
-"""Bytes of COMMAND's stderr kept while it runs. Only whole lines of them are kept (``safety.window``)
-and redaction runs over all of those before the last lines are cut out, so a secret spread over lines
-(a private key) is found whole, and the cut-off end of one is never kept."""
-LINE_CHARS = 400  # one line of the tail; a longer one is cut (its start says what it is)
-KILL_GRACE = 2.0
 MAX_SECONDS = 30 * 24 * 3600  # a bound must be one a timer can wait for: 30 days
+
+
 MAX_ITERATIONS = 1_000_000
 
 
@@ -94,158 +83,6 @@ class Bounds:
             )
 
 
-@dataclass
-class _Run:
-    """One fire in progress."""
-
-    started: float = field(default_factory=time.monotonic)
-    started_at: str = field(default_factory=utc_now)
-    child: subprocess.Popen | None = None
-    cancelled: bool = False
-    rows: list = field(default_factory=list)
-    denials: list = field(default_factory=list)
-    reason: FireReason | None = None
-    """Why the fire ended in error, once it has."""
-
-    def cancel(self, signum: int, frame) -> None:  # a signal handler
-        self.cancelled = True
-        _stop(self.child)
-
-
-def _stop(child: subprocess.Popen | None) -> None:
-    """Terminate COMMAND and everything it started (its own process group), then kill what is left."""
-    if child is None or child.poll() is not None:
-        return
-    try:
-        os.killpg(child.pid, signal.SIGTERM)
-        child.wait(KILL_GRACE)
-    except subprocess.TimeoutExpired:
-        os.killpg(child.pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
-
-
-class _StderrTail:
-    """COMMAND's stderr, passed on to ours as it comes — an operator watching a fire sees it live, as
-    when COMMAND wrote to the terminal itself — while its last bytes are kept for the fire's reason."""
-
-    def __init__(self, fd: int):
-        self._fd = fd
-        self._kept = bytearray()
-        self._dropped = 0
-        self._lock = threading.Lock()
-        self._text: str | None = None
-        # a daemon: something COMMAND started in the background may hold the pipe open past the fire
-        self._thread = threading.Thread(target=self._pump, name="loopx-fire-stderr", daemon=True)
-        self._thread.start()
-
-    def _pump(self) -> None:
-        try:
-            while True:
-                try:
-                    chunk = os.read(self._fd, 65536)
-                except OSError:
-                    break
-                if not chunk:
-                    break
-                with self._lock:
-                    self._kept += chunk
-                    over = len(self._kept) - STDERR_KEEP
-                    if over > 0:
-                        del self._kept[:over]
-                        self._dropped += over
-                _echo(chunk)
-        finally:
-            os.close(self._fd)
-
-    def text(self, wait: float = 1.0) -> str:
-        """What was kept, in whole lines (``safety.window.whole_lines``): once COMMAND closed its
-        stderr, or after ``wait`` seconds what came so far, without the line still being written
-        (something COMMAND started in the background may hold the pipe open)."""
-        if self._text is None:
-            self._thread.join(wait)
-            ended = not self._thread.is_alive()  # before the copy: an ended pump's bytes are all there
-            with self._lock:
-                kept, dropped = bytes(self._kept), self._dropped
-            from loopx_git.safety.window import whole_lines
-
-            self._text = whole_lines(kept, dropped=dropped, complete=ended)
-        return self._text
-
-
-def _echo(chunk: bytes) -> None:
-    """COMMAND's stderr, to ours as it came: it is the operator's own program talking, not loopx (a
-    front end that masks what loopx prints offers the stream under its mask as ``unmasked``). What
-    is recorded of it is redacted (``_tail``)."""
-    stream = getattr(sys.stderr, "unmasked", sys.stderr)
-    if stream is None:
-        return
-    try:
-        buffer = getattr(stream, "buffer", None)
-        if buffer is not None:
-            stream.flush()
-            buffer.write(chunk)
-            buffer.flush()
-        else:
-            stream.write(chunk.decode("utf-8", "replace"))
-            stream.flush()
-    except (OSError, ValueError):  # a closed or broken stderr must not stop the capture, nor the fire
-        pass
-
-
-@dataclass
-class _Ran:
-    """One run of COMMAND: ``outcome`` is ``ok``, ``timeout``, ``command_failed``, ``cannot_start`` or
-    ``cancelled``; ``stderr`` what it wrote there (raw: redacted before it is recorded)."""
-
-    outcome: str
-    out: bytes | None = None
-    exit_status: int | None = None
-    tail: _StderrTail | None = None
-    error: str | None = None
-
-    @property
-    def stderr(self) -> str:
-        # read only when a reason needs it: a run that answered waits for no pipe a background child holds
-        return self.tail.text() if self.tail is not None else ""
-
-
-def _run_command(
-    run: _Run, command: list[str], contract: dict, entry_id: str, goal_id: str, fire_id: str, timeout: float
-) -> _Ran:
-    env = {**os.environ, "LOOPX_LEDGER_ENTRY": entry_id, "LOOPX_GOAL_ID": goal_id, "LOOPX_FIRE_ID": fire_id}
-    read_end, write_end = os.pipe()
-    try:
-        run.child = subprocess.Popen(
-            command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=write_end, env=env, start_new_session=True
-        )
-    except OSError as exc:  # found when the fire began, gone or broken now (a bad interpreter line...)
-        os.close(read_end)
-        return _Ran("cannot_start", error=exc.strerror or type(exc).__name__)
-    finally:
-        os.close(write_end)  # COMMAND holds its own copy; ours would keep the pipe open forever
-    tail = _StderrTail(read_end)
-    try:
-        out, _ = run.child.communicate(json.dumps(contract).encode(), timeout=timeout)
-    except subprocess.TimeoutExpired:
-        _stop(run.child)
-        run.child.communicate()
-        return _Ran("timeout", exit_status=run.child.poll(), tail=tail)
-    finally:
-        code = run.child.poll()
-        run.child = None
-    if run.cancelled:
-        return _Ran("cancelled", exit_status=code)
-    if code != 0:
-        return _Ran("command_failed", exit_status=code, tail=tail)
-    return _Ran("ok", out[:STDOUT_LIMIT], exit_status=code, tail=tail)
-
-
-def _parse(out: bytes) -> IterationResult:
-    text = out.decode("utf-8", "replace").strip()
-    return IterationResult.model_validate_json(text.splitlines()[-1] if text else "")
-
-
 def fire(
     repo: StateRepo, goal_id: str, command: list[str], bounds: Bounds, *, agent_id: str | None = None
 ) -> FireSummary:
@@ -273,7 +110,6 @@ def fire(
 def _slug(condition: str) -> str:
     """A stop condition as the record's lower-case slug: refusal codes use '-' and a verdict is upper
     case ('broken-branch' -> 'broken_branch', 'UNVERIFIABLE' -> 'unverifiable')."""
-    import re
 
     slug = re.sub(r"[^a-z0-9_]", "_", condition.lower())[:64]
     return slug if slug[:1].isalpha() else "error"
@@ -339,7 +175,7 @@ def _fire_lock(repo, goal_id: str, agent_id: str | None):
 
 def _fire(repo: StateRepo, goal_id: str, command: list[str], bounds: Bounds, agent_id: str | None) -> FireSummary:
     fire_id = new_id("fire")
-    run = _Run()
+    run = Run()
     # signals reach only the main thread; called from another, the caller owns cancellation
     in_main = threading.current_thread() is threading.main_thread()
     previous = {sig: signal.signal(sig, run.cancel) for sig in (signal.SIGINT, signal.SIGTERM)} if in_main else {}
@@ -371,7 +207,7 @@ def _fire(repo: StateRepo, goal_id: str, command: list[str], bounds: Bounds, age
     return summary
 
 
-def _write_back(repo, goal_id: str, entry_id: str, agent_id: str | None, outcome: str, run: _Run, **result) -> None:
+def _write_back(repo, goal_id: str, entry_id: str, agent_id: str | None, outcome: str, run: Run, **result) -> None:
     repo.ledger_record(goal_id, entry_id, agent_id=agent_id, **result)
     run.rows.append(
         IterationRow(
@@ -381,7 +217,7 @@ def _write_back(repo, goal_id: str, entry_id: str, agent_id: str | None, outcome
 
 
 def _failed(
-    repo, goal_id: str, entry_id: str, agent_id: str | None, outcome: str, run: _Run, fire_id: str, why: str
+    repo, goal_id: str, entry_id: str, agent_id: str | None, outcome: str, run: Run, fire_id: str, why: str
 ) -> None:
     """The entry back to runnable-later: blocked, DRIFT, retry — never left active — with why (the next
     iteration's contract carries it); ``why`` already passed the safety redaction."""
@@ -389,7 +225,7 @@ def _failed(
     from loopx_git.safety.scan import redact
 
     prefix = f"fire {fire_id}: "
-    failure = redact(prefix + _cut(why, _fits(repo.policy, 1000) - len(prefix)), repo.policy)[0]
+    failure = redact(prefix + cut(why, fits(repo.policy, 1000) - len(prefix)), repo.policy)[0]
     repo.apply(
         lambda s: record_result(
             s,
@@ -406,136 +242,18 @@ def _failed(
     run.rows.append(IterationRow(entry_id=entry_id, outcome=outcome, status="blocked", verdict="DRIFT", next="retry"))
 
 
-# --- why a fire ended in error: what is recorded passed the safety redaction ------------------------
-
-_ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)")  # colours, titles
-
-
-def _fits(policy: Policy, chars: int) -> int:
-    """A length that fits one field under ``policy`` (``max_field_bytes`` may be as low as 256), with
-    room for a multi-byte character or two."""
-    return max(64, min(chars, policy.max_field_bytes // 2))
-
-
-def _cut(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[: limit - 3] + "..."
-
-
-def _tail(stderr: str, policy: Policy) -> list[str]:
-    """The last lines of ``stderr``, redacted and bounded. ``stderr`` holds whole lines only, and
-    redaction runs over all of it before a line is cut or dropped: a secret is found whole (a key over
-    several lines too), never half, so the start of a long line, once redacted, is safe to keep."""
-    from loopx_git.model.canonical import visible
-    from loopx_git.safety.scan import redact
-
-    text = redact(_ANSI.sub("", stderr), policy)[0]
-    lines = [visible(line).rstrip() for line in text.splitlines()]
-    lines = [_cut(line, _fits(policy, LINE_CHARS)) for line in lines if line.strip()][-STDERR_TAIL_LINES:]
-    kept: list[str] = []
-    size = 0
-    for line in reversed(lines):  # the last lines first: they say most
-        size += len(line.encode("utf-8")) + 1
-        if size > STDERR_TAIL_BYTES:
-            break
-        kept.append(line)
-    return kept[::-1]
-
-
-def _safe(reason: FireReason, policy: Policy) -> FireReason:
-    """``reason`` as the state branch may hold it: every string through the safety rules, with whatever
-    blocks redacted — it is diagnostic text, and a refusal here would lose the fire's record."""
-    from loopx_git.safety.records import check
-
-    clean, _ = check(reason.model_dump(mode="json"), policy, redact=True)
-    return FireReason.model_validate(clean)
-
-
-def _refused(exc: LoopxError, policy: Policy) -> FireReason:
-    """A refusal as a reason: its code, and the field and rule its message names."""
-    said = outcome(exc)
-    message = said.message
-    named = re.search(r"field '([^']{1,200})'", message)
-    rule = message.rpartition("rule: ")[2].strip() if "rule: " in message else None
-    return _safe(
-        FireReason(
-            kind="refused",
-            message=_cut(message, _fits(policy, 1000)),
-            code=said.code if re.fullmatch(r"[a-z][a-z0-9_-]{0,63}", said.code) else None,
-            field=named.group(1) if named else None,
-            rule=_cut(rule, _fits(policy, 1000)) if rule else None,
-        ),
-        policy,
-    )
-
-
-def _bad_answer(exc: ValueError, ran: _Ran, program: str, policy: Policy) -> FireReason:
-    """An answer that is not a loopx_fire_result_v0 object: the field and the rule it broke."""
-    import pydantic
-
-    field, rule = None, "COMMAND answers with one JSON object (loopx_fire_result_v0) on the last line of its stdout"
-    if isinstance(exc, pydantic.ValidationError):
-        first = exc.errors(include_url=False)[0]
-        where = ".".join(str(p) for p in first["loc"])
-        if where:
-            field, rule = where, first["msg"]
-        else:
-            rule = f"{rule} ({first['msg']})"
-    name = repr(Path(program).name)
-    message = f"the answer of {name} is not valid: " + (f"field '{field}': {rule}" if field else rule)
-    return _safe(
-        FireReason(
-            kind="bad_output",
-            message=_cut(message, _fits(policy, 1000)),
-            field=field,
-            rule=_cut(rule, _fits(policy, 1000)),
-            stderr_tail=_tail(ran.stderr, policy),
-        ),
-        policy,
-    )
-
-
-def _command_reason(ran: _Ran, program: str, timeout: float, policy: Policy) -> FireReason:
-    """How a run of COMMAND failed: its exit status (or the signal that ended it) and its stderr's tail."""
-    name = repr(Path(program).name)  # the name only, as in the record: a path may be private
-    status = ran.exit_status
-    if ran.outcome == "cannot_start":
-        message = f"{name} could not be started: {ran.error}"
-    elif ran.outcome == "timeout":
-        message = f"{name} ran past the iteration timeout ({timeout:g} s) and was stopped"
-    elif status is not None and status < 0:
-        message = f"{name} was ended by signal {-status} ({_signal_name(-status)})"
-    else:
-        message = f"{name} exited with status {status}"
-    return _safe(
-        FireReason(
-            kind=ran.outcome,  # timeout, command_failed or cannot_start: the outcomes that end a fire in error
-            message=_cut(message, _fits(policy, 1000)),
-            exit_status=status,
-            stderr_tail=_tail(ran.stderr, policy),
-        ),
-        policy,
-    )
-
-
-def _signal_name(number: int) -> str:
-    try:
-        return signal.Signals(number).name
-    except ValueError:
-        return "unknown signal"
-
-
 def _error(
-    repo, goal_id: str, entry_id: str, agent_id: str | None, run: _Run, fire_id: str, outcome: str, reason: FireReason
+    repo, goal_id: str, entry_id: str, agent_id: str | None, run: Run, fire_id: str, outcome: str, reason: FireReason
 ) -> tuple[str, str]:
     """End the fire in error with ``reason``; the entry it held is written back with it."""
     run.reason = reason
-    why = reason.one_line(_fits(repo.policy, 1000) - len(f"fire {fire_id}: "))
+    why = reason.one_line(fits(repo.policy, 1000) - len(f"fire {fire_id}: "))
     _failed(repo, goal_id, entry_id, agent_id, outcome[:40], run, fire_id, why)
     return "error", outcome
 
 
 def _loop(
-    repo, goal_id: str, command: list[str], bounds: Bounds, agent_id: str | None, fire_id: str, run: _Run
+    repo, goal_id: str, command: list[str], bounds: Bounds, agent_id: str | None, fire_id: str, run: Run
 ) -> tuple[str, str]:
     max_iterations, budget, ceiling = bounds.max_iterations, bounds.timeout, bounds.ceiling
     assert max_iterations is not None and budget is not None and ceiling is not None  # Bounds.check passed
@@ -551,23 +269,23 @@ def _loop(
         except LoopxError as exc:
             if exc.code == "needs-attention":
                 return "needs_attention", "ask_user"
-            run.reason = _refused(exc, repo.policy)  # nothing was selected: no entry to write back
+            run.reason = refused(exc, repo.policy)  # nothing was selected: no entry to write back
             return "error", exc.code
         if contract is None:
             return "ok", "ledger_empty"
         entry_id = contract["entry"]["id"]
         timeout = min(per_iteration, remaining)
-        ran = _run_command(run, command, contract, entry_id, goal_id, fire_id, timeout)
+        ran = run_command(run, command, contract, entry_id, goal_id, fire_id, timeout)
         failed = partial(_error, repo, goal_id, entry_id, agent_id, run, fire_id)
         if ran.outcome == "cancelled":
             _failed(repo, goal_id, entry_id, agent_id, "cancelled", run, fire_id, "cancelled (SIGINT or SIGTERM)")
             return "cancelled", "cancelled"
         if ran.outcome != "ok":
-            return failed(ran.outcome, _command_reason(ran, command[0], timeout, repo.policy))
+            return failed(ran.outcome, command_reason(ran, command[0], timeout, repo.policy))
         try:
-            result = _parse(ran.out or b"")
+            result = parse_answer(ran.out or b"")
         except ValueError as exc:
-            return failed("bad_output", _bad_answer(exc, ran, command[0], repo.policy))
+            return failed("bad_output", bad_answer(exc, ran, command[0], repo.policy))
         denials = judge(result.requested_actions, ceiling)
         if denials:
             run.denials.extend(denials)
@@ -602,7 +320,7 @@ def _loop(
                 question=result.question,
             )
         except LoopxError as exc:  # the protocol refused the result (no evidence for done, inherited confidence...)
-            return failed(exc.code, _refused(exc, repo.policy))
+            return failed(exc.code, refused(exc, repo.policy))
         if result.next == "ask_user" or result.verdict == "UNVERIFIABLE":
             return "needs_attention", "ask_user" if result.next == "ask_user" else "UNVERIFIABLE"
         if result.next == "stop":
