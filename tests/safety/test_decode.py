@@ -12,7 +12,8 @@ from urllib.parse import quote
 import pytest
 
 from loopx_git.safety import decode
-from loopx_git.safety.decode import View, views
+from loopx_git.safety.decode import View, encoded, escaped, lines, view, views
+from loopx_git.safety.decode.literals import split_literals
 from loopx_git.safety.rules import BY_ID
 from loopx_git.safety.scan import fingerprint, redact, scan
 from tests.safety.parts import cat, rand
@@ -125,7 +126,7 @@ def test_base64_and_hex_that_do_not_decode_to_text_are_left_alone():
     image = base64.b64encode(bytes(rng.randrange(256) for _ in range(600))).decode()
     digest = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"
     text = f"![logo](data:image/png;base64,{image})\nsha256: {digest}\nid: SomeLongCamelCaseIdentifierName\n"
-    assert list(decode._blobs(text)) == []
+    assert list(encoded.blobs(text)) == []
     assert scan(text) == []
 
 
@@ -143,12 +144,12 @@ def test_decoding_is_bounded_on_hostile_input(monkeypatch):
     total = sum(len(v.text) for v in views(text))
     assert total <= 50_000 + 8 * len(text)  # the budget grows with the text, never past it
     big = "x=" + "%41" * 200_000  # one percent run longer than a region
-    assert all(len(v.text) <= decode.MAX_REGION for v in views(big))
+    assert all(len(v.text) <= view.MAX_REGION for v in views(big))
 
 
 def test_a_continued_line_is_joined_as_yaml_and_as_a_shell_joins_it():
     text = "run --name \\\n    value-two \\\nend\n"
-    joined = sorted(v.text.rstrip("\n") for v in decode._continued(text))
+    joined = sorted(v.text.rstrip("\n") for v in lines.continued(text))
     assert joined == ["run --name     value-two end", "run --name value-two end"]
 
 
@@ -202,12 +203,12 @@ def test_base64_wrapped_at_76_and_blobs_glued_to_a_path_or_a_name_are_decoded():
 def test_regions_are_bounded_and_each_encoded_run_is_covered_once():
     """What kept hostile inputs linear: a region never re-covers what the one before covered."""
     text = "%41x" * 50_000  # one long URL part full of escapes, no separator
-    regions = list(decode._regions(text, decode._PERCENT.finditer(text), decode._url_token))
-    assert all(e - s <= decode.MAX_REGION for s, e in regions)
+    regions = list(view.regions(text, escaped._PERCENT.finditer(text), escaped._url_token))
+    assert all(e - s <= view.MAX_REGION for s, e in regions)
     assert all(e1 <= s2 for (_, e1), (s2, _) in pairwise(regions))
     assert sum(e - s for s, e in regions) <= len(text)
     literals = '"\\\' + "' * 20_000  # a join after every literal, quotes escaped in between
-    assert sum(len(v.text) for v in decode._split_literals(literals)) <= 4 * len(literals)
+    assert sum(len(v.text) for v in split_literals(literals)) <= 4 * len(literals)
 
 
 def test_an_escaped_token_far_into_one_long_json_line_is_found():
