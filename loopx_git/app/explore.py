@@ -136,7 +136,7 @@ class Explore(Core):
     ) -> WriteResult:
         """Record a typed_research_observation_v0 envelope (JSON text or data) on its node. The record
         is a ``research_observation_receipt_v0``: an exact replay writes nothing and says so."""
-        from loopx_git.domain import explore as ops
+        from loopx_git.domain import observe as ops
 
         envelope = ops.parse_observation(observation)
         result = self.apply(
