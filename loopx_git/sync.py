@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from loopx_git.errors import ConflictError, LoopxError, Notice, PushRefused, RefMoved, SyncRefused, ValidationError
-from loopx_git.model.state import extend, fold
+from loopx_git.model.fold import extend, fold
 from loopx_git.store import layout
 from loopx_git.store.documents import layout_upgrade, render_touched, touched
 from loopx_git.store.remote import MAX_MESSAGES, NO_VERDICT, PushResult, Remote

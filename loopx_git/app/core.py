@@ -261,7 +261,7 @@ class Core:
         commit with compare-and-swap; on a lost race, all of it again on the new tip."""
         from loopx_git.domain.guard import guard
         from loopx_git.errors import RefMoved
-        from loopx_git.model.state import fold
+        from loopx_git.model.fold import fold
         from loopx_git.store import transaction
         from loopx_git.store.documents import render_touched, touched
         from loopx_git.store.records import encode

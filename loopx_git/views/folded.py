@@ -3,7 +3,8 @@ store's reader to the model's fold, shared by the API and by views that need the
 
 from __future__ import annotations
 
-from loopx_git.model.state import FOLD_VERSION, PAYLOAD_KINDS, extend, fold
+from loopx_git.model.fold import extend, fold
+from loopx_git.model.state import FOLD_VERSION, PAYLOAD_KINDS
 from loopx_git.store.cache import FoldCache
 from loopx_git.store.git import GitRepo
 from loopx_git.store.reader import StateReader

@@ -15,8 +15,9 @@ from typing import TYPE_CHECKING, Any
 
 from loopx_git.errors import LoopxError
 from loopx_git.model.event_head import EventBase
+from loopx_git.model.fold import fold
 from loopx_git.model.record import Record
-from loopx_git.model.state import Conflict, fold
+from loopx_git.model.state import Conflict
 from loopx_git.store import layout
 from loopx_git.store.documents import Entity, branch_layout, render_all
 from loopx_git.store.git import GitRepo

@@ -8,7 +8,8 @@ import pytest
 
 from loopx_git.errors import FormatError, ValidationError
 from loopx_git.model.event import EVENT_ADAPTER, EVENT_CLASSES, EVENT_KINDS
-from loopx_git.model.state import digest, fold
+from loopx_git.model.fold import fold
+from loopx_git.model.state import digest
 from loopx_git.store.records import encode, parse_event
 
 BASE = {"goal_id": "g1", "recorded_at": "2026-03-01T10:00:00Z", "lamport": 1}

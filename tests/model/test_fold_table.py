@@ -7,7 +7,7 @@ from collections import Counter
 
 from loopx_git.model import explore, gate, goal, handoff, ledger, reward, rollback, todo
 from loopx_git.model.event import ENTITY_KINDS, EVENT_KINDS
-from loopx_git.model.state import FOLD
+from loopx_git.model.fold import FOLD
 
 FAMILIES = (goal, todo, rollback, ledger, gate, handoff, reward, explore)
 

@@ -11,7 +11,8 @@ import pytest
 import loopx_git
 from loopx_git.hooks.prepush import RefUpdate, check_push
 from loopx_git.model.event_head import event_order_key
-from loopx_git.model.state import RECENT_EVENTS, State, extend, fold
+from loopx_git.model.fold import extend, fold
+from loopx_git.model.state import RECENT_EVENTS, State
 from loopx_git.safety.policy import load_from
 from loopx_git.store import lookup
 from loopx_git.store.documents import render_all

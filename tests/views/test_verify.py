@@ -145,7 +145,8 @@ def _event_copy(worktree: Path, source: Path, event_id: str, hour: str) -> Path:
 def _reader_at(repo, where: str, since: str, tip: str, tmp_path: Path):
     """A reader whose fold at hand is at ``where``: since, the tip, an ancestor of since (advanced
     to since by the records after it), or none."""
-    from loopx_git.model.state import FOLD_VERSION, PAYLOAD_KINDS, extend, fold
+    from loopx_git.model.fold import extend, fold
+    from loopx_git.model.state import FOLD_VERSION, PAYLOAD_KINDS
     from loopx_git.store.cache import FoldCache
     from loopx_git.store.reader import StateReader
     from loopx_git.views.folded import state_reader
