@@ -24,7 +24,8 @@ from typing import TYPE_CHECKING, Any, Final
 from loopx_git.errors import RuleError, SafetyError, StoreError, ValidationError, shown_path
 from loopx_git.model.record import Record
 from loopx_git.model.state import require_goal
-from loopx_git.views.dashboard import HISTORY_CHUNKS, RUNS_SHOWN, TRAILER, Site, build
+from loopx_git.views.dashboard import HISTORY_CHUNKS, RUNS_SHOWN, TRAILER, build
+from loopx_git.views.dashboard_model import Site
 
 if TYPE_CHECKING:
     from loopx_git.api import StateRepo

@@ -8,7 +8,8 @@ from datetime import datetime, timezone
 from html import escape
 from typing import Any
 
-from loopx_git.views.dashboard import NO_AGENT, Dashboard, Lanes, seconds
+from loopx_git.views.dashboard import seconds
+from loopx_git.views.dashboard_model import NO_AGENT, Dashboard, Lanes
 
 LANE_HEIGHT = 56
 LABEL_WIDTH = 140
