@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any, Final
 
 from loopx_git.model.record import Record
-from loopx_git.views.status import GoalCard
+from loopx_git.views.status_model import GoalCard
 
 DASHBOARD_SCHEMA: Final = "loopx_dashboard_v0"
 NO_AGENT: Final = "(no agent)"

@@ -15,7 +15,8 @@ from loopx_git.model.state import State, require_goal
 from loopx_git.model.todo import SuggestedTodo, TodoItem, TodoStatus
 from loopx_git.store.reader import StateReader
 from loopx_git.store.records import holding
-from loopx_git.views.status import RewardDigest, todo_order
+from loopx_git.views.status import todo_order
+from loopx_git.views.status_model import RewardDigest
 
 LIST_STATUSES = (*(s.value for s in TodoStatus), "superseded")
 """What ``todo list --status`` takes: a stored status, or ``superseded`` (``superseded_by`` set)."""

@@ -15,16 +15,8 @@ from loopx_git.views.budget import fit
 from loopx_git.views.evidence_index import AgentEvidence
 from loopx_git.views.replan import replan_packet
 from loopx_git.views.replan_context import ReplanContext, with_context
-from loopx_git.views.status import (
-    GateCard,
-    HandoffCard,
-    NextAction,
-    RewardDigest,
-    gate_cards,
-    handoff_cards,
-    next_actions,
-    todo_order,
-)
+from loopx_git.views.status import gate_cards, handoff_cards, next_actions, todo_order
+from loopx_git.views.status_model import GateCard, HandoffCard, NextAction, RewardDigest
 
 REVIEW_SCHEMA: Final = "loopx_review_packet_v0"
 INDEX_SCHEMA: Final = "todo_index_v0"

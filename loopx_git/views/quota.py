@@ -19,7 +19,8 @@ from loopx_git.views.budget import fit
 from loopx_git.views.evidence_index import AgentEvidence
 from loopx_git.views.replan import ReplanActionPacket, capability_packet, replan_packet, settlement_identity
 from loopx_git.views.replan_context import ReplanContext, with_context
-from loopx_git.views.status import GateCard, gate_cards, next_actions, todo_order
+from loopx_git.views.status import gate_cards, next_actions, todo_order
+from loopx_git.views.status_model import GateCard
 
 SHOULD_RUN_SCHEMA: Final = "loopx_should_run_v0"
 
