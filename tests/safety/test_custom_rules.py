@@ -12,8 +12,8 @@ import pytest
 
 from loopx_git.errors import ValidationError
 from loopx_git.safety import listing
-from loopx_git.safety.custom import RegexProblem, compile_regex, translate
 from loopx_git.safety.policy import TEAM_FILE, load, parse_allow_file
+from loopx_git.safety.re2 import RegexProblem, compile_regex, translate
 from loopx_git.safety.scan import fingerprint, redact, scan
 from tests.safety.parts import cat, rand
 
