@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 from functools import partial
 
-from loopx_git.cli import render
+from loopx_git.cli import render, tables
 
 WORDS = [
     "todo-1",
@@ -46,7 +46,7 @@ def test_a_table_off_a_terminal_is_what_rich_draws(capsys, monkeypatch):
         cells = [[rng.choice(WORDS) for _ in columns] for _ in range(rng.randint(0, 6))]
         title = rng.choice([None, "Agent todos"])
         ours = drawn(capsys, partial(render.table, columns, cells, title))
-        rich = drawn(capsys, partial(render._rich_table, columns, cells, title, (), False))
+        rich = drawn(capsys, partial(tables._rich_table, columns, cells, title, (), False))
         assert ours == rich, (trial, columns, cells)
 
 
@@ -66,7 +66,7 @@ def test_lines_and_fields_off_a_terminal_are_what_rich_prints(capsys, monkeypatc
 def test_a_long_listing_off_a_terminal_is_one_row_a_line(capsys, monkeypatch):
     monkeypatch.setenv("COLUMNS", "40")
     text = "a text long enough to pass the forty columns of this console"
-    rows = [(f"todo-{i}", "P2", "open", "", text) for i in range(render.PLAIN_ROWS + 1)]
+    rows = [(f"todo-{i}", "P2", "open", "", text) for i in range(tables.PLAIN_ROWS + 1)]
     out = drawn(capsys, lambda: render.table(["todo", "pri", "status", "claimed by", "text"], rows))
     lines = out.splitlines()
     assert len(lines) == len(rows) + 1
