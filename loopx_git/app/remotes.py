@@ -49,9 +49,10 @@ class Remotes(Core):
     def propose(self, branch: str | None = None, *, remote: str = "origin") -> dict:
         """Push the local state commits to a proposal branch on the remote, for pull-request review;
         the remote state branch is left alone. A proposal branch only moves forward too."""
-        from loopx_git import sync
 
-        return sync.propose(whole(self), self.remote(remote), branch)
+        from loopx_git.sync.push import propose
+
+        return propose(whole(self), self.remote(remote), branch)
 
     def remote_copies(self) -> list[dict]:
         """The state branch against each remote-tracking copy of it: pushed, ahead, behind or

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 import loopx_git
+from loopx_git.errors import PushRefused
 from loopx_git.hooks import runner
-from loopx_git.sync import PushRefused
 from tests.conftest import Cli, git
 from tests.plumbing import plain_commit
 from tests.safety.corpus import SHAPES
