@@ -35,8 +35,8 @@ from loopx_git.views.dashboard_model import (
     Site,
     TodoRow,
 )
-from loopx_git.views.derived import bridge_confidence
 from loopx_git.views.status import goal_card, todo_order
+from loopx_git.views.task_graph import bridge_confidence
 
 MARKS_SHOWN = 1500
 """Events drawn one mark each; a longer history is drawn as counts per lane and time bucket."""

@@ -20,13 +20,21 @@ from collections.abc import Sequence
 from typing import Final, Literal, Protocol
 
 from loopx_git.errors import NotFoundError
-from loopx_git.model.event_head import EventBase, EventHead, event_order_key
+from loopx_git.model.event_head import EventBase, event_order_key
 from loopx_git.model.record import Record
 from loopx_git.model.state import GoalState
 from loopx_git.store.records import holding, parse_event
+from loopx_git.views.task_graph import (
+    Bridge,
+    TaskGraph,
+    bridges,
+    causes,
+    event_kind,
+    state_edges,
+    task_graph,
+)
 
 VIEW_SCHEMA: Final = "loopx_derived_view_v0"
-GRAPH_SCHEMA: Final = "task_graph_projection_v0"
 ViewKind = Literal["agent", "todo", "case", "benchmark", "run"]
 VIEW_KINDS: tuple[str, ...] = ("agent", "todo", "case", "benchmark", "run")
 JOIN_FIELD: Final = {
@@ -78,31 +86,6 @@ class ViewEvent(Record):
     has_join_key: bool
 
 
-class Bridge(Record):
-    from_event_id: str
-    to_event_id: str
-    relation: Literal["caused_by", "source_event"]
-    confidence: Literal["observed", "inferred"]
-    reason: str | None = None
-    """Why a bridge is inferred: which end carries no join key."""
-
-
-class GraphEdge(Record):
-    edge_kind: Literal["blocks", "validates", "repairs", "hands_off_to", "supersedes"]
-    from_ref: str
-    """``todo:<id>``, ``gate:<id>``, ``agent:<id>``, ``run:<id>`` or ``event:<id>``."""
-    to_ref: str
-    source_event_ids: list[str]
-    confidence: Literal["observed", "inferred"]
-
-
-class TaskGraph(Record):
-    schema_version: Literal["task_graph_projection_v0"] = GRAPH_SCHEMA
-    projection_is_writable: Literal[False] = False
-    edges: list[GraphEdge]
-    edges_omitted: int = 0
-
-
 class DerivedView(Record):
     schema_version: Literal["loopx_derived_view_v0"] = VIEW_SCHEMA
     projection_is_writable: Literal[False] = False
@@ -121,11 +104,6 @@ class DerivedView(Record):
     task_graph: TaskGraph | None = None
 
 
-def _kind(event: EventBase) -> str:
-    origin = getattr(event, "origin", None)
-    return origin.kind if origin is not None else event.event_kind
-
-
 def _origin_id(event: EventBase) -> str | None:
     origin = getattr(event, "origin", None)
     return origin.event_id if origin is not None else None
@@ -138,7 +116,7 @@ def _lane(event: EventBase) -> str | None:
 def _row(event: EventBase) -> ViewEvent:
     return ViewEvent(
         event_id=event.event_id,
-        event_kind=_kind(event),
+        event_kind=event_kind(event),
         imported=event.event_kind == "rollout_import",
         origin_event_id=_origin_id(event),
         recorded_at=event.recorded_at,
@@ -165,7 +143,7 @@ def _filter(gs: GoalState, kind: str, subject: str) -> tuple[dict[str, str], obj
     if kind == "todo":
         return {"todo_id": subject}, lambda e: e.todo_id == subject
     field = JOIN_FIELD[kind]
-    return {field: subject}, lambda e: getattr(e, field) == subject and _kind(e) in RESULT_KINDS
+    return {field: subject}, lambda e: getattr(e, field) == subject and event_kind(e) in RESULT_KINDS
 
 
 def _known(gs: GoalState, carrying: Sequence[EventBase], kind: str, subject: str) -> bool:
@@ -178,118 +156,6 @@ def _known(gs: GoalState, carrying: Sequence[EventBase], kind: str, subject: str
     if kind == "todo":
         return subject in gs.todos
     return kind == "run" and subject in gs.run_ids
-
-
-def _causes(event: EventBase) -> list[tuple[str, str]]:
-    c = event.causality
-    if c is None:
-        return []
-    out = []
-    if c.source_event_id:
-        out.append(("source_event", c.source_event_id))
-    if c.caused_by and c.caused_by != c.source_event_id:
-        out.append(("caused_by", c.caused_by))
-    return out
-
-
-def bridge_confidence(cause: EventHead, event: EventHead) -> tuple[str, str | None]:
-    """``observed`` when both ends carry a join key; else ``inferred``, and which end has none."""
-    bare = [x.event_id for x in (cause, event) if not x.has_join_key]
-    return ("inferred", f"no join key on {', '.join(bare)}") if bare else ("observed", None)
-
-
-def bridges(selected: Sequence[EventBase], by_id: dict[str, EventBase]) -> list[Bridge]:
-    """The causal links that touch the view's events, each observed or inferred."""
-    chosen = {e.event_id for e in selected}
-    out: list[Bridge] = []
-    for event in {id(e): e for e in by_id.values()}.values():  # each event once (imports are indexed twice)
-        for relation, cause_id in _causes(event):
-            cause = by_id.get(cause_id)
-            if cause is None or not ({event.event_id, cause.event_id} & chosen):
-                continue  # caused_by may be a reason, not an event id: only links to events count
-            confidence, reason = bridge_confidence(cause, event)
-            out.append(
-                Bridge(
-                    from_event_id=cause.event_id,
-                    to_event_id=event.event_id,
-                    relation=relation,
-                    confidence=confidence,
-                    reason=reason,
-                )
-            )
-    return out
-
-
-def _edge(kind: str, a: str, b: str, event: EventBase) -> GraphEdge:
-    return GraphEdge(
-        edge_kind=kind,
-        from_ref=a,
-        to_ref=b,
-        source_event_ids=[event.event_id],
-        confidence="observed" if event.has_join_key else "inferred",
-    )
-
-
-def _state_edge(gs: GoalState, kind: str, a: str, b: str, source_key: str) -> GraphEdge:
-    """An edge the folded state shows, naming the event that last wrote its gate, handoff or todo."""
-    source = gs.sources.get(source_key)
-    return GraphEdge(
-        edge_kind=kind,
-        from_ref=a,
-        to_ref=b,
-        source_event_ids=[source] if source else [],
-        confidence="observed",
-    )
-
-
-def task_graph(gs: GoalState, selected: Sequence[EventBase]) -> tuple[list[GraphEdge], set[str]]:
-    """The task-graph edges the view's events show, and the todos they touch."""
-    edges: list[GraphEdge] = []
-    for e in selected:
-        kind = _kind(e)
-        c = e.causality
-        blocker = f"gate:{c.gate_id}" if c and c.gate_id else (f"todo:{e.todo_id}" if e.todo_id else None)
-        for blocked in c.blocks if c else []:
-            if blocker and blocker != f"todo:{blocked}":
-                edges.append(_edge("blocks", blocker, f"todo:{blocked}", e))
-        if kind == "validation" and e.todo_id:
-            edges.append(
-                _edge("validates", f"run:{e.run_id}" if e.run_id else f"event:{e.event_id}", f"todo:{e.todo_id}", e)
-            )
-        if kind == "repair" and e.todo_id:
-            edges.append(_edge("repairs", f"event:{e.event_id}", f"todo:{e.todo_id}", e))
-        target = e.handoff.to_agent_id if e.handoff else None
-        if target and e.agent_id and target != e.agent_id:
-            edges.append(_edge("hands_off_to", f"agent:{e.agent_id}", f"agent:{target}", e))
-        if kind == "todo_supersede" and e.todo_id:
-            todo = gs.todos.get(e.todo_id)
-            if todo is not None and todo.superseded_by:
-                edges.append(_edge("supersedes", f"todo:{todo.superseded_by}", f"todo:{e.todo_id}", e))
-    touched = {e.todo_id for e in selected if e.todo_id}
-    return edges, touched
-
-
-def _in_scope(gs: GoalState, scope: str | None, todo_id: str) -> bool:
-    todo = gs.todos.get(todo_id)
-    return scope is not None and todo is not None and todo.action_kind == scope
-
-
-def _state_edges(gs: GoalState, todos: set[str], agent: str | None) -> list[GraphEdge]:
-    """What the folded state says about the view's todos (or agent): gates that block them, handoffs,
-    supersessions."""
-    edges = []
-    for gate in sorted((g for g in gs.gates.values() if g.holds), key=lambda g: g.gate_id):
-        for blocked in sorted(t for t in todos if t in gate.blocks or _in_scope(gs, gate.scope, t)):
-            edges.append(_state_edge(gs, "blocks", f"gate:{gate.gate_id}", f"todo:{blocked}", f"gate:{gate.gate_id}"))
-    for h in sorted(gs.handoffs.values(), key=lambda h: h.handoff_id):
-        if agent in (h.from_agent_id, h.to_agent_id) or set(h.todo_ids) & todos:
-            key = f"handoff:{h.handoff_id}"
-            edges.append(_state_edge(gs, "hands_off_to", f"agent:{h.from_agent_id}", f"agent:{h.to_agent_id}", key))
-    for tid in sorted(todos):
-        todo = gs.todos.get(tid)
-        if todo is not None and todo.superseded_by:
-            edges.append(_state_edge(gs, "supersedes", f"todo:{todo.superseded_by}", f"todo:{tid}", f"todo:{tid}"))
-    return edges
 
 
 class RecordSource(Protocol):
@@ -325,7 +191,7 @@ def _scan(
     for event in candidates:
         ids = [i for i in (event.event_id, _origin_id(event)) if i is not None]
         linked.update(n for i in ids for n in citing.get(i, []))  # what it caused
-        linked.update(where[c] for _, c in _causes(event) if c in where)  # what caused it
+        linked.update(where[c] for _, c in causes(event) if c in where)  # what caused it
     neighbours = [parse_event(source.read_blob(files[n][1]), files[n][0]) for n in sorted(linked)]
     return candidates, [e for e in neighbours if e.event_id not in chosen]
 
@@ -366,7 +232,7 @@ def derived_view(
             todos.add(subject)
         seen: set[tuple[str, str, str]] = set()
         unique = []
-        for edge in [*edges, *_state_edges(gs, todos, subject if kind == "agent" else None)]:
+        for edge in [*edges, *state_edges(gs, todos, subject if kind == "agent" else None)]:
             key = (edge.edge_kind, edge.from_ref, edge.to_ref)
             if key not in seen:
                 seen.add(key)
