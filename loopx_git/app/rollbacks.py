@@ -31,6 +31,7 @@ class Rollbacks(Events):
         rollback_packet_v0 plus compensating events, as one commit. A commit of the project itself
         gets a packet with a gated ``git_revert`` step and a todo; nothing is reverted."""
         from loopx_git.domain import rollback as ops
+        from loopx_git.domain import rollback_packets as packets
         from loopx_git.errors import ValidationError
 
         if (event_id is None) == (commit is None):
@@ -42,7 +43,7 @@ class Rollbacks(Events):
             if tip is None or not self.git.is_ancestor(sha, tip):
                 return self._write_or_preview(
                     dry_run,
-                    lambda s: ops.rollback_commit(
+                    lambda s: packets.rollback_commit(
                         s,
                         goal_id=goal_id,
                         commit_ref=sha,
@@ -90,9 +91,9 @@ class Rollbacks(Events):
     ) -> WriteResult:
         """Record a packet written elsewhere (a reviewer's plan) as it is. Nothing in it is executed:
         its steps wait for their owners, and a history_rewrite is never automatic."""
-        from loopx_git.domain import rollback as ops
+        from loopx_git.domain import rollback_packets as packets
 
-        return self.apply(lambda s: ops.record(s, goal_id=goal_id, packet=packet, actor=actor, now=self._now(now)))
+        return self.apply(lambda s: packets.record(s, goal_id=goal_id, packet=packet, actor=actor, now=self._now(now)))
 
     def rollbacks(self, goal_id: str) -> list:
         gs = self._goal_state(goal_id)

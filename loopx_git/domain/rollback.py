@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 from loopx_git.domain.todo_rules import not_claimed_by_other
 from loopx_git.domain.write import EventMaker, Write, build, check_actor, given, one_of
-from loopx_git.errors import RuleError, ValidationError
+from loopx_git.errors import RuleError
 from loopx_git.model.event_head import EventBase, FieldChange
 from loopx_git.model.goal import Goal
 from loopx_git.model.ids import new_id
@@ -167,7 +167,7 @@ def _compensations(
     return out
 
 
-def _packet(
+def build_packet(
     goal_id: str,
     packet_id: str,
     now: str,
@@ -292,7 +292,7 @@ def rollback(
         )
     packet_id = new_id("rb")
     maker = EventMaker(gs, now)  # the packet is stamped first: it precedes its compensating events in fold order
-    packet = _packet(
+    packet = build_packet(
         goal_id,
         packet_id,
         now,
@@ -325,70 +325,6 @@ def rollback(
         [plan_event, *compensating],
         result=packet,
     )
-
-
-def rollback_commit(
-    state: State, *, goal_id: str, commit_ref: str, reason: str | None, trigger: str, actor: str | None, now: str
-) -> Write:
-    """A commit of the project (not the state branch): a packet whose plan is a protected
-    ``git_revert`` and a validation, plus a todo to carry the revert out. Nothing is reverted here."""
-    gs = require_goal(state, goal_id)
-    given(reason=reason)
-    check_actor(gs, actor)
-    title = f"Revert {commit_ref[:12]} (git revert) and open a pull request"
-    packet_id = new_id("rb")
-    packet = _packet(
-        goal_id,
-        packet_id,
-        now,
-        trigger=trigger,
-        reason=reason or f"roll back commit {commit_ref[:12]}",
-        targets=[],
-        commit_refs=[commit_ref],
-        actor=actor,
-        compensate=False,
-        add_todos=[{"role": "agent", "task_class": "advancement_task", "title": title}],
-    )
-    from loopx_git.domain.todo import add_todo
-
-    maker = EventMaker(gs, now)
-    plan_event = maker.make(
-        RollbackPlan,
-        goal_id=goal_id,
-        agent_id=actor,
-        packet=packet,
-        summary=f"rollback {packet_id}: {packet.trigger.summary}"[:1000],
-    )
-    added = add_todo(state, goal_id=goal_id, text=title, actor=actor, now=now).events[0]
-    todo = added.model_copy(update={"lamport": plan_event.lamport + 1})  # after the packet, in the same write
-    return Write(
-        "rollback", f"{packet_id}: revert {commit_ref[:12]} (gated)", goal_id, actor, [plan_event, todo], result=packet
-    )
-
-
-def record(state: State, *, goal_id: str, packet: dict, actor: str | None, now: str) -> Write:
-    """A packet authored elsewhere, recorded as it is: no step of it runs here."""
-    gs = require_goal(state, goal_id)
-    check_actor(gs, actor)
-    recorded = build(RollbackPacket, packet, what="rollback packet")
-    if recorded.goal_id != goal_id:
-        raise ValidationError(
-            f"field 'goal_id': the packet is for goal '{recorded.goal_id}', not '{goal_id}'", code="invalid-field"
-        )
-    if recorded.packet_id in gs.rollbacks:
-        raise RuleError(
-            f"field 'packet_id': packet '{recorded.packet_id}' is already recorded; rule: packets are "
-            "immutable, write a new one",
-            code="packet-exists",
-        )
-    event = EventMaker(gs, now).make(
-        RollbackPlan,
-        goal_id=goal_id,
-        agent_id=actor,
-        packet=recorded,
-        summary=f"rollback {recorded.packet_id} recorded: {recorded.trigger.summary}"[:1000],
-    )
-    return Write("rollback record", recorded.packet_id, goal_id, actor, [event], result=recorded)
 
 
 def targets_of(events: list, event_id: str) -> list:
