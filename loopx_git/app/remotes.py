@@ -1,4 +1,4 @@
-"""Many clones: the state branch's remotes, pulled, pushed, synced and proposed (``sync.py`` does the work)."""
+"""Many clones: the state branch's remotes, pulled, pushed, synced and proposed (``loopx_git/sync/`` does the work)."""
 
 from __future__ import annotations
 
