@@ -77,13 +77,6 @@ class Todos(Core):
             lambda s: suggest_ops.suggest_todo(s, goal_id=goal_id, text=text, actor=actor, now=self._now(now), **kw)
         )
 
-    def todo_promote(
-        self, goal_id: str, todo_id: str, *, actor: str | None = None, now: str | None = None
-    ) -> WriteResult:
-        return self.apply(
-            lambda s: suggest_ops.promote_todo(s, goal_id=goal_id, todo_id=todo_id, actor=actor, now=self._now(now))
-        )
-
     def todos(self, goal_id: str, **filters: Any) -> list:
         from loopx_git.views.listing import list_todos
 

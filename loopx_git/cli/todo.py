@@ -324,21 +324,13 @@ def index(ctx: Context) -> None:
     render.emit(c, found, lambda data: text(render.attributes(data)))
 
 
-@app.command("promote")
-def promote(
-    ctx: Context,
-    goal_id: str | None = GOAL_ID,
-    todo_id: str = TODO_ID,
-    agent_id: str | None = AGENT_ID,
-    redact: bool = context.REDACT,
-) -> None:
-    """Promote a suggested todo into the formal backlog. Example: loopx todo promote -g parser -t todo-fuzz"""
-    c = context.get(ctx)
-    with c.session(redact=redact) as repo:
-        goal_id = c.goal(repo, goal_id)
-        agent_id = c.actor(repo, goal_id, agent_id)
-        result = repo.todo_promote(goal_id, todo_id, actor=agent_id)
-    render.write_result(c, result, _said("promoted"))
+def _suggestions():
+    from loopx_git.domain import todo_suggest
+
+    return todo_suggest
+
+
+family(app, ("todo",), _suggestions)  # todo promote (domain/todo_suggest.py)
 
 
 @app.command("list")

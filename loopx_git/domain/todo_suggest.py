@@ -1,7 +1,12 @@
-"""Suggested todos: candidates visible for a decision, never runnable until promoted into the backlog."""
+"""Suggested todos: candidates visible for a decision, never runnable until promoted into the backlog.
+``todo promote`` is a declared operation (``domain/operation.py``): its command, its ``StateRepo``
+method and its row in docs/cli.md are made from ``PromoteTodo``."""
 
 from __future__ import annotations
 
+from typing import Annotated, ClassVar
+
+from loopx_git.domain.operation import Actor, Cli, Field, GoalId, Operation, applies
 from loopx_git.domain.todo import new_todo_id
 from loopx_git.domain.todo_rules import (
     TODO_KEYS,
@@ -64,9 +69,27 @@ def suggest_todo(
     return Write("todo suggest", f"{todo_id}: {text}", goal_id, actor, [event], result=suggestion)
 
 
-def promote_todo(state: State, *, goal_id: str, todo_id: str, actor: str | None, now: str) -> Write:
+class PromoteTodo(Operation):
+    """Promote a suggested todo into the formal backlog: it becomes an open todo, runnable as any other.
+
+    Example: loopx todo promote -g parser -t todo-fuzz
+    """
+
+    words: ClassVar = ("todo", "promote")
+    method: ClassVar = "todo_promote"
+    positional: ClassVar = ("goal_id", "todo_id")
+    done: ClassVar = "promoted {record.todo_id}: {record.text} [{record.status}]"
+
+    goal_id: GoalId
+    todo_id: Annotated[str, Cli("--todo-id", "-t")] = Field(description="Todo id.")
+    agent_id: Actor = None
+
+
+@applies(PromoteTodo)
+def promote_todo(state: State, op: PromoteTodo, now: str) -> Write:
+    goal_id, todo_id = op.goal_id, op.todo_id
     gs = require_goal(state, goal_id)
-    check_actor(gs, actor)
+    actor = check_actor(gs, op.agent_id)
     suggestion = gs.suggested.get(todo_id)
     if suggestion is None:
         raise NotFoundError(f"todo_id '{todo_id}': no suggested todo with this id in goal '{goal_id}'")
