@@ -24,7 +24,10 @@ data_file = $out/.coverage
 precision = 1
 RC
 cd "$tree"
-COVERAGE_RCFILE="$out/coveragerc" "$python" -m coverage run -m pytest -q -p no:cacheprovider -x -n 2 >"$out/pytest.log" 2>&1 || { tail -5 "$out/pytest.log"; exit 1; }
+# not -x: the tests that count what a hook process imports fail under coverage (its subprocess patch
+# imports dataclasses and hashlib into every process); they are listed with the figures
+COVERAGE_RCFILE="$out/coveragerc" "$python" -m coverage run -m pytest -q -p no:cacheprovider -n 2 >"$out/pytest.log" 2>&1 || true
+grep '^FAILED' "$out/pytest.log" || true
 tail -1 "$out/pytest.log"
 COVERAGE_RCFILE="$out/coveragerc" "$python" -m coverage combine -q
 COVERAGE_RCFILE="$out/coveragerc" "$python" -m coverage report | tail -1

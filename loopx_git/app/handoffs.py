@@ -61,17 +61,6 @@ class Handoffs(Core):
             )
         )
 
-    def handoff_cancel(
-        self, goal_id: str, handoff_id: str, *, reason: str, agent_id: str | None = None, now: str | None = None
-    ) -> WriteResult:
-        from loopx_git.domain import handoff as ops
-
-        return self.apply(
-            lambda s: ops.cancel_handoff(
-                s, goal_id=goal_id, handoff_id=handoff_id, reason=reason, agent_id=agent_id, now=self._now(now)
-            )
-        )
-
     def handoffs(self, goal_id: str, *, agent_id: str | None = None, status: str | None = None) -> list:
         """The goal's handoffs, oldest first (``agent_id``: from or to it; ``status``: only those in it)."""
         gs = self._goal_state(goal_id)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from loopx_git.cli import context, render
 from loopx_git.cli.context import AGENT_ID, GOAL_ID
+from loopx_git.cli.declared import family
 from loopx_git.cli.params import Context, Group, Option, id_list
 from loopx_git.errors import BadParameter
 
@@ -117,24 +118,13 @@ def adopt(
     render.write_result(c, result, lambda r: render.line(f"adopted handoff {r.write.summary}"))
 
 
-@app.command("cancel")
-def cancel(
-    ctx: Context,
-    goal_id: str | None = GOAL_ID,
-    handoff_id: str = HANDOFF_ID,
-    reason: str = Option(..., "--reason", help="Why."),
-    agent_id: str | None = AGENT_ID,
-    redact: bool = context.REDACT,
-) -> None:
-    """Cancel a handoff not yet adopted (its source, its target or a person).
+def _family():
+    from loopx_git.domain import handoff
 
-    Example: loopx handoff cancel -g parser --handoff-id h1 --reason 'bob is on leave' -a alice
-    """
-    c = context.get(ctx)
-    with c.session(redact=redact) as repo:
-        goal_id = c.goal(repo, goal_id)
-        result = repo.handoff_cancel(goal_id, handoff_id, reason=reason, agent_id=c.actor(repo, goal_id, agent_id))
-    render.write_result(c, result, lambda r: render.line(f"cancelled handoff {r.write.summary}"))
+    return handoff
+
+
+family(app, ("handoff",), _family)  # handoff cancel (domain/handoff.py)
 
 
 @app.command("list")

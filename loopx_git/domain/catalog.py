@@ -5,9 +5,9 @@ when an operation is looked up by name, so a read that needs none never imports 
 
 from __future__ import annotations
 
-from loopx_git.domain import claim, gate, todo_suggest
+from loopx_git.domain import claim, gate, handoff, todo_suggest
 from loopx_git.domain.operation import Operation, declared
 
-FAMILIES = (claim, gate, todo_suggest)
+FAMILIES = (claim, gate, handoff, todo_suggest)
 
 OPERATIONS: dict[str, type[Operation]] = {op.method: op for family in FAMILIES for op in declared(family)}

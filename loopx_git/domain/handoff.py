@@ -5,7 +5,9 @@ An adopted or cancelled handoff is final."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Annotated, ClassVar
 
+from loopx_git.domain.operation import Actor, Cli, Field, GoalId, Operation, applies
 from loopx_git.domain.todo_rules import TODO_KEYS, require_todo
 from loopx_git.domain.write import EventMaker, Write, build, changes, check_actor, given, many
 from loopx_git.errors import NotFoundError, RuleError, ValidationError
@@ -201,9 +203,26 @@ def adopt_handoff(state: State, *, goal_id: str, handoff_id: str, agent_id: str,
     )
 
 
-def cancel_handoff(
-    state: State, *, goal_id: str, handoff_id: str, reason: str, agent_id: str | None = None, now: str
-) -> Write:
+class CancelHandoff(Operation):
+    """Cancel a handoff not yet adopted (its source, its target or a person).
+
+    Example: loopx handoff cancel -g parser --handoff-id h1 --reason 'bob is on leave' -a alice
+    """
+
+    words: ClassVar = ("handoff", "cancel")
+    method: ClassVar = "handoff_cancel"
+    positional: ClassVar = ("goal_id", "handoff_id")
+    done: ClassVar = "cancelled handoff {summary}"
+
+    goal_id: GoalId
+    handoff_id: Annotated[str, Cli("--handoff-id")] = Field(description="Handoff id.")
+    reason: Annotated[str, Cli("--reason")] = Field(description="Why.")
+    agent_id: Actor = None
+
+
+@applies(CancelHandoff)
+def cancel_handoff(state: State, op: CancelHandoff, now: str) -> Write:
+    goal_id, handoff_id, reason, agent_id = op.goal_id, op.handoff_id, op.reason, op.agent_id
     gs = require_goal(state, goal_id)
     given(reason=reason)
     check_actor(gs, agent_id)
