@@ -225,3 +225,29 @@ def test_the_hook_path_loads_no_heavy_library():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == ""
+
+
+MAX_LINES = 400
+"""A module a newcomer reads in one sitting; the rule catalogue's data files (one rule after
+another, in safety/catalog/) are tables, not code, and are left out."""
+
+
+def test_no_module_is_longer_than_a_sitting():
+    long = {
+        str(path.relative_to(ROOT)): lines
+        for path in SOURCES
+        if "catalog" not in path.relative_to(PACKAGE).parts[:-1]
+        and (lines := len(path.read_text(encoding="utf-8").splitlines())) > MAX_LINES
+    }
+    assert not long, f"over {MAX_LINES} lines (split by what each part does): {long}"
+
+
+def test_the_facade_holds_no_method_of_its_own():
+    """``StateRepo`` is composed of the families of app/: a method added to api.py instead of its
+    family would grow the facade back into the 1,500-line class it was."""
+    from loopx_git.api import StateRepo
+    from loopx_git.domain.catalog import OPERATIONS
+
+    own = set(vars(StateRepo)) - set(OPERATIONS)  # a declared operation's method is kept on the class once made
+    assert own <= {"__module__", "__doc__", "__qualname__", "__firstlineno__", "__static_attributes__"}
+    assert all(base.__module__.startswith("loopx_git.app.") for base in StateRepo.__mro__[1:-1])
