@@ -11,12 +11,20 @@ from contextvars import ContextVar
 from typing import Any
 
 from loopx_git.cli.context import Ctx, OutputFormat
-from loopx_git.cli.tables import console, terminal
-from loopx_git.cli.tables import line as line  # render.line and render.table: what every command prints with
-from loopx_git.cli.tables import table as table
-from loopx_git.cli.text import one_line, visible
+from loopx_git.cli.text import console, one_line, terminal, visible
+from loopx_git.cli.text import line as line  # render.line: what every command prints with
 
 WRITE_SCHEMA = "loopx_write_result_v0"
+
+
+def table(
+    columns: Sequence[str], rows: Iterable[Sequence[Any]], title: str | None = None, *, ids: Iterable[str] = ()
+) -> None:
+    """A table (``cli/tables.py``, imported when one is drawn: ``--version`` and the plain lines of
+    most commands never load it)."""
+    from loopx_git.cli.tables import table as draw
+
+    draw(columns, rows, title, ids=ids)
 
 
 def to_data(value: Any) -> Any:

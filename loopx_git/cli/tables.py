@@ -1,5 +1,5 @@
-"""Tables and the terminal they are drawn on: rich tables with colour where stdout is a terminal, plain
-aligned columns where it is piped (ids never cut, long text shrunk first)."""
+"""Tables: rich tables with colour where stdout is a terminal, plain aligned columns where it is piped
+(ids never cut, long text shrunk first). Loaded when a command draws one (``render.table``)."""
 
 from __future__ import annotations
 
@@ -7,31 +7,7 @@ import sys
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from loopx_git.cli.text import visible
-
-
-def console(stderr: bool = False, width: int | None = None):
-    from rich.console import Console  # lazy: rich is only loaded for a terminal (and tables that wrap)
-
-    # emoji=False: a todo's text saying ":bug:" is printed as written, not as a picture
-    return Console(stderr=stderr, highlight=False, soft_wrap=True, width=width, emoji=False)
-
-
-def terminal(stream: Any) -> bool:
-    """Whether ``stream`` is a terminal as rich decides it (``TTY_COMPATIBLE``, ``FORCE_COLOR``,
-    ``isatty``): where it is not, output is plain text, written without loading rich at all."""
-    import os
-
-    compatible = os.environ.get("TTY_COMPATIBLE", "")
-    if compatible in ("0", "1"):
-        return compatible == "1"
-    force = os.environ.get("FORCE_COLOR")
-    if force is not None:
-        return force != ""
-    try:
-        return bool(stream.isatty())
-    except (AttributeError, ValueError):
-        return False
+from loopx_git.cli.text import console, terminal, visible
 
 
 def _width() -> int:
@@ -156,13 +132,3 @@ def _plain_table(columns: Sequence[str], cells: list[list[str]], widths: list[in
         out.append("  ".join(cell + " " * (width - _cells(cell)) for cell, width in zip(row, widths)))
         out.append("\n")
     sys.stdout.write("".join(out))
-
-
-def line(message: str = "", style: str | None = None) -> None:
-    """A line to stdout, control characters escaped (a text of several lines stays several: a caller
-    that quotes a value which must stay on one line — a path from the branch — passes it through
-    ``one_line``)."""
-    if not terminal(sys.stdout) and "\t" not in message:  # rich expands a tab
-        sys.stdout.write(visible(message) + "\n")
-        return
-    console().print(visible(message), style=style, markup=False)
