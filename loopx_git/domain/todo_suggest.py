@@ -8,9 +8,7 @@ from typing import Annotated, ClassVar
 
 from loopx_git.domain.operation import Actor, Cli, Field, GoalId, Operation, applies
 from loopx_git.domain.todo import new_todo_id
-from loopx_git.domain.todo_rules import (
-    TODO_KEYS,
-)
+from loopx_git.domain.todo_rules import TODO_KEYS
 from loopx_git.domain.write import EventMaker, Write, build, changes, check_actor
 from loopx_git.errors import NotFoundError, RuleError
 from loopx_git.model.state import State, require_goal

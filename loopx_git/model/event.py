@@ -54,9 +54,7 @@ from loopx_git.model.ledger import (
     LedgerSelect,
 )
 from loopx_git.model.record import Line, Record, Token, exact, writing
-from loopx_git.model.reward import (
-    RewardAdd,
-)
+from loopx_git.model.reward import RewardAdd
 from loopx_git.model.rollback import (
     GoalCompensate,
     Rfc3339,

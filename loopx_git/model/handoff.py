@@ -7,9 +7,7 @@ from __future__ import annotations
 from enum import Enum
 from typing import TYPE_CHECKING, Final, Literal
 
-from pydantic import (
-    Field,
-)
+from pydantic import Field
 
 from loopx_git.model.event_head import EventBase
 from loopx_git.model.ids import (
